@@ -1,0 +1,300 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_CONFIG
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+enum key_type {
+	KEY_BOOL,
+	KEY_UINT,
+	KEY_STRING,
+	KEY_STRV,
+	KEY_BUS,
+	KEY_LOG_LEVEL,
+	KEY_LOG_SCOPES,
+	KEY_AUDIO_OUTPUT,
+};
+
+struct key {
+	const char *section;
+	const char *name;
+	enum key_type type;
+	size_t offset;
+	unsigned min, max; /* KEY_UINT */
+};
+
+#define KEY(sect, nm, ty, field) { sect, nm, ty, offsetof(struct umms_config, field), 0, 0 }
+#define UKEY(sect, nm, field, lo, hi) \
+	{ sect, nm, KEY_UINT, offsetof(struct umms_config, field), lo, hi }
+
+/* Every key; docs/config.md describes each. */
+static const struct key keys[] = {
+	KEY("service", "bus", KEY_BUS, service.bus),
+	KEY("service", "bus-address", KEY_STRING, service.bus_address),
+	KEY("service", "bus-name", KEY_STRING, service.bus_name),
+	UKEY("service", "max-players", service.max_players, 1, 10000),
+	UKEY("service", "unattended-ttl", service.unattended_ttl, 0, 100000000),
+	KEY("service", "mpris", KEY_BOOL, service.mpris),
+	KEY("log", "level", KEY_LOG_LEVEL, log.level),
+	KEY("log", "scopes", KEY_LOG_SCOPES, log.scopes),
+	KEY("log", "gst-debug", KEY_STRING, log.gst_debug),
+	KEY("engine", "audio-output", KEY_AUDIO_OUTPUT, engine.audio_output),
+	KEY("engine", "disable-decoders", KEY_STRV, engine.disable_decoders),
+	UKEY("engine", "open-timeout", engine.open_timeout, 0, 600000),
+	KEY("engine", "pitch-correction", KEY_BOOL, engine.pitch_correction),
+	UKEY("engine", "trickmode-rate", engine.trickmode_rate, 1, 64),
+};
+
+void
+umms_config_init(struct umms_config *config)
+{
+	*config = (struct umms_config){
+		.service = {
+			.bus = UMMS_BUS_SESSION,
+			.bus_name = g_strdup("org.umms.Service1"),
+			.max_players = 100,
+			.unattended_ttl = 600,
+			.mpris = true,
+		},
+		.log = { .level = UMMS_LOG_WARNING },
+		.engine = {
+			.audio_output = UMMS_AUDIO_AUTO,
+			.disable_decoders = g_new0(char *, 1),
+			.open_timeout = 10000,
+			.pitch_correction = true,
+			.trickmode_rate = 2,
+		},
+	};
+}
+
+void
+umms_config_finish(struct umms_config *config)
+{
+	g_free(config->service.bus_address);
+	g_free(config->service.bus_name);
+	g_free(config->log.scopes);
+	g_free(config->log.gst_debug);
+	g_strfreev(config->engine.disable_decoders);
+	g_free(config->loaded_file);
+	memset(config, 0, sizeof(*config));
+}
+
+char *
+umms_config_default_path(void)
+{
+	/* g_get_user_config_dir() follows $XDG_CONFIG_HOME. */
+	return g_build_filename(g_get_user_config_dir(), "umms", "ummsd.conf", NULL);
+}
+
+static const struct key *
+find_key(const char *section, const char *name)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+		if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	}
+	return NULL;
+}
+
+static bool
+parse_bool(const char *text, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	for (size_t i = 0; i < G_N_ELEMENTS(yes); i++) {
+		if (g_ascii_strcasecmp(text, yes[i]) == 0) {
+			*out = true;
+			return true;
+		}
+		if (g_ascii_strcasecmp(text, no[i]) == 0) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+set_key(struct umms_config *config, const struct key *key, const char *value,
+	GError **error)
+{
+	void *field = (char *)config + key->offset;
+	g_autofree char *text = g_strstrip(g_strdup(value));
+
+	switch (key->type) {
+	case KEY_BOOL:
+		if (!parse_bool(text, field))
+			goto bad;
+		return true;
+	case KEY_UINT: {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(text, &end, 10);
+		if (errno || end == text || *end || text[0] == '-' || v < key->min || v > key->max) {
+			g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+				"%s.%s = \"%s\": expected a whole number from %u to %u",
+				key->section, key->name, value, key->min, key->max);
+			return false;
+		}
+		*(unsigned *)field = (unsigned)v;
+		return true;
+	}
+	case KEY_STRING: {
+		char **str = field;
+		g_free(*str);
+		*str = text[0] ? g_strdup(text) : NULL;
+		return true;
+	}
+	case KEY_STRV: {
+		char ***strv = field;
+		g_auto(GStrv) items = g_strsplit_set(text, ",;", -1);
+		GStrvBuilder *builder = g_strv_builder_new();
+		for (char **item = items; *item; item++) {
+			g_strstrip(*item);
+			if (**item)
+				g_strv_builder_add(builder, *item);
+		}
+		g_strfreev(*strv);
+		*strv = g_strv_builder_end(builder);
+		g_strv_builder_unref(builder);
+		return true;
+	}
+	case KEY_BUS:
+		if (strcmp(text, "session") == 0)
+			*(enum umms_bus_type *)field = UMMS_BUS_SESSION;
+		else if (strcmp(text, "system") == 0)
+			*(enum umms_bus_type *)field = UMMS_BUS_SYSTEM;
+		else
+			goto bad;
+		return true;
+	case KEY_LOG_LEVEL:
+		if (!umms_log_parse_level(text, field))
+			goto bad;
+		return true;
+	case KEY_LOG_SCOPES: {
+		/* Checked here so a typo fails at start, applied by the server. */
+		if (!umms_log_check_scopes(text, error))
+			return false;
+		char **str = field;
+		g_free(*str);
+		*str = g_strdup(text);
+		return true;
+	}
+	case KEY_AUDIO_OUTPUT:
+		if (strcmp(text, "auto") == 0)
+			*(enum umms_audio_output *)field = UMMS_AUDIO_AUTO;
+		else if (strcmp(text, "none") == 0)
+			*(enum umms_audio_output *)field = UMMS_AUDIO_NONE;
+		else
+			goto bad;
+		return true;
+	}
+bad:
+	g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+		"%s.%s = \"%s\": not a valid value (see docs/config.md)",
+		key->section, key->name, value);
+	return false;
+}
+
+bool
+umms_config_set(struct umms_config *config, const char *dotted_key,
+	const char *value, GError **error)
+{
+	const char *dot = strchr(dotted_key, '.');
+	if (!dot) {
+		g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+			"\"%s\": expected section.key", dotted_key);
+		return false;
+	}
+	g_autofree char *section = g_strndup(dotted_key, (gsize)(dot - dotted_key));
+	const struct key *key = find_key(section, dot + 1);
+	if (!key) {
+		g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+			"unknown configuration key \"%s\"", dotted_key);
+		return false;
+	}
+	return set_key(config, key, value, error);
+}
+
+bool
+umms_config_load_file(struct umms_config *config, const char *path,
+	bool must_exist, GError **error)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autoptr(GError) local = NULL;
+
+	if (!g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &local)) {
+		if (!must_exist && g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+			return true;
+		g_set_error(error, local->domain, local->code, "%s: %s", path, local->message);
+		return false;
+	}
+
+	g_auto(GStrv) sections = g_key_file_get_groups(file, NULL);
+	for (char **section = sections; *section; section++) {
+		g_auto(GStrv) names = g_key_file_get_keys(file, *section, NULL, NULL);
+		for (char **name = names; names && *name; name++) {
+			const struct key *key = find_key(*section, *name);
+			if (!key) {
+				g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+					"%s: unknown key [%s] %s", path, *section, *name);
+				return false;
+			}
+			g_autofree char *value = g_key_file_get_value(file, *section, *name, NULL);
+			if (!set_key(config, key, value, &local)) {
+				g_set_error(error, local->domain, local->code, "%s: %s",
+					path, local->message);
+				return false;
+			}
+		}
+	}
+	g_free(config->loaded_file);
+	config->loaded_file = g_strdup(path);
+	umms_debug("loaded %s", path);
+	return true;
+}
+
+static char *
+key_text(const struct umms_config *config, const struct key *key)
+{
+	const void *field = (const char *)config + key->offset;
+	static const char *const levels[] = { "silent", "error", "warning", "info", "debug" };
+
+	switch (key->type) {
+	case KEY_BOOL:
+		return g_strdup(*(const bool *)field ? "true" : "false");
+	case KEY_UINT:
+		return g_strdup_printf("%u", *(const unsigned *)field);
+	case KEY_STRING:
+	case KEY_LOG_SCOPES:
+		return g_strdup(*(char *const *)field ? *(char *const *)field : "");
+	case KEY_STRV:
+		return g_strjoinv(",", *(char **const *)field);
+	case KEY_BUS:
+		return g_strdup(*(const enum umms_bus_type *)field == UMMS_BUS_SYSTEM ?
+			"system" : "session");
+	case KEY_LOG_LEVEL:
+		return g_strdup(levels[*(const enum umms_log_level *)field]);
+	case KEY_AUDIO_OUTPUT:
+		return g_strdup(*(const enum umms_audio_output *)field == UMMS_AUDIO_NONE ?
+			"none" : "auto");
+	}
+	return g_strdup("");
+}
+
+void
+umms_config_print(const struct umms_config *config, FILE *out)
+{
+	const char *section = NULL;
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+		if (!section || strcmp(section, keys[i].section) != 0) {
+			section = keys[i].section;
+			fprintf(out, "%s[%s]\n", i ? "\n" : "", section);
+		}
+		g_autofree char *value = key_text(config, &keys[i]);
+		fprintf(out, "%s=%s\n", keys[i].name, value);
+	}
+}

@@ -1,0 +1,77 @@
+/*
+ * ummsd configuration: defaults, the key file, command-line overrides and the
+ * environment. This is the only module that reads environment variables;
+ * every key is listed in docs/config.md and every variable in
+ * docs/env_vars.md.
+ *
+ * Order of precedence: defaults < configuration file < --set/flags.
+ * The file is $XDG_CONFIG_HOME/umms/ummsd.conf (GKeyFile syntax) unless
+ * --config names another; a missing default file is not an error, a missing
+ * named file is.
+ */
+#ifndef UMMS_SERVICE_CONFIG_H
+#define UMMS_SERVICE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <glib.h>
+
+#include "log.h"
+
+enum umms_bus_type {
+	UMMS_BUS_SESSION,
+	UMMS_BUS_SYSTEM,
+};
+
+enum umms_audio_output {
+	UMMS_AUDIO_AUTO,   /* autoaudiosink */
+	UMMS_AUDIO_NONE,   /* decoded and clocked, never heard (tests) */
+};
+
+struct umms_config {
+	struct {
+		enum umms_bus_type bus;
+		char *bus_address;     /* overrides bus when set */
+		char *bus_name;        /* org.umms.Service1 */
+		unsigned max_players;
+		unsigned unattended_ttl; /* seconds, 0 = never */
+		bool mpris;
+	} service;
+	struct {
+		enum umms_log_level level;
+		char *scopes;
+		char *gst_debug;
+	} log;
+	struct {
+		enum umms_audio_output audio_output;
+		char **disable_decoders;  /* element names never used, NULL-terminated */
+		unsigned open_timeout;    /* ms SetUri waits for the media to open */
+		bool pitch_correction;    /* keep the pitch at rates != 1 */
+		unsigned trickmode_rate;  /* |rate| above which only key frames play */
+	} engine;
+	char *loaded_file; /* the file the keys came from, or NULL */
+};
+
+/* Fills in the defaults. */
+void umms_config_init(struct umms_config *config);
+void umms_config_finish(struct umms_config *config);
+
+/* $XDG_CONFIG_HOME/umms/ummsd.conf; free with g_free. */
+char *umms_config_default_path(void);
+
+/*
+ * Loads a key file over the current values. With must_exist false, a missing
+ * file is silently skipped. Unknown sections or keys and bad values are errors
+ * naming the file, key and value.
+ */
+bool umms_config_load_file(struct umms_config *config, const char *path,
+	bool must_exist, GError **error);
+
+/* Sets one key, "section.key", from its text form (as in the file). */
+bool umms_config_set(struct umms_config *config, const char *dotted_key,
+	const char *value, GError **error);
+
+/* Writes every key with its current value in key file syntax. */
+void umms_config_print(const struct umms_config *config, FILE *out);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * Named errors for malformed calls and vanished objects.
+ *
+ * GDBus answers a call whose arguments have the wrong types with the generic
+ * org.freedesktop.DBus.Error.InvalidArgs, and a call to an object that no
+ * longer exists with UnknownObject. ummsd promises org.umms.Error.* names, so:
+ *
+ * - umms_dbus_guard_install() adds a connection filter that answers calls
+ *   (and Properties.Set) to the given interfaces whose argument types do
+ *   not match the introspection data with org.umms.Error.InvalidArgument,
+ *   naming the expected and received signatures;
+ * - umms_dbus_guard_ghosts() registers a subtree under a path prefix that
+ *   answers calls to objects that do not (or no longer) exist with
+ *   org.umms.Error.NotFound "no such player: /org/umms/player/7".
+ */
+#ifndef UMMS_SERVICE_DBUS_GUARD_H
+#define UMMS_SERVICE_DBUS_GUARD_H
+
+#include <stdbool.h>
+#include <gio/gio.h>
+
+struct umms_dbus_guard;
+
+/* @interfaces: NULL-terminated; the guard keeps references. */
+struct umms_dbus_guard *umms_dbus_guard_install(GDBusConnection *connection,
+	GDBusInterfaceInfo *const *interfaces);
+void umms_dbus_guard_remove(struct umms_dbus_guard *guard);
+
+/*
+ * @prefix e.g. "/org/umms/player"; @what e.g. "player" for the message;
+ * @interfaces what the missing objects would have implemented.
+ * Returns the registration id (0 on failure, with @error set).
+ */
+guint umms_dbus_guard_ghosts(GDBusConnection *connection, const char *prefix,
+	const char *what, GDBusInterfaceInfo *const *interfaces, GError **error);
+
+#endif

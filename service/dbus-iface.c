@@ -1,0 +1,307 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_DBUS
+
+#include <string.h>
+
+#include "dbus-iface.h"
+#include "error.h"
+#include "log.h"
+
+struct _UmmsDbusIface {
+	GDBusInterfaceSkeleton parent;
+	GDBusInterfaceInfo *info;
+	const struct umms_dbus_iface_ops *ops;
+	void *data;
+	GHashTable *sent;       /* property name → GVariant last sent */
+	GMainContext *context;
+	GSource *pending;       /* idle source computing the changes */
+};
+
+G_DEFINE_FINAL_TYPE(UmmsDbusIface, umms_dbus_iface, G_TYPE_DBUS_INTERFACE_SKELETON)
+
+static GError *
+gone_error(UmmsDbusIface *self)
+{
+	const char *path = g_dbus_interface_skeleton_get_object_path(
+		G_DBUS_INTERFACE_SKELETON(self));
+	return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "%s no longer exists",
+		path ? path : "this object");
+}
+
+static void
+handle_method_call(GDBusConnection *connection, const char *sender,
+	const char *object_path, const char *interface_name, const char *method_name,
+	GVariant *parameters, GDBusMethodInvocation *invocation, gpointer user_data)
+{
+	UmmsDbusIface *self = user_data;
+	if (!self->ops) {
+		umms_dbus_return_error(invocation, gone_error(self));
+		return;
+	}
+	if (umms_log_enabled(UMMS_LOG_SCOPE, UMMS_LOG_DEBUG)) {
+		g_autofree char *args = g_variant_print(parameters, FALSE);
+		umms_debug("%s %s.%s%s from %s", object_path, interface_name,
+			method_name, args, sender);
+	}
+	self->ops->method_call(self->data, sender, method_name, parameters, invocation);
+}
+
+static GVariant *
+get_value(UmmsDbusIface *self, const char *name, GError **error)
+{
+	if (!self->ops) {
+		g_propagate_error(error, gone_error(self));
+		return NULL;
+	}
+	GVariant *value = self->ops->get_property(self->data, name, error);
+	return value ? g_variant_ref_sink(value) : NULL;
+}
+
+static GVariant *
+handle_get_property(GDBusConnection *connection, const char *sender,
+	const char *object_path, const char *interface_name, const char *property_name,
+	GError **error, gpointer user_data)
+{
+	/* GDBus takes ownership of a floating or full reference. */
+	return get_value(user_data, property_name, error);
+}
+
+static gboolean
+handle_set_property(GDBusConnection *connection, const char *sender,
+	const char *object_path, const char *interface_name, const char *property_name,
+	GVariant *value, GError **error, gpointer user_data)
+{
+	UmmsDbusIface *self = user_data;
+	if (!self->ops) {
+		g_propagate_error(error, gone_error(self));
+		return FALSE;
+	}
+	if (!self->ops->set_property) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"property %s is read-only", property_name);
+		return FALSE;
+	}
+	if (umms_log_enabled(UMMS_LOG_SCOPE, UMMS_LOG_DEBUG)) {
+		g_autofree char *text = g_variant_print(value, FALSE);
+		umms_debug("%s set %s.%s = %s from %s", object_path, interface_name,
+			property_name, text, sender);
+	}
+	if (!self->ops->set_property(self->data, sender, property_name, value, error))
+		return FALSE;
+	umms_dbus_iface_changed(self);
+	return TRUE;
+}
+
+static const GDBusInterfaceVTable iface_vtable = {
+	.method_call = handle_method_call,
+	.get_property = handle_get_property,
+	.set_property = handle_set_property,
+};
+
+static GDBusInterfaceInfo *
+iface_get_info(GDBusInterfaceSkeleton *skeleton)
+{
+	return UMMS_DBUS_IFACE(skeleton)->info;
+}
+
+static GDBusInterfaceVTable *
+iface_get_vtable(GDBusInterfaceSkeleton *skeleton)
+{
+	return (GDBusInterfaceVTable *)&iface_vtable;
+}
+
+static bool
+emits_changes(const GDBusPropertyInfo *prop)
+{
+	const char *emits = g_dbus_annotation_info_lookup(prop->annotations,
+		"org.freedesktop.DBus.Property.EmitsChangedSignal");
+	return !emits || strcmp(emits, "false") != 0;
+}
+
+static GVariant *
+iface_get_properties(GDBusInterfaceSkeleton *skeleton)
+{
+	UmmsDbusIface *self = UMMS_DBUS_IFACE(skeleton);
+	GVariantBuilder builder;
+	g_variant_builder_init(&builder, G_VARIANT_TYPE("a{sv}"));
+	for (GDBusPropertyInfo **prop = self->info->properties; prop && *prop; prop++) {
+		if (!((*prop)->flags & G_DBUS_PROPERTY_INFO_FLAGS_READABLE))
+			continue;
+		g_autoptr(GVariant) value = get_value(self, (*prop)->name, NULL);
+		if (value)
+			g_variant_builder_add(&builder, "{sv}", (*prop)->name, value);
+	}
+	return g_variant_builder_end(&builder);
+}
+
+static void
+iface_flush(GDBusInterfaceSkeleton *skeleton)
+{
+	umms_dbus_iface_flush_changes(UMMS_DBUS_IFACE(skeleton));
+}
+
+static void
+iface_finalize(GObject *object)
+{
+	UmmsDbusIface *self = UMMS_DBUS_IFACE(object);
+	if (self->pending) {
+		g_source_destroy(self->pending);
+		g_source_unref(self->pending);
+	}
+	g_hash_table_unref(self->sent);
+	g_dbus_interface_info_unref(self->info);
+	g_main_context_unref(self->context);
+	G_OBJECT_CLASS(umms_dbus_iface_parent_class)->finalize(object);
+}
+
+static void
+umms_dbus_iface_class_init(UmmsDbusIfaceClass *klass)
+{
+	GDBusInterfaceSkeletonClass *skeleton = G_DBUS_INTERFACE_SKELETON_CLASS(klass);
+	skeleton->get_info = iface_get_info;
+	skeleton->get_vtable = iface_get_vtable;
+	skeleton->get_properties = iface_get_properties;
+	skeleton->flush = iface_flush;
+	G_OBJECT_CLASS(klass)->finalize = iface_finalize;
+}
+
+static void
+umms_dbus_iface_init(UmmsDbusIface *self)
+{
+	self->sent = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+		(GDestroyNotify)g_variant_unref);
+}
+
+UmmsDbusIface *
+umms_dbus_iface_new(GDBusInterfaceInfo *info, const struct umms_dbus_iface_ops *ops,
+	void *data)
+{
+	UmmsDbusIface *self = g_object_new(umms_dbus_iface_get_type(), NULL);
+	self->info = g_dbus_interface_info_ref(info);
+	self->ops = ops;
+	self->data = data;
+	self->context = g_main_context_ref_thread_default();
+	/* Method calls run in the thread that owns the service's main context. */
+	g_dbus_interface_skeleton_set_flags(G_DBUS_INTERFACE_SKELETON(self),
+		G_DBUS_INTERFACE_SKELETON_FLAGS_NONE);
+
+	for (GDBusPropertyInfo **prop = info->properties; prop && *prop; prop++) {
+		if (!emits_changes(*prop) || !((*prop)->flags & G_DBUS_PROPERTY_INFO_FLAGS_READABLE))
+			continue;
+		GVariant *value = get_value(self, (*prop)->name, NULL);
+		if (value)
+			g_hash_table_insert(self->sent, (*prop)->name, value);
+	}
+	return self;
+}
+
+static gboolean
+pending_cb(gpointer user_data)
+{
+	umms_dbus_iface_flush_changes(user_data);
+	return G_SOURCE_REMOVE;
+}
+
+void
+umms_dbus_iface_changed(UmmsDbusIface *self)
+{
+	if (self->pending || !self->ops)
+		return;
+	self->pending = g_idle_source_new();
+	g_source_set_priority(self->pending, G_PRIORITY_DEFAULT);
+	g_source_set_callback(self->pending, pending_cb, self, NULL);
+	g_source_attach(self->pending, self->context);
+}
+
+static void
+emit_on_all(UmmsDbusIface *self, const char *interface, const char *name, GVariant *params)
+{
+	GDBusInterfaceSkeleton *skeleton = G_DBUS_INTERFACE_SKELETON(self);
+	const char *path = g_dbus_interface_skeleton_get_object_path(skeleton);
+	if (params)
+		g_variant_ref_sink(params);
+	if (path) {
+		GList *connections = g_dbus_interface_skeleton_get_connections(skeleton);
+		for (GList *l = connections; l; l = l->next) {
+			g_autoptr(GError) error = NULL;
+			if (!g_dbus_connection_emit_signal(l->data, NULL, path, interface,
+					name, params, &error))
+				umms_warn("%s: cannot emit %s: %s", path, name, error->message);
+		}
+		g_list_free_full(connections, g_object_unref);
+	}
+	if (params)
+		g_variant_unref(params);
+}
+
+void
+umms_dbus_iface_flush_changes(UmmsDbusIface *self)
+{
+	if (self->pending) {
+		g_source_destroy(self->pending);
+		g_source_unref(self->pending);
+		self->pending = NULL;
+	}
+	if (!self->ops)
+		return;
+
+	GVariantBuilder changed;
+	bool any = false;
+	g_variant_builder_init(&changed, G_VARIANT_TYPE("a{sv}"));
+	for (GDBusPropertyInfo **prop = self->info->properties; prop && *prop; prop++) {
+		if (!emits_changes(*prop) || !((*prop)->flags & G_DBUS_PROPERTY_INFO_FLAGS_READABLE))
+			continue;
+		GVariant *value = get_value(self, (*prop)->name, NULL);
+		if (!value)
+			continue;
+		GVariant *old = g_hash_table_lookup(self->sent, (*prop)->name);
+		if (old && g_variant_equal(old, value)) {
+			g_variant_unref(value);
+			continue;
+		}
+		g_variant_builder_add(&changed, "{sv}", (*prop)->name, value);
+		g_hash_table_insert(self->sent, (*prop)->name, value);
+		any = true;
+	}
+	if (!any) {
+		g_variant_builder_clear(&changed);
+		return;
+	}
+	emit_on_all(self, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+		g_variant_new("(sa{sv}as)", self->info->name, &changed, NULL));
+}
+
+void
+umms_dbus_iface_emit(UmmsDbusIface *self, const char *name, GVariant *params)
+{
+	/* Clients see the state a signal reports before the signal itself. */
+	umms_dbus_iface_flush_changes(self);
+	emit_on_all(self, self->info->name, name, params);
+}
+
+void
+umms_dbus_iface_detach(UmmsDbusIface *self)
+{
+	if (self->pending) {
+		g_source_destroy(self->pending);
+		g_source_unref(self->pending);
+		self->pending = NULL;
+	}
+	self->ops = NULL;
+	self->data = NULL;
+}
+
+void
+umms_dbus_return_error(GDBusMethodInvocation *invocation, GError *error)
+{
+	umms_debug("%s.%s → %s: %s", g_dbus_method_invocation_get_interface_name(invocation),
+		g_dbus_method_invocation_get_method_name(invocation),
+		umms_error_dbus_name_of(error), error->message);
+	if (error->domain != UMMS_ERROR) {
+		/* Foreign domains (GStreamer, GIO) all read as Failed. */
+		g_dbus_method_invocation_return_dbus_error(invocation,
+			umms_error_dbus_name_of(error), error->message);
+		g_error_free(error);
+		return;
+	}
+	g_dbus_method_invocation_take_error(invocation, error);
+}

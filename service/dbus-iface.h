@@ -1,0 +1,73 @@
+/*
+ * A D-Bus interface served from plain C callbacks.
+ *
+ * UmmsDbusIface is a GDBusInterfaceSkeleton whose introspection data comes
+ * from gdbus-codegen (the *_interface_info() functions) and whose behaviour
+ * comes from a struct umms_dbus_iface_ops, so it can be exported on a
+ * connection or through a GDBusObjectManagerServer like any skeleton, while
+ * methods may reply later (asynchronously) and property writes may fail with
+ * a named error, neither of which the generated skeletons allow.
+ *
+ * Change signals are derived, not hand-maintained: umms_dbus_iface_changed()
+ * schedules a comparison of every property (but those annotated
+ * org.freedesktop.DBus.Property.EmitsChangedSignal=false) with the values
+ * last sent, and emits one PropertiesChanged holding the differences.
+ */
+#ifndef UMMS_SERVICE_DBUS_IFACE_H
+#define UMMS_SERVICE_DBUS_IFACE_H
+
+#include <stdbool.h>
+#include <gio/gio.h>
+
+struct umms_dbus_iface_ops {
+	/*
+	 * Required. Called for every method of the interface, with parameters
+	 * already checked against the signature. The callee owns @invocation
+	 * and must reply to it exactly once, now or later.
+	 */
+	void (*method_call)(void *data, const char *sender, const char *method,
+		GVariant *params, GDBusMethodInvocation *invocation);
+	/*
+	 * Required. Returns the property's value (floating or owned; it is
+	 * sunk), or NULL with @error set.
+	 */
+	GVariant *(*get_property)(void *data, const char *name, GError **error);
+	/*
+	 * Required if the interface has writable properties. @value has the
+	 * declared type. Returns false with @error set to refuse the value.
+	 */
+	bool (*set_property)(void *data, const char *sender, const char *name,
+		GVariant *value, GError **error);
+};
+
+G_DECLARE_FINAL_TYPE(UmmsDbusIface, umms_dbus_iface, UMMS, DBUS_IFACE, GDBusInterfaceSkeleton)
+
+/*
+ * Creates the interface. The current property values are taken as already
+ * known to clients, so @data must be ready to answer get_property. Change
+ * signals are scheduled on the thread-default main context of the caller.
+ */
+UmmsDbusIface *umms_dbus_iface_new(GDBusInterfaceInfo *info,
+	const struct umms_dbus_iface_ops *ops, void *data);
+
+/* Schedules a PropertiesChanged for whatever differs from the values last sent. */
+void umms_dbus_iface_changed(UmmsDbusIface *iface);
+
+/* Sends the pending PropertiesChanged now (before a reply or signal that depends on it). */
+void umms_dbus_iface_flush_changes(UmmsDbusIface *iface);
+
+/* Emits signal @name of this interface on every connection it is exported on. */
+void umms_dbus_iface_emit(UmmsDbusIface *iface, const char *name, GVariant *params);
+
+/*
+ * Cuts the interface from @data before @data dies: calls already queued get
+ * org.umms.Error.NotFound and no more change signals are sent. The owner
+ * still unexports it (or removes it from its object manager) and drops its
+ * reference.
+ */
+void umms_dbus_iface_detach(UmmsDbusIface *iface);
+
+/* Helpers for method handlers. */
+void umms_dbus_return_error(GDBusMethodInvocation *invocation, GError *error);
+
+#endif

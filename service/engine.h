@@ -1,0 +1,136 @@
+/*
+ * Playback engines.
+ *
+ * An engine turns a URI into decoded frames on a clock: it opens media,
+ * changes state, seeks, selects tracks and reports what it knows in a
+ * struct umms_media_info. Each engine is one folder under service/engines/
+ * with one `static const struct umms_engine_impl` exported by name; the
+ * registry (engine.c) picks the first engine whose probe_uri accepts a URI.
+ *
+ * Contract for implementations
+ *
+ * Requests (open, set_state, seek, set_rate, step, select_track,
+ * set_subtitle_uri) are asynchronous and serialised: each returns false with
+ * an UMMS_ERROR only when the request is refused outright (bad argument,
+ * wrong state); otherwise it is queued behind the requests before it and
+ * true is returned. Once every queued request has finished, the engine
+ * emits events.settled exactly once with data NULL; if one fails, the
+ * remaining ones are dropped, the engine falls back to UMMS_ENGINE_IDLE and
+ * events.settled carries the const GError *. events.settled is never
+ * emitted from inside a request call, only from the main loop.
+ *
+ * Failures while no request is queued (a decode error during playback) are
+ * reported by events.error (data: const GError *) and leave the engine IDLE.
+ * The end of the media emits events.eos; the engine stays where it is until
+ * asked to move. events.info (data NULL) says engine->info may have changed;
+ * it may be emitted more often than needed.
+ *
+ * Engines run on the thread-default main context of the thread that created
+ * them; streaming threads never emit events directly.
+ *
+ * Mandatory members: name, probe_uri, create, destroy, open, set_state,
+ * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
+ * get_position, get_stats. Optional: init.
+ */
+#ifndef UMMS_SERVICE_ENGINE_H
+#define UMMS_SERVICE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <wayland-server-core.h>
+
+#include "config.h"
+#include "media-info.h"
+
+enum umms_engine_state {
+	UMMS_ENGINE_IDLE,    /* nothing decoding, nothing held */
+	UMMS_ENGINE_PAUSED,  /* prerolled: the current frame is ready, the clock stands */
+	UMMS_ENGINE_PLAYING,
+};
+
+struct umms_engine_stats {
+	uint64_t decoded;    /* video frames out of the decoder */
+	uint64_t presented;  /* video frames handed to the output on time */
+	uint64_t dropped;    /* frames dropped late, by the decoder or the output */
+	uint64_t copies;     /* frames copied on their way to the output */
+};
+
+struct umms_engine;
+
+struct umms_engine_impl {
+	const char *name;
+
+	/* Process-wide set-up, once, before any create. Optional. */
+	bool (*init)(const struct umms_config *config, GError **error);
+
+	/*
+	 * Whether this engine can try @uri. On false, @error says why in
+	 * words a person understands (NotSupported, NotFound, AccessDenied).
+	 */
+	bool (*probe_uri)(const char *uri, GError **error);
+
+	/* The config outlives the engine. */
+	struct umms_engine *(*create)(const struct umms_config *config, GError **error);
+	/* Emits events.destroy first; pending requests are dropped silently. */
+	void (*destroy)(struct umms_engine *engine);
+
+	/* Opens @uri (probe_uri passed) and prerolls it: state PAUSED at 0. */
+	bool (*open)(struct umms_engine *engine, const char *uri, GError **error);
+	/* IDLE releases everything; PAUSED/PLAYING (re)preroll as needed. */
+	bool (*set_state)(struct umms_engine *engine, enum umms_engine_state state,
+		GError **error);
+	/* Frame-accurate seek to @position µs. Kept for the next preroll when IDLE. */
+	bool (*seek)(struct umms_engine *engine, int64_t position, GError **error);
+	/* Non-zero playback rate; negative plays backwards. */
+	bool (*set_rate)(struct umms_engine *engine, double rate, GError **error);
+	/* Moves @frames video frames (negative: backwards) while PAUSED. */
+	bool (*step)(struct umms_engine *engine, int frames, GError **error);
+	/* @index into info.tracks[@kind]; -1 deselects (subtitles only). */
+	bool (*select_track)(struct umms_engine *engine, enum umms_track_kind kind,
+		int index, GError **error);
+	/* External subtitles; NULL removes them. */
+	bool (*set_subtitle_uri)(struct umms_engine *engine, const char *uri,
+		GError **error);
+
+	/* Immediate. */
+	void (*set_volume)(struct umms_engine *engine, double volume, bool mute);
+	/* µs, or -1 if unknown. */
+	int64_t (*get_position)(struct umms_engine *engine);
+	void (*get_stats)(struct umms_engine *engine, struct umms_engine_stats *stats);
+};
+
+struct umms_engine {
+	const struct umms_engine_impl *impl;
+	enum umms_engine_state state; /* the last state reached */
+	struct umms_media_info info;  /* kept current by the engine */
+
+	struct {
+		struct wl_signal settled; /* const GError * or NULL */
+		struct wl_signal info;
+		struct wl_signal eos;
+		struct wl_signal error;   /* const GError * */
+		struct wl_signal destroy;
+	} events;
+};
+
+/* For implementations: fills the common part. */
+void umms_engine_init(struct umms_engine *engine, const struct umms_engine_impl *impl);
+/* For implementations: emits destroy, frees the common part. */
+void umms_engine_finish(struct umms_engine *engine);
+
+/* The registry. */
+bool umms_engines_init(const struct umms_config *config, GError **error);
+/* NULL-terminated list of every engine built in. */
+const struct umms_engine_impl *const *umms_engines_list(void);
+/* The first engine that accepts @uri, or NULL with the first engine's reason. */
+const struct umms_engine_impl *umms_engines_select(const char *uri, GError **error);
+
+static inline void
+umms_engine_destroy(struct umms_engine *engine)
+{
+	if (engine)
+		engine->impl->destroy(engine);
+}
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * Inside the GStreamer engine.
+ *
+ * One playbin per engine. Requests become ops in a queue (ops); one op runs
+ * at a time (current) and, when GStreamer must answer first, waits for a
+ * bus message (wait). The queue is pumped from the main loop only, so the
+ * engine never emits events from inside a request, and GStreamer never sees
+ * a seek racing a state change.
+ *
+ * Files: gst-engine.c (ops, state, bus), gst-media.c (streams, tags, codec
+ * names → struct umms_media_info), gst-support.c (URI probing, errors,
+ * decoder policy, frame counters), gst-subtitles.c (external subtitle files).
+ */
+#ifndef UMMS_SERVICE_GST_PRIVATE_H
+#define UMMS_SERVICE_GST_PRIVATE_H
+
+#include <gst/gst.h>
+
+#include "engine.h"
+
+enum gst_op_type {
+	GST_OP_OPEN,
+	GST_OP_STATE,
+	GST_OP_SEEK,
+	GST_OP_RATE,
+	GST_OP_STEP,
+	GST_OP_SELECT,
+	GST_OP_SUBTITLE,
+	GST_OP_APPLY_SELECTION, /* internal: after a preroll, select what was asked for */
+};
+
+struct gst_op {
+	enum gst_op_type type;
+	union {
+		char *uri;            /* OPEN, SUBTITLE (NULL removes) */
+		GstState state;       /* STATE: READY, PAUSED or PLAYING */
+		int64_t position;     /* SEEK, µs */
+		double rate;          /* RATE */
+		int frames;           /* STEP */
+		struct {
+			enum umms_track_kind kind;
+			int index;
+		} select;             /* SELECT */
+	};
+};
+
+enum gst_wait {
+	GST_WAIT_NONE,
+	GST_WAIT_STATE,       /* the pipeline reaching want_state */
+	GST_WAIT_ASYNC_DONE,  /* a flushing seek or a step prerolling again */
+	GST_WAIT_SUBTITLES,   /* the external subtitle file being read */
+};
+
+/* External subtitles: a side pipeline reads the file into cues. */
+struct gst_subtitles;
+
+struct gst_engine {
+	struct umms_engine base;
+	const struct umms_config *config;
+
+	GstElement *pipeline;          /* playbin */
+	GstElement *video_sink;
+
+	GQueue ops;                    /* struct gst_op *, waiting */
+	struct gst_op *current;        /* running, NULL when none */
+	enum gst_wait wait;
+	GstState want_state;
+	GSource *pump_source;
+	GSource *wait_timeout;
+	bool busy;                     /* requests made since the last settled */
+
+	char *uri;
+	double rate;
+	int64_t start_position;        /* µs to seek to at the next preroll, -1 none */
+	int64_t seek_target;           /* µs a seek in flight goes to, -1 unknown */
+	bool buffering;
+
+	/* Streams, as playbin numbers them, and what was asked for. */
+	int want[UMMS_TRACK_KINDS];    /* requested index, -2 = playbin's choice */
+	GstTagList *tags;              /* global tags of the media */
+	char *container;               /* from typefind */
+	char *missing;                 /* "codec h264" when a decoder was missing */
+	struct gst_subtitles *subtitles;
+
+	/* Written by streaming threads, read in the main loop. */
+	GMutex lock;
+	GHashTable *stream_caps;       /* stream id → GstCaps * a decoder was given */
+	GPtrArray *video_decoders;     /* GstElement * (ref), every video decoder */
+	char *current_video_id;        /* stream id of the video track shown */
+	guint64 decoded;
+	guint64 presented;
+	GHashTable *qos_dropped;       /* element name → guint64 dropped */
+};
+
+/* gst-engine.c: the op queue, state and bus. */
+struct umms_engine *gst_engine_create(const struct umms_config *config, GError **error);
+void gst_engine_destroy(struct umms_engine *base);
+struct gst_engine *gst_engine_from_base(struct umms_engine *base);
+struct gst_op *gst_op_new(enum gst_op_type type);
+/* Queues @op (taking it) behind the others; runs from the main loop. */
+void gst_engine_enqueue(struct gst_engine *engine, struct gst_op *op);
+/* Drops every queued op and the running one (their requesters still get settled). */
+void gst_engine_drop_ops(struct gst_engine *engine);
+bool gst_engine_prerolled(struct gst_engine *engine);
+/* µs, or -1. */
+int64_t gst_engine_query_position(struct gst_engine *engine);
+void gst_engine_emit_info(struct gst_engine *engine);
+
+/* gst-media.c */
+void gst_media_reset(struct gst_engine *engine);
+/* Rebuilds the track lists and current tracks from what playbin has now. */
+void gst_media_update_tracks(struct gst_engine *engine);
+/* Switches playbin to the tracks in engine->want (immediate). */
+void gst_media_apply_selection(struct gst_engine *engine);
+void gst_media_add_tags(struct gst_engine *engine, GstTagList *tags);
+/* Re-reads duration, seekability and the decoder into engine->base.info. */
+void gst_media_refresh(struct gst_engine *engine);
+void gst_media_set_container(struct gst_engine *engine, GstCaps *caps);
+/* "h264" for video/x-h264; never NULL. */
+char *gst_media_codec_name(const GstCaps *caps);
+
+/* gst-support.c */
+bool gst_support_init(const struct umms_config *config, GError **error);
+bool gst_support_probe_uri(const char *uri, GError **error);
+/* A GStreamer error message as an UMMS_ERROR a person understands. */
+GError *gst_support_error(struct gst_engine *engine, GError *gst_error, const char *debug);
+/*
+ * A missing-plugin message: true when it says a selected audio or video
+ * stream has no decoder (recorded in engine->missing).
+ */
+bool gst_support_missing_plugin(struct gst_engine *engine, GstMessage *message);
+/*
+ * Watches the pipeline: decoders appearing (their input caps name the
+ * codecs, the shown video's decoder is counted), typefind (the container),
+ * playbin's stream signals (as "umms-streams" application messages).
+ */
+void gst_support_watch_pipeline(struct gst_engine *engine);
+void gst_support_qos(struct gst_engine *engine, GstMessage *message);
+void gst_support_reset_stats(struct gst_engine *engine);
+void gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats);
+
+/* gst-engine.c: the SUBTITLE op's completion. */
+void gst_engine_subtitles_loaded(struct gst_engine *engine, const GError *error);
+
+/* gst-subtitles.c */
+/*
+ * Starts reading @uri (SRT, WebVTT, SSA/ASS, SAMI… anything subparse
+ * reads) into timed cues; gst_engine_subtitles_loaded() is called from the
+ * main loop when done.
+ */
+struct gst_subtitles *gst_subtitles_create(struct gst_engine *engine, const char *uri);
+void gst_subtitles_destroy(struct gst_subtitles *subtitles);
+bool gst_subtitles_ready(const struct gst_subtitles *subtitles);
+const char *gst_subtitles_codec(const struct gst_subtitles *subtitles);
+const char *gst_subtitles_description(const struct gst_subtitles *subtitles);
+const char *gst_subtitles_language(const struct gst_subtitles *subtitles);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * The GStreamer engine's entry points (struct umms_engine_impl): each request
+ * is checked, then queued as an op for gst-engine.c to run in order.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <math.h>
+
+#include "error.h"
+#include "gst-engine.h"
+#include "gst-private.h"
+#include "log.h"
+
+static bool
+engine_open(struct umms_engine *base, const char *uri, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	/* A new media makes every queued request pointless. */
+	gst_engine_drop_ops(engine);
+	struct gst_op *op = gst_op_new(GST_OP_OPEN);
+	op->uri = g_strdup(uri);
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static bool
+engine_set_state(struct umms_engine *base, enum umms_engine_state state, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (!engine->uri) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media is open");
+		return false;
+	}
+	struct gst_op *op = gst_op_new(GST_OP_STATE);
+	switch (state) {
+	case UMMS_ENGINE_IDLE:
+		/* Stopping cancels whatever was still on its way. */
+		gst_engine_drop_ops(engine);
+		op->state = GST_STATE_READY;
+		break;
+	case UMMS_ENGINE_PAUSED:
+		op->state = GST_STATE_PAUSED;
+		break;
+	case UMMS_ENGINE_PLAYING:
+		op->state = GST_STATE_PLAYING;
+		break;
+	}
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static bool
+engine_seek(struct umms_engine *base, int64_t position, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (position < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"position %" G_GINT64_FORMAT " µs is before the start", position);
+		return false;
+	}
+	struct gst_op *op = gst_op_new(GST_OP_SEEK);
+	op->position = position;
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static bool
+engine_set_rate(struct umms_engine *base, double rate, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (rate == 0.0 || !isfinite(rate)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"rate %g: must not be 0", rate);
+		return false;
+	}
+	struct gst_op *op = gst_op_new(GST_OP_RATE);
+	op->rate = rate;
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static bool
+engine_step(struct umms_engine *base, int frames, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	struct gst_op *op = gst_op_new(GST_OP_STEP);
+	op->frames = frames;
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static bool
+engine_select_track(struct umms_engine *base, enum umms_track_kind kind, int index,
+	GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	struct gst_op *op = gst_op_new(GST_OP_SELECT);
+	op->select.kind = kind;
+	op->select.index = index;
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static bool
+engine_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (uri && !gst_support_probe_uri(uri, error))
+		return false;
+	struct gst_op *op = gst_op_new(GST_OP_SUBTITLE);
+	op->uri = g_strdup(uri);
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static void
+engine_set_volume(struct umms_engine *base, double volume, bool mute)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	g_object_set(engine->pipeline, "volume", volume, "mute", mute, NULL);
+}
+
+static int64_t
+engine_get_position(struct umms_engine *base)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (!gst_engine_prerolled(engine))
+		return engine->start_position >= 0 ? engine->start_position : 0;
+	if (engine->wait == GST_WAIT_ASYNC_DONE && engine->seek_target >= 0)
+		return engine->seek_target;
+	return gst_engine_query_position(engine);
+}
+
+static void
+engine_get_stats(struct umms_engine *base, struct umms_engine_stats *stats)
+{
+	gst_support_get_stats(gst_engine_from_base(base), stats);
+}
+
+const struct umms_engine_impl umms_gst_engine_impl = {
+	.name = "gstreamer",
+	.init = gst_support_init,
+	.probe_uri = gst_support_probe_uri,
+	.create = gst_engine_create,
+	.destroy = gst_engine_destroy,
+	.open = engine_open,
+	.set_state = engine_set_state,
+	.seek = engine_seek,
+	.set_rate = engine_set_rate,
+	.step = engine_step,
+	.select_track = engine_select_track,
+	.set_subtitle_uri = engine_set_subtitle_uri,
+	.set_volume = engine_set_volume,
+	.get_position = engine_get_position,
+	.get_stats = engine_get_stats,
+};

@@ -1,0 +1,374 @@
+/*
+ * The GStreamer engine's surroundings: process-wide set-up and decoder
+ * policy, URI checks before anything is opened, GStreamer errors turned into
+ * sentences, and the frame counters behind Stats.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <gst/pbutils/pbutils.h>
+
+#include "error.h"
+#include "gst-private.h"
+#include "log.h"
+
+bool
+gst_support_init(const struct umms_config *config, GError **error)
+{
+	GError *init_error = NULL;
+	if (!gst_init_check(NULL, NULL, &init_error)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"GStreamer cannot start: %s", init_error->message);
+		g_error_free(init_error);
+		return false;
+	}
+	if (config->log.gst_debug)
+		gst_debug_set_threshold_from_string(config->log.gst_debug, TRUE);
+
+	/*
+	 * Decoders the configuration rules out are never autoplugged. Ranks live
+	 * in GStreamer's process-wide registry, so a server started again with
+	 * another configuration first gets back the ranks an earlier one took.
+	 */
+	static GHashTable *original_ranks; /* name → rank + 1 */
+	static GMutex lock;
+	g_mutex_lock(&lock);
+	if (!original_ranks)
+		original_ranks = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GstRegistry *registry = gst_registry_get();
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, original_ranks);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		GstPluginFeature *feature = gst_registry_lookup_feature(registry, key);
+		if (feature) {
+			gst_plugin_feature_set_rank(feature, GPOINTER_TO_UINT(value) - 1);
+			gst_object_unref(feature);
+		}
+		g_hash_table_iter_remove(&iter);
+	}
+	for (char **name = config->engine.disable_decoders; name && *name; name++) {
+		GstPluginFeature *feature = gst_registry_lookup_feature(registry, *name);
+		if (!feature) {
+			umms_warn("engine.disable-decoders: no element named %s", *name);
+			continue;
+		}
+		g_hash_table_insert(original_ranks, g_strdup(*name),
+			GUINT_TO_POINTER(gst_plugin_feature_get_rank(feature) + 1));
+		gst_plugin_feature_set_rank(feature, GST_RANK_NONE);
+		umms_info("decoder %s disabled by configuration", *name);
+		gst_object_unref(feature);
+	}
+	g_mutex_unlock(&lock);
+	return true;
+}
+
+bool
+gst_support_probe_uri(const char *uri, GError **error)
+{
+	g_autofree char *scheme = g_uri_parse_scheme(uri);
+	if (!scheme) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"not a URI: \"%s\"", uri);
+		return false;
+	}
+	if (g_ascii_strcasecmp(scheme, "file") == 0) {
+		g_autoptr(GError) uri_error = NULL;
+		g_autofree char *path = g_filename_from_uri(uri, NULL, &uri_error);
+		if (!path) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+				"not a valid file URI: \"%s\"", uri);
+			return false;
+		}
+		if (access(path, F_OK) != 0) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND,
+				"no such file: %s", path);
+			return false;
+		}
+		if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+				"%s is a folder, not a media file", path);
+			return false;
+		}
+		if (access(path, R_OK) != 0) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED,
+				"permission denied: %s", path);
+			return false;
+		}
+		return true;
+	}
+	if (!gst_uri_protocol_is_supported(GST_URI_SRC, scheme)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"no source for URI scheme \"%s\" is installed", scheme);
+		return false;
+	}
+	return true;
+}
+
+bool
+gst_support_missing_plugin(struct gst_engine *engine, GstMessage *message)
+{
+	if (!gst_is_missing_plugin_message(message))
+		return false;
+	const GstStructure *s = gst_message_get_structure(message);
+	const char *type = gst_structure_get_string(s, "type");
+	GstCaps *caps = NULL;
+	if (g_strcmp0(type, "decoder") != 0 ||
+			!gst_structure_get(s, "detail", GST_TYPE_CAPS, &caps, NULL))
+		return false;
+	const char *media = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+	/* Only audio and video matter here: subtitles are read without decoders. */
+	bool matters = g_str_has_prefix(media, "video/") || g_str_has_prefix(media, "audio/");
+	if (matters) {
+		g_autofree char *codec = gst_media_codec_name(caps);
+		g_autofree char *description = gst_missing_plugin_message_get_description(message);
+		umms_info("missing decoder: %s (%s)", codec, description);
+		if (!engine->missing)
+			engine->missing = g_strdup_printf("codec %s: no decoder installed", codec);
+	}
+	gst_caps_unref(caps);
+	return matters;
+}
+
+GError *
+gst_support_error(struct gst_engine *engine, GError *gst_error, const char *debug)
+{
+	const char *uri = engine->uri ? engine->uri : "";
+	g_autofree char *path = g_str_has_prefix(uri, "file:") ?
+		g_filename_from_uri(uri, NULL, NULL) : NULL;
+	const char *what = path ? path : uri;
+
+	if (engine->missing)
+		return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "%s", engine->missing);
+
+	if (gst_error->domain == GST_RESOURCE_ERROR) {
+		switch (gst_error->code) {
+		case GST_RESOURCE_ERROR_NOT_FOUND:
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_FOUND,
+				"not found: %s", what);
+		case GST_RESOURCE_ERROR_NOT_AUTHORIZED:
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED,
+				"permission denied: %s", what);
+		case GST_RESOURCE_ERROR_OPEN_READ:
+		case GST_RESOURCE_ERROR_READ:
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+				"cannot read %s: %s", what, gst_error->message);
+		case GST_RESOURCE_ERROR_BUSY:
+		case GST_RESOURCE_ERROR_NO_SPACE_LEFT:
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+				"%s: %s", what, gst_error->message);
+		default:
+			break;
+		}
+	}
+	if (gst_error->domain == GST_STREAM_ERROR) {
+		switch (gst_error->code) {
+		case GST_STREAM_ERROR_TYPE_NOT_FOUND:
+		case GST_STREAM_ERROR_WRONG_TYPE:
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+				"not a media file this service can play: %s (%s)",
+				what, gst_error->message);
+		case GST_STREAM_ERROR_CODEC_NOT_FOUND:
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+				"%s: no decoder installed for its codec", what);
+		case GST_STREAM_ERROR_DEMUX:
+		case GST_STREAM_ERROR_DECODE:
+		case GST_STREAM_ERROR_FORMAT:
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+				"damaged or truncated media: %s (%s)", what, gst_error->message);
+		case GST_STREAM_ERROR_FAILED:
+			/* GStreamer's "internal data stream error": the data stopped. */
+			return g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+				"%s: the stream broke off (%s)", what, gst_error->message);
+		default:
+			break;
+		}
+	}
+	return g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED, "%s: %s", what, gst_error->message);
+}
+
+/* Streaming thread: a frame out of a video decoder; only the one shown counts. */
+static GstPadProbeReturn
+decoded_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	struct gst_engine *engine = data;
+	guint n = 1;
+	if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER_LIST)
+		n = gst_buffer_list_length(GST_PAD_PROBE_INFO_BUFFER_LIST(info));
+	GstElement *decoder = GST_ELEMENT(gst_pad_get_parent(pad));
+	if (!decoder)
+		return GST_PAD_PROBE_OK;
+	g_mutex_lock(&engine->lock);
+	const char *id = g_object_get_data(G_OBJECT(decoder), "umms-stream-id");
+	if (!engine->current_video_id || g_strcmp0(id, engine->current_video_id) == 0)
+		engine->decoded += n;
+	g_mutex_unlock(&engine->lock);
+	gst_object_unref(decoder);
+	return GST_PAD_PROBE_OK;
+}
+
+/* Streaming thread: the caps a decoder is given name the stream's codec. */
+static GstPadProbeReturn
+decoder_caps_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	struct gst_engine *engine = data;
+	GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+	if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
+		return GST_PAD_PROBE_OK;
+	GstCaps *caps = NULL;
+	gst_event_parse_caps(event, &caps);
+	char *id = gst_pad_get_stream_id(pad);
+	GstElement *decoder = GST_ELEMENT(gst_pad_get_parent(pad));
+	if (id && decoder) {
+		g_mutex_lock(&engine->lock);
+		g_hash_table_replace(engine->stream_caps, g_strdup(id), gst_caps_ref(caps));
+		g_object_set_data_full(G_OBJECT(decoder), "umms-stream-id", g_strdup(id), g_free);
+		g_mutex_unlock(&engine->lock);
+	}
+	if (decoder)
+		gst_object_unref(decoder);
+	g_free(id);
+	return GST_PAD_PROBE_OK;
+}
+
+static const char *
+element_klass(GstElement *element)
+{
+	GstElementFactory *factory = gst_element_get_factory(element);
+	return factory ? gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) : NULL;
+}
+
+static void
+have_type_cb(GstElement *typefind, guint probability, GstCaps *caps, gpointer data)
+{
+	gst_media_set_container(data, caps);
+}
+
+/* Streaming thread: an element appeared somewhere inside playbin. */
+static void
+element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer data)
+{
+	struct gst_engine *engine = data;
+	GstElementFactory *factory = gst_element_get_factory(element);
+	if (factory && strcmp(gst_plugin_feature_get_name(factory), "typefind") == 0) {
+		g_signal_connect(element, "have-type", G_CALLBACK(have_type_cb), engine);
+		return;
+	}
+	const char *klass = element_klass(element);
+	if (!klass || !strstr(klass, "Decoder"))
+		return;
+	GstPad *sink = gst_element_get_static_pad(element, "sink");
+	if (sink) {
+		gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, decoder_caps_probe,
+			engine, NULL);
+		gst_object_unref(sink);
+	}
+	if (!strstr(klass, "Video"))
+		return;
+	GstPad *src = gst_element_get_static_pad(element, "src");
+	if (src) {
+		gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+			decoded_probe, engine, NULL);
+		gst_object_unref(src);
+	}
+	g_mutex_lock(&engine->lock);
+	g_ptr_array_add(engine->video_decoders, gst_object_ref(element));
+	g_mutex_unlock(&engine->lock);
+	umms_debug("video decoder %s", GST_ELEMENT_NAME(element));
+}
+
+static void
+element_removed_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer data)
+{
+	struct gst_engine *engine = data;
+	g_mutex_lock(&engine->lock);
+	/* The array's free function drops our reference. */
+	g_ptr_array_remove(engine->video_decoders, element);
+	g_mutex_unlock(&engine->lock);
+}
+
+/* Streaming thread: playbin's streams or their tags changed; tell the main loop. */
+static void
+streams_changed_cb(GstElement *playbin, gpointer data)
+{
+	gst_element_post_message(playbin, gst_message_new_application(GST_OBJECT(playbin),
+		gst_structure_new_empty("umms-streams")));
+}
+
+static void
+stream_tags_changed_cb(GstElement *playbin, gint stream, gpointer data)
+{
+	streams_changed_cb(playbin, data);
+}
+
+/* Streaming thread: the video sink shows a frame, on time. */
+static void
+presented_cb(GstElement *sink, GstBuffer *buffer, GstPad *pad, gpointer data)
+{
+	struct gst_engine *engine = data;
+	g_mutex_lock(&engine->lock);
+	engine->presented++;
+	g_mutex_unlock(&engine->lock);
+}
+
+void
+gst_support_watch_pipeline(struct gst_engine *engine)
+{
+	g_object_set(engine->video_sink, "signal-handoffs", TRUE, NULL);
+	g_signal_connect(engine->video_sink, "handoff", G_CALLBACK(presented_cb), engine);
+	g_signal_connect(engine->pipeline, "deep-element-added",
+		G_CALLBACK(element_added_cb), engine);
+	g_signal_connect(engine->pipeline, "deep-element-removed",
+		G_CALLBACK(element_removed_cb), engine);
+	static const char *const kinds[] = { "video", "audio", "text" };
+	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+		g_autofree char *changed = g_strdup_printf("%s-changed", kinds[i]);
+		g_autofree char *tags = g_strdup_printf("%s-tags-changed", kinds[i]);
+		g_signal_connect(engine->pipeline, changed, G_CALLBACK(streams_changed_cb), NULL);
+		g_signal_connect(engine->pipeline, tags, G_CALLBACK(stream_tags_changed_cb), NULL);
+	}
+}
+
+void
+gst_support_qos(struct gst_engine *engine, GstMessage *message)
+{
+	GstFormat format;
+	guint64 processed, dropped;
+	gst_message_parse_qos_stats(message, &format, &processed, &dropped);
+	if (format != GST_FORMAT_BUFFERS || dropped == G_MAXUINT64)
+		return;
+	/* Each element reports its running total; keep the latest per element. */
+	guint64 *value = g_new(guint64, 1);
+	*value = dropped;
+	g_hash_table_replace(engine->qos_dropped, g_strdup(GST_MESSAGE_SRC_NAME(message)), value);
+}
+
+void
+gst_support_reset_stats(struct gst_engine *engine)
+{
+	g_mutex_lock(&engine->lock);
+	engine->decoded = 0;
+	engine->presented = 0;
+	g_mutex_unlock(&engine->lock);
+	g_hash_table_remove_all(engine->qos_dropped);
+}
+
+void
+gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats)
+{
+	*stats = (struct umms_engine_stats){ 0 };
+	g_mutex_lock(&engine->lock);
+	stats->decoded = engine->decoded;
+	stats->presented = engine->presented;
+	g_mutex_unlock(&engine->lock);
+
+	GHashTableIter iter;
+	gpointer value;
+	g_hash_table_iter_init(&iter, engine->qos_dropped);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		stats->dropped += *(guint64 *)value;
+	/* Frames go nowhere yet, so none are copied. */
+	stats->copies = 0;
+}

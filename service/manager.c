@@ -1,0 +1,366 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_DBUS
+
+#include <string.h>
+
+#include "dbus-guard.h"
+#include "dbus-iface.h"
+#include "engine.h"
+#include "error.h"
+#include "log.h"
+#include "manager.h"
+#include "mpris.h"
+#include "player-dbus.h"
+#include "player.h"
+#include "source.h"
+#include "umms-config.h"
+#include "umms-dbus.h"
+
+#define ROOT_PATH "/org/umms"
+#define PLAYER_PREFIX "/org/umms/player"
+
+struct client {
+	struct umms_manager *manager;
+	char *name;          /* unique bus name */
+	guint watch;
+	unsigned players;
+};
+
+struct entry {
+	struct umms_manager *manager;
+	struct umms_player *player;
+	struct umms_player_dbus *dbus;
+	struct umms_mpris *mpris;
+	struct client *client; /* attended players only */
+	char *path;
+	struct wl_listener release;
+	GSource *release_idle;
+};
+
+struct umms_manager {
+	const struct umms_config *config;
+	GDBusConnection *connection;
+	char *bus_address;
+	GDBusObjectManagerServer *objects;
+	UmmsDbusIface *iface;
+	struct umms_dbus_guard *guard;
+	guint ghosts;
+	GPtrArray *entries;    /* struct entry *, oldest first */
+	GHashTable *clients;   /* name → struct client * */
+	unsigned next_id;
+};
+
+static void entry_destroy(struct entry *entry);
+
+static struct entry *
+find_entry(struct umms_manager *manager, const char *path)
+{
+	for (guint i = 0; i < manager->entries->len; i++) {
+		struct entry *entry = manager->entries->pdata[i];
+		if (strcmp(entry->path, path) == 0)
+			return entry;
+	}
+	return NULL;
+}
+
+static void
+client_vanished(GDBusConnection *connection, const char *name, gpointer data)
+{
+	struct client *client = data;
+	struct umms_manager *manager = client->manager;
+	umms_info("%s left: destroying its %u attended player(s)", name, client->players);
+	/* entry_destroy frees @client with its last player. */
+	for (guint i = manager->entries->len; i > 0; i--) {
+		struct entry *entry = manager->entries->pdata[i - 1];
+		if (entry->client == client)
+			entry_destroy(entry);
+	}
+}
+
+static struct client *
+client_ref(struct umms_manager *manager, const char *name)
+{
+	struct client *client = g_hash_table_lookup(manager->clients, name);
+	if (!client) {
+		client = g_new0(struct client, 1);
+		client->manager = manager;
+		client->name = g_strdup(name);
+		g_hash_table_insert(manager->clients, client->name, client);
+		client->watch = g_bus_watch_name_on_connection(manager->connection, name,
+			G_BUS_NAME_WATCHER_FLAGS_NONE, NULL, client_vanished, client, NULL);
+	}
+	client->players++;
+	return client;
+}
+
+static void
+client_unref(struct client *client)
+{
+	if (--client->players > 0)
+		return;
+	g_bus_unwatch_name(client->watch);
+	g_hash_table_remove(client->manager->clients, client->name);
+	g_free(client->name);
+	g_free(client);
+}
+
+static void
+entry_destroy(struct entry *entry)
+{
+	struct umms_manager *manager = entry->manager;
+	umms_source_clear(&entry->release_idle);
+	wl_list_remove(&entry->release.link);
+	g_ptr_array_remove(manager->entries, entry);
+	/*
+	 * Off org.umms first: once its MPRIS name is seen gone, a call to the
+	 * player already finds no object and gets NotFound.
+	 */
+	umms_player_dbus_destroy(entry->dbus);
+	umms_mpris_destroy(entry->mpris);
+	umms_player_destroy(entry->player);
+	if (entry->client)
+		client_unref(entry->client);
+	g_free(entry->path);
+	g_free(entry);
+	umms_dbus_iface_changed(manager->iface);
+}
+
+static gboolean
+release_cb(gpointer data)
+{
+	struct entry *entry = data;
+	umms_source_forget(&entry->release_idle);
+	entry_destroy(entry);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+on_release(struct wl_listener *listener, void *data)
+{
+	struct entry *entry = wl_container_of(listener, entry, release);
+	/* Not from inside the player's own callbacks. */
+	if (!entry->release_idle)
+		entry->release_idle = umms_source_idle(release_cb, entry);
+}
+
+static bool
+option_uint(GVariant *value, uint64_t *out)
+{
+	if (g_variant_is_of_type(value, G_VARIANT_TYPE_UINT64))
+		*out = g_variant_get_uint64(value);
+	else if (g_variant_is_of_type(value, G_VARIANT_TYPE_UINT32))
+		*out = g_variant_get_uint32(value);
+	else if (g_variant_is_of_type(value, G_VARIANT_TYPE_INT64) && g_variant_get_int64(value) >= 0)
+		*out = (uint64_t)g_variant_get_int64(value);
+	else if (g_variant_is_of_type(value, G_VARIANT_TYPE_INT32) && g_variant_get_int32(value) >= 0)
+		*out = (uint64_t)g_variant_get_int32(value);
+	else
+		return false;
+	return true;
+}
+
+static bool
+parse_options(struct umms_manager *manager, GVariant *options,
+	struct umms_player_options *out, GError **error)
+{
+	*out = (struct umms_player_options){
+		.attended = true,
+		.ttl = manager->config->service.unattended_ttl,
+		.priority = UMMS_PRIORITY_FOREGROUND,
+	};
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
+		if (strcmp(key, "attended") == 0) {
+			if (!g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN))
+				goto bad_type;
+			out->attended = g_variant_get_boolean(value);
+		} else if (strcmp(key, "ttl") == 0) {
+			if (!option_uint(value, &out->ttl))
+				goto bad_type;
+		} else if (strcmp(key, "priority") == 0) {
+			if (!g_variant_is_of_type(value, G_VARIANT_TYPE_STRING))
+				goto bad_type;
+			if (!umms_priority_parse(g_variant_get_string(value, NULL), &out->priority)) {
+				g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+					"unknown priority \"%s\" (foreground, background or recording)",
+					g_variant_get_string(value, NULL));
+				g_variant_unref(value);
+				return false;
+			}
+		} else {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+				"unknown option \"%s\" (attended, ttl, priority)", key);
+			g_variant_unref(value);
+			return false;
+		}
+	}
+	return true;
+
+bad_type:
+	g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+		"option \"%s\" has the wrong type %s (attended: b, ttl: t, priority: s)",
+		key, g_variant_get_type_string(value));
+	g_variant_unref(value);
+	return false;
+}
+
+static void
+create_player(struct umms_manager *manager, const char *sender, GVariant *params,
+	GDBusMethodInvocation *invocation)
+{
+	g_autoptr(GVariant) options = g_variant_get_child_value(params, 0);
+	struct umms_player_options opts;
+	GError *error = NULL;
+	if (!parse_options(manager, options, &opts, &error)) {
+		umms_dbus_return_error(invocation, error);
+		return;
+	}
+	if (manager->entries->len >= manager->config->service.max_players) {
+		umms_dbus_return_error(invocation, g_error_new(UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+			"too many players: %u exist (service.max-players)",
+			manager->entries->len));
+		return;
+	}
+	opts.owner = sender;
+
+	struct entry *entry = g_new0(struct entry, 1);
+	entry->manager = manager;
+	unsigned id = ++manager->next_id;
+	entry->path = g_strdup_printf(PLAYER_PREFIX "/%u", id);
+	entry->player = umms_player_create(id, manager->config, &opts);
+	entry->release.notify = on_release;
+	wl_signal_add(&entry->player->events.release, &entry->release);
+	if (opts.attended && sender)
+		entry->client = client_ref(manager, sender);
+	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
+	if (manager->config->service.mpris)
+		entry->mpris = umms_mpris_create(entry->player, entry->path, manager->bus_address);
+	g_ptr_array_add(manager->entries, entry);
+	umms_dbus_iface_changed(manager->iface);
+	umms_dbus_iface_flush_changes(manager->iface);
+
+	g_dbus_method_invocation_return_value(invocation, g_variant_new("(o)", entry->path));
+}
+
+static void
+method_call(void *data, const char *sender, const char *method, GVariant *params,
+	GDBusMethodInvocation *invocation)
+{
+	struct umms_manager *manager = data;
+	if (strcmp(method, "CreatePlayer") == 0) {
+		create_player(manager, sender, params, invocation);
+	} else if (strcmp(method, "DestroyPlayer") == 0) {
+		const char *path;
+		g_variant_get(params, "(&o)", &path);
+		struct entry *entry = find_entry(manager, path);
+		if (!entry) {
+			umms_dbus_return_error(invocation, g_error_new(UMMS_ERROR,
+				UMMS_ERROR_NOT_FOUND, "no such player: %s", path));
+			return;
+		}
+		entry_destroy(entry);
+		umms_dbus_iface_flush_changes(manager->iface);
+		g_dbus_method_invocation_return_value(invocation, NULL);
+	} else {
+		g_assert_not_reached();
+	}
+}
+
+static GVariant *
+get_property(void *data, const char *name, GError **error)
+{
+	struct umms_manager *manager = data;
+	if (strcmp(name, "Players") == 0) {
+		GVariantBuilder builder;
+		g_variant_builder_init(&builder, G_VARIANT_TYPE("ao"));
+		for (guint i = 0; i < manager->entries->len; i++)
+			g_variant_builder_add(&builder, "o",
+				((struct entry *)manager->entries->pdata[i])->path);
+		return g_variant_builder_end(&builder);
+	}
+	if (strcmp(name, "Version") == 0)
+		return g_variant_new_string(UMMS_VERSION);
+	if (strcmp(name, "Engines") == 0) {
+		GVariantBuilder builder;
+		g_variant_builder_init(&builder, G_VARIANT_TYPE("as"));
+		for (const struct umms_engine_impl *const *impl = umms_engines_list(); *impl; impl++)
+			g_variant_builder_add(&builder, "s", (*impl)->name);
+		return g_variant_builder_end(&builder);
+	}
+	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no property %s", name);
+	return NULL;
+}
+
+static const struct umms_dbus_iface_ops manager_ops = {
+	.method_call = method_call,
+	.get_property = get_property,
+};
+
+struct umms_manager *
+umms_manager_create(const struct umms_config *config, GDBusConnection *connection,
+	const char *bus_address, GError **error)
+{
+	struct umms_manager *manager = g_new0(struct umms_manager, 1);
+	manager->config = config;
+	manager->connection = g_object_ref(connection);
+	manager->bus_address = g_strdup(bus_address);
+	manager->entries = g_ptr_array_new();
+	manager->clients = g_hash_table_new(g_str_hash, g_str_equal);
+
+	GDBusInterfaceInfo *const interfaces[] = {
+		umms_manager1_interface_info(), umms_player1_interface_info(), NULL,
+	};
+	GDBusInterfaceInfo *const player_interfaces[] = { umms_player1_interface_info(), NULL };
+	manager->guard = umms_dbus_guard_install(connection, interfaces);
+
+	manager->objects = g_dbus_object_manager_server_new(ROOT_PATH);
+	manager->iface = umms_dbus_iface_new(umms_manager1_interface_info(), &manager_ops, manager);
+	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(manager->iface),
+			connection, ROOT_PATH, error))
+		goto fail;
+	manager->ghosts = umms_dbus_guard_ghosts(connection, PLAYER_PREFIX, "player",
+		player_interfaces, error);
+	if (!manager->ghosts)
+		goto fail;
+	g_dbus_object_manager_server_set_connection(manager->objects, connection);
+	return manager;
+
+fail:
+	umms_manager_destroy(manager);
+	return NULL;
+}
+
+void
+umms_manager_destroy(struct umms_manager *manager)
+{
+	if (!manager)
+		return;
+	while (manager->entries->len > 0)
+		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
+	if (manager->ghosts)
+		g_dbus_connection_unregister_subtree(manager->connection, manager->ghosts);
+	if (manager->iface) {
+		umms_dbus_iface_detach(manager->iface);
+		if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(manager->iface)))
+			g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(manager->iface));
+		g_object_unref(manager->iface);
+	}
+	if (manager->objects) {
+		g_dbus_object_manager_server_set_connection(manager->objects, NULL);
+		g_object_unref(manager->objects);
+	}
+	umms_dbus_guard_remove(manager->guard);
+	g_ptr_array_unref(manager->entries);
+	g_hash_table_unref(manager->clients);
+	g_object_unref(manager->connection);
+	g_free(manager->bus_address);
+	g_free(manager);
+}
+
+unsigned
+umms_manager_player_count(struct umms_manager *manager)
+{
+	return manager->entries->len;
+}

@@ -1,0 +1,27 @@
+/*
+ * org.umms.Manager1 and the object manager at /org/umms: creates and
+ * destroys players, ties attended players to their creator's bus name and
+ * gives each player its D-Bus and MPRIS faces.
+ */
+#ifndef UMMS_SERVICE_MANAGER_H
+#define UMMS_SERVICE_MANAGER_H
+
+#include <stdbool.h>
+#include <gio/gio.h>
+
+#include "config.h"
+
+struct umms_manager;
+
+/*
+ * Exports /org/umms on @connection. @bus_address is where MPRIS connections
+ * go (each player owns its own MPRIS name, so it needs its own connection).
+ */
+struct umms_manager *umms_manager_create(const struct umms_config *config,
+	GDBusConnection *connection, const char *bus_address, GError **error);
+/* Destroys every player and unexports. NULL is a no-op. */
+void umms_manager_destroy(struct umms_manager *manager);
+
+unsigned umms_manager_player_count(struct umms_manager *manager);
+
+#endif

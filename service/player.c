@@ -1,0 +1,685 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_PLAYER
+
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "log.h"
+#include "player.h"
+#include "source.h"
+
+#define MAX_RATE 64.0
+
+enum request_kind {
+	REQUEST_OPEN,
+	REQUEST_STATE,   /* Play, Pause, Stop: sets state once done */
+	REQUEST_SEEK,    /* Seek, SetPosition, StepFrame: Seeked once done */
+	REQUEST_OTHER,
+};
+
+struct pending_request {
+	enum request_kind kind;
+	enum umms_player_state state; /* REQUEST_STATE */
+	umms_player_done_fn done;      /* may be NULL */
+	void *data;
+};
+
+static const struct umms_media_info *empty_info(void);
+
+const char *
+umms_player_state_name(enum umms_player_state state)
+{
+	switch (state) {
+	case UMMS_PLAYER_PLAYING:
+		return "playing";
+	case UMMS_PLAYER_PAUSED:
+		return "paused";
+	case UMMS_PLAYER_STOPPED:
+		break;
+	}
+	return "stopped";
+}
+
+static const char *const priority_names[] = {
+	[UMMS_PRIORITY_BACKGROUND] = "background",
+	[UMMS_PRIORITY_FOREGROUND] = "foreground",
+	[UMMS_PRIORITY_RECORDING] = "recording",
+};
+
+const char *
+umms_priority_name(enum umms_priority priority)
+{
+	return priority_names[priority];
+}
+
+bool
+umms_priority_parse(const char *name, enum umms_priority *priority)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(priority_names); i++) {
+		if (strcmp(name, priority_names[i]) == 0) {
+			*priority = (enum umms_priority)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+emit_changed(struct umms_player *player)
+{
+	wl_signal_emit_mutable(&player->events.changed, player);
+}
+
+static void
+complete(struct pending_request *request, const GError *error)
+{
+	if (request->done)
+		request->done(error, request->data);
+	g_free(request);
+}
+
+/* Completes every waiting request with @code and @message. */
+static void
+complete_all(struct umms_player *player, enum umms_error_code code, const char *message)
+{
+	g_autoptr(GError) error = g_error_new_literal(UMMS_ERROR, code, message);
+	struct pending_request *request;
+	while ((request = g_queue_pop_head(&player->pending)))
+		complete(request, error);
+}
+
+static void
+push_request(struct umms_player *player, enum request_kind kind, enum umms_player_state state,
+	umms_player_done_fn done, void *data)
+{
+	struct pending_request *request = g_new0(struct pending_request, 1);
+	request->kind = kind;
+	request->state = state;
+	request->done = done;
+	request->data = data;
+	g_queue_push_tail(&player->pending, request);
+}
+
+static gboolean
+ttl_cb(gpointer data)
+{
+	struct umms_player *player = data;
+	umms_source_forget(&player->ttl_timer);
+	umms_info("player %u: idle for %" G_GUINT64_FORMAT " s, expiring", player->id, player->ttl);
+	umms_player_release(player);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean
+stats_cb(gpointer data)
+{
+	emit_changed(data);
+	return G_SOURCE_CONTINUE;
+}
+
+/* Timers follow the state: the ttl counts while not playing, Stats while playing. */
+static void
+update_timers(struct umms_player *player)
+{
+	bool playing = player->state == UMMS_PLAYER_PLAYING;
+	if (playing)
+		umms_source_clear(&player->ttl_timer);
+	if (!player->ttl_timer && !playing && !player->attended && player->ttl > 0)
+		player->ttl_timer = umms_source_timeout(
+			(unsigned)MIN(player->ttl * 1000, G_MAXUINT), ttl_cb, player);
+
+	if (playing && !player->stats_timer)
+		player->stats_timer = umms_source_timeout(1000, stats_cb, player);
+	else if (!playing)
+		umms_source_clear(&player->stats_timer);
+}
+
+static void
+set_state(struct umms_player *player, enum umms_player_state state)
+{
+	if (player->state != state)
+		umms_debug("player %u: %s → %s", player->id, umms_player_state_name(player->state),
+			umms_player_state_name(state));
+	player->state = state;
+	update_timers(player);
+	emit_changed(player);
+}
+
+void
+umms_player_touch(struct umms_player *player)
+{
+	umms_source_clear(&player->ttl_timer);
+	update_timers(player);
+}
+
+void
+umms_player_release(struct umms_player *player)
+{
+	wl_signal_emit_mutable(&player->events.release, player);
+}
+
+static void
+stop_open_timer(struct umms_player *player)
+{
+	umms_source_clear(&player->open_timer);
+}
+
+static void
+engine_settled(struct wl_listener *listener, void *data)
+{
+	struct umms_player *player = wl_container_of(listener, player, engine_settled);
+	const GError *error = data;
+	stop_open_timer(player);
+
+	GQueue done = G_QUEUE_INIT;
+	bool seeked = false;
+	struct pending_request *request;
+	while ((request = g_queue_pop_head(&player->pending))) {
+		if (!error && request->kind == REQUEST_STATE)
+			player->state = request->state;
+		seeked |= request->kind == REQUEST_SEEK;
+		g_queue_push_tail(&done, request);
+	}
+	if (error && player->engine->state == UMMS_ENGINE_IDLE)
+		player->state = UMMS_PLAYER_STOPPED;
+	set_state(player, player->state);
+
+	while ((request = g_queue_pop_head(&done)))
+		complete(request, error);
+	if (seeked && !error) {
+		int64_t position = umms_player_get_position(player);
+		wl_signal_emit_mutable(&player->events.seeked, &position);
+	}
+}
+
+static void
+engine_info(struct wl_listener *listener, void *data)
+{
+	struct umms_player *player = wl_container_of(listener, player, engine_info);
+	emit_changed(player);
+}
+
+static void
+engine_eos(struct wl_listener *listener, void *data)
+{
+	struct umms_player *player = wl_container_of(listener, player, engine_eos);
+	umms_info("player %u: end of %s", player->id, player->uri);
+	/* Stopped, back at the start, at normal speed: Play starts over. */
+	player->engine->impl->set_state(player->engine, UMMS_ENGINE_IDLE, NULL);
+	if (player->rate != 1.0) {
+		player->rate = 1.0;
+		player->engine->impl->set_rate(player->engine, 1.0, NULL);
+	}
+	set_state(player, UMMS_PLAYER_STOPPED);
+	wl_signal_emit_mutable(&player->events.eos, player);
+}
+
+static void
+engine_error(struct wl_listener *listener, void *data)
+{
+	struct umms_player *player = wl_container_of(listener, player, engine_error);
+	const GError *error = data;
+	set_state(player, UMMS_PLAYER_STOPPED);
+	wl_signal_emit_mutable(&player->events.error, (void *)error);
+}
+
+static void
+detach_engine(struct umms_player *player)
+{
+	if (!player->engine)
+		return;
+	wl_list_remove(&player->engine_settled.link);
+	wl_list_remove(&player->engine_info.link);
+	wl_list_remove(&player->engine_eos.link);
+	wl_list_remove(&player->engine_error.link);
+	umms_engine_destroy(player->engine);
+	player->engine = NULL;
+}
+
+static bool
+attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, GError **error)
+{
+	if (player->engine && player->engine->impl == impl)
+		return true;
+	struct umms_engine *engine = impl->create(player->config, error);
+	if (!engine)
+		return false;
+	detach_engine(player);
+	player->engine = engine;
+	player->engine_settled.notify = engine_settled;
+	wl_signal_add(&engine->events.settled, &player->engine_settled);
+	player->engine_info.notify = engine_info;
+	wl_signal_add(&engine->events.info, &player->engine_info);
+	player->engine_eos.notify = engine_eos;
+	wl_signal_add(&engine->events.eos, &player->engine_eos);
+	player->engine_error.notify = engine_error;
+	wl_signal_add(&engine->events.error, &player->engine_error);
+	engine->impl->set_volume(engine, player->volume, player->mute);
+	return true;
+}
+
+struct umms_player *
+umms_player_create(unsigned id, const struct umms_config *config,
+	const struct umms_player_options *options)
+{
+	struct umms_player *player = g_new0(struct umms_player, 1);
+	player->id = id;
+	player->config = config;
+	player->attended = options->attended;
+	player->owner = g_strdup(options->owner);
+	player->ttl = options->ttl;
+	player->priority = options->priority;
+	player->state = UMMS_PLAYER_STOPPED;
+	player->rate = 1.0;
+	player->volume = 1.0;
+	g_queue_init(&player->pending);
+	wl_signal_init(&player->events.changed);
+	wl_signal_init(&player->events.seeked);
+	wl_signal_init(&player->events.eos);
+	wl_signal_init(&player->events.error);
+	wl_signal_init(&player->events.release);
+	wl_signal_init(&player->events.destroy);
+	update_timers(player);
+	umms_info("player %u created (%s, %s)", id, player->attended ? "attended" : "unattended",
+		umms_priority_name(player->priority));
+	return player;
+}
+
+void
+umms_player_destroy(struct umms_player *player)
+{
+	if (!player)
+		return;
+	wl_signal_emit_mutable(&player->events.destroy, player);
+	complete_all(player, UMMS_ERROR_NOT_FOUND, "the player was destroyed");
+	stop_open_timer(player);
+	umms_source_clear(&player->ttl_timer);
+	umms_source_clear(&player->stats_timer);
+	detach_engine(player);
+	g_assert(wl_list_empty(&player->events.changed.listener_list));
+	umms_info("player %u destroyed", player->id);
+	g_free(player->owner);
+	g_free(player->uri);
+	g_free(player);
+}
+
+static bool
+need_media(struct umms_player *player, GError **error)
+{
+	if (player->uri && player->engine)
+		return true;
+	g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE,
+		"no media: call SetUri first");
+	return false;
+}
+
+/* A URI, or an absolute path made into one; NULL with InvalidArgument. */
+static char *
+normalize_uri(const char *text, GError **error)
+{
+	if (!text[0]) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "the URI is empty");
+		return NULL;
+	}
+	if (text[0] == '/')
+		return g_filename_to_uri(text, NULL, error);
+	g_autofree char *scheme = g_uri_parse_scheme(text);
+	if (!scheme) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"not a URI: \"%s\" (give a URI or an absolute path)", text);
+		return NULL;
+	}
+	return g_strdup(text);
+}
+
+static gboolean
+open_timeout_cb(gpointer data)
+{
+	struct umms_player *player = data;
+	umms_source_forget(&player->open_timer);
+	struct pending_request *request = g_queue_peek_head(&player->pending);
+	if (!request || request->kind != REQUEST_OPEN)
+		return G_SOURCE_REMOVE;
+	g_queue_pop_head(&player->pending);
+	if (!g_str_has_prefix(player->uri, "file:")) {
+		/* A slow source: answer now; the properties follow as they are known. */
+		umms_info("player %u: %s still opening, replying", player->id, player->uri);
+		complete(request, NULL);
+		return G_SOURCE_REMOVE;
+	}
+	/*
+	 * A local file takes well under a second to open. One that has not
+	 * opened by now never will (GStreamer 1.22's qtdemux can hang on some
+	 * truncated files without an error): give up and say so.
+	 */
+	umms_warn("player %u: %s did not open in %u ms", player->id, player->uri,
+		player->config->engine.open_timeout);
+	g_autoptr(GError) error = g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+		"%s could not be opened within %u ms: damaged or unreadable?", player->uri,
+		player->config->engine.open_timeout);
+	complete(request, error);
+	if (player->engine->impl->set_state(player->engine, UMMS_ENGINE_IDLE, NULL))
+		push_request(player, REQUEST_STATE, UMMS_PLAYER_STOPPED, NULL, NULL);
+	return G_SOURCE_REMOVE;
+}
+
+bool
+umms_player_set_uri(struct umms_player *player, const char *text,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	umms_player_touch(player);
+	g_autofree char *uri = normalize_uri(text, error);
+	if (!uri)
+		return false;
+	const struct umms_engine_impl *impl = umms_engines_select(uri, error);
+	if (!impl || !attach_engine(player, impl, error))
+		return false;
+
+	complete_all(player, UMMS_ERROR_INVALID_STATE, "interrupted: another URI was set");
+	stop_open_timer(player);
+	if (!player->engine->impl->open(player->engine, uri, error))
+		return false;
+	g_free(player->uri);
+	player->uri = g_steal_pointer(&uri);
+	player->track_serial++;
+	player->rate = 1.0;
+	push_request(player, REQUEST_OPEN, UMMS_PLAYER_STOPPED, done, data);
+	if (player->config->engine.open_timeout)
+		player->open_timer = umms_source_timeout(player->config->engine.open_timeout,
+			open_timeout_cb, player);
+	set_state(player, UMMS_PLAYER_STOPPED);
+	return true;
+}
+
+static bool
+request_state(struct umms_player *player, enum umms_player_state state,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	umms_player_touch(player);
+	if (!need_media(player, error))
+		return false;
+	enum umms_engine_state target = state == UMMS_PLAYER_PLAYING ? UMMS_ENGINE_PLAYING :
+		state == UMMS_PLAYER_PAUSED ? UMMS_ENGINE_PAUSED : UMMS_ENGINE_IDLE;
+	if (state == UMMS_PLAYER_STOPPED) {
+		complete_all(player, UMMS_ERROR_INVALID_STATE, "interrupted by Stop");
+		stop_open_timer(player);
+	}
+	if (!player->engine->impl->set_state(player->engine, target, error))
+		return false;
+	if (state == UMMS_PLAYER_STOPPED && player->rate != 1.0) {
+		player->rate = 1.0;
+		player->engine->impl->set_rate(player->engine, 1.0, NULL);
+	}
+	push_request(player, REQUEST_STATE, state, done, data);
+	return true;
+}
+
+bool
+umms_player_play(struct umms_player *player, umms_player_done_fn done, void *data,
+	GError **error)
+{
+	return request_state(player, UMMS_PLAYER_PLAYING, done, data, error);
+}
+
+bool
+umms_player_pause(struct umms_player *player, umms_player_done_fn done, void *data,
+	GError **error)
+{
+	return request_state(player, UMMS_PLAYER_PAUSED, done, data, error);
+}
+
+bool
+umms_player_stop(struct umms_player *player, umms_player_done_fn done, void *data,
+	GError **error)
+{
+	if (!player->uri) {
+		/* Nothing open is as stopped as it gets. */
+		umms_player_touch(player);
+		if (done)
+			done(NULL, data);
+		return true;
+	}
+	return request_state(player, UMMS_PLAYER_STOPPED, done, data, error);
+}
+
+static bool
+need_seekable(struct umms_player *player, GError **error)
+{
+	if (!need_media(player, error))
+		return false;
+	if (!player->engine->info.seekable) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			player->engine->info.live ? "a live stream cannot seek" :
+			"this media cannot seek");
+		return false;
+	}
+	return true;
+}
+
+static bool
+request_position(struct umms_player *player, int64_t position,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	if (!player->engine->impl->seek(player->engine, position, error))
+		return false;
+	push_request(player, REQUEST_SEEK, player->state, done, data);
+	return true;
+}
+
+bool
+umms_player_seek(struct umms_player *player, int64_t offset,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	umms_player_touch(player);
+	if (!need_seekable(player, error))
+		return false;
+	int64_t position = umms_player_get_position(player);
+	int64_t duration = player->engine->info.duration;
+	position = offset < 0 && -offset > position ? 0 : position + offset;
+	if (duration >= 0 && position > duration)
+		position = duration;
+	return request_position(player, position, done, data, error);
+}
+
+bool
+umms_player_set_position(struct umms_player *player, int64_t position,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	umms_player_touch(player);
+	if (!need_seekable(player, error))
+		return false;
+	int64_t duration = player->engine->info.duration;
+	if (position < 0 || (duration >= 0 && position > duration)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"position %.3f s is outside the media (0 to %.3f s)",
+			position / 1e6, duration / 1e6);
+		return false;
+	}
+	return request_position(player, position, done, data, error);
+}
+
+bool
+umms_player_step(struct umms_player *player, int frames,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	umms_player_touch(player);
+	if (!need_media(player, error))
+		return false;
+	if (frames == 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"StepFrame needs a number of frames other than 0");
+		return false;
+	}
+	if (!umms_player_has_video(player)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"this media has no video to step through");
+		return false;
+	}
+	/* Stepping shows single frames: the player ends up paused. */
+	if (!player->engine->impl->set_state(player->engine, UMMS_ENGINE_PAUSED, error) ||
+			!player->engine->impl->step(player->engine, frames, error))
+		return false;
+	push_request(player, REQUEST_STATE, UMMS_PLAYER_PAUSED, NULL, NULL);
+	push_request(player, REQUEST_SEEK, UMMS_PLAYER_PAUSED, done, data);
+	return true;
+}
+
+bool
+umms_player_select_track(struct umms_player *player, const char *kind_name, int index,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	umms_player_touch(player);
+	enum umms_track_kind kind;
+	if (!umms_track_kind_parse(kind_name, &kind)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"unknown track kind \"%s\" (video, audio or subtitle)", kind_name);
+		return false;
+	}
+	if (!need_media(player, error))
+		return false;
+	int count = (int)player->engine->info.tracks[kind]->len;
+	if (index == -1 && kind != UMMS_TRACK_SUBTITLE) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"only subtitles can be turned off with -1");
+		return false;
+	}
+	if (index < -1 || index >= count) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"no %s track %d: the media has %d", kind_name, index, count);
+		return false;
+	}
+	if (!player->engine->impl->select_track(player->engine, kind, index, error))
+		return false;
+	push_request(player, REQUEST_OTHER, player->state, done, data);
+	return true;
+}
+
+bool
+umms_player_set_subtitle_uri(struct umms_player *player, const char *text,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	umms_player_touch(player);
+	if (!need_media(player, error))
+		return false;
+	g_autofree char *uri = NULL;
+	if (text[0] && !(uri = normalize_uri(text, error)))
+		return false;
+	if (!player->engine->impl->set_subtitle_uri(player->engine, uri, error))
+		return false;
+	push_request(player, REQUEST_OTHER, player->state, done, data);
+	return true;
+}
+
+bool
+umms_player_set_rate(struct umms_player *player, double rate, GError **error)
+{
+	umms_player_touch(player);
+	if (rate == 0.0 || !isfinite(rate) || fabs(rate) > MAX_RATE) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"rate %g: must be between -%g and %g and not 0", rate, MAX_RATE, MAX_RATE);
+		return false;
+	}
+	if (rate == player->rate)
+		return true;
+	if (player->engine && player->uri) {
+		const struct umms_media_info *info = &player->engine->info;
+		if (info->live) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+				"a live stream plays at rate 1 only");
+			return false;
+		}
+		if (!info->seekable && player->engine->state != UMMS_ENGINE_IDLE) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+				"this media cannot change its rate (it cannot seek)");
+			return false;
+		}
+		if (!player->engine->impl->set_rate(player->engine, rate, error))
+			return false;
+	}
+	player->rate = rate;
+	emit_changed(player);
+	return true;
+}
+
+bool
+umms_player_set_volume(struct umms_player *player, double volume, GError **error)
+{
+	umms_player_touch(player);
+	if (!(volume >= 0.0 && volume <= 1.0)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"volume %g is outside 0.0 to 1.0", volume);
+		return false;
+	}
+	player->volume = volume;
+	if (player->engine)
+		player->engine->impl->set_volume(player->engine, player->volume, player->mute);
+	emit_changed(player);
+	return true;
+}
+
+void
+umms_player_set_mute(struct umms_player *player, bool mute)
+{
+	umms_player_touch(player);
+	player->mute = mute;
+	if (player->engine)
+		player->engine->impl->set_volume(player->engine, player->volume, player->mute);
+	emit_changed(player);
+}
+
+int64_t
+umms_player_get_position(struct umms_player *player)
+{
+	if (!player->engine || !player->uri)
+		return 0;
+	int64_t position = player->engine->impl->get_position(player->engine);
+	return position < 0 ? 0 : position;
+}
+
+static const struct umms_media_info *
+empty_info(void)
+{
+	static struct umms_media_info info;
+	static gsize initialized;
+	if (g_once_init_enter(&initialized)) {
+		umms_media_info_init(&info);
+		g_once_init_leave(&initialized, 1);
+	}
+	return &info;
+}
+
+const struct umms_media_info *
+umms_player_get_info(struct umms_player *player)
+{
+	return player->engine && player->uri ? &player->engine->info : empty_info();
+}
+
+void
+umms_player_get_stats(struct umms_player *player, struct umms_engine_stats *stats)
+{
+	*stats = (struct umms_engine_stats){ 0 };
+	if (player->engine)
+		player->engine->impl->get_stats(player->engine, stats);
+}
+
+char *
+umms_player_describe_decoder(struct umms_player *player)
+{
+	const struct umms_media_info *info = umms_player_get_info(player);
+	if (!info->decoder)
+		return g_strdup("");
+	return g_strdup_printf("%s (%s)", info->decoder,
+		info->decoder_hardware ? "hardware" : "software");
+}
+
+const char *
+umms_player_engine_name(struct umms_player *player)
+{
+	return player->engine ? player->engine->impl->name : "";
+}
+
+bool
+umms_player_has_video(struct umms_player *player)
+{
+	return umms_player_get_info(player)->tracks[UMMS_TRACK_VIDEO]->len > 0;
+}

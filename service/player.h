@@ -1,0 +1,138 @@
+/*
+ * A player: one media, one engine, one state machine, whoever controls it.
+ *
+ * The player knows nothing of D-Bus: org.umms.Player1 (player-dbus.c) and
+ * MPRIS (mpris.c) are two faces over this API. Requests that change what is
+ * shown are asynchronous: they return false with an UMMS_ERROR when refused
+ * at once, else true, and later call @done exactly once, with NULL on
+ * success or the error that stopped them (also when the player is destroyed
+ * first). Queued requests complete in order; a request that starts over
+ * (SetUri, Stop) completes the ones still waiting with
+ * UMMS_ERROR_INVALID_STATE "interrupted".
+ *
+ * Signals (events.*), all emitted from the main loop:
+ *   changed  — some property may have changed (cheap; listeners compare)
+ *   seeked   — data: const int64_t * new position in µs
+ *   eos      — the end was reached; the player is stopped already
+ *   error    — data: const GError *; playback failed after its request had
+ *              completed; the player is stopped already
+ *   release  — the player asks its owner to destroy it: an unattended
+ *              player's ttl ran out, or a client asked it to quit
+ *   destroy  — the player is going away
+ */
+#ifndef UMMS_SERVICE_PLAYER_H
+#define UMMS_SERVICE_PLAYER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <wayland-server-core.h>
+
+#include "config.h"
+#include "engine.h"
+
+enum umms_player_state {
+	UMMS_PLAYER_STOPPED,
+	UMMS_PLAYER_PAUSED,
+	UMMS_PLAYER_PLAYING,
+};
+
+enum umms_priority {
+	UMMS_PRIORITY_BACKGROUND,
+	UMMS_PRIORITY_FOREGROUND,
+	UMMS_PRIORITY_RECORDING,
+};
+
+struct umms_player_options {
+	bool attended;
+	const char *owner;        /* unique bus name of the creator, or NULL */
+	uint64_t ttl;             /* seconds; unattended players only; 0 = never */
+	enum umms_priority priority;
+};
+
+typedef void (*umms_player_done_fn)(const GError *error, void *data);
+
+struct umms_player {
+	unsigned id;
+	const struct umms_config *config;
+	bool attended;
+	char *owner;
+	uint64_t ttl;
+	enum umms_priority priority;
+
+	char *uri;
+	unsigned track_serial;    /* +1 each SetUri */
+	enum umms_player_state state;
+	double rate, volume;
+	bool mute;
+
+	struct umms_engine *engine;
+	struct wl_listener engine_settled, engine_info, engine_eos, engine_error, engine_destroy;
+	GQueue pending;           /* struct pending_request * */
+	GSource *ttl_timer, *stats_timer, *open_timer;
+
+	struct {
+		struct wl_signal changed;
+		struct wl_signal seeked;
+		struct wl_signal eos;
+		struct wl_signal error;
+		struct wl_signal release;
+		struct wl_signal destroy;
+	} events;
+};
+
+const char *umms_player_state_name(enum umms_player_state state);
+const char *umms_priority_name(enum umms_priority priority);
+bool umms_priority_parse(const char *name, enum umms_priority *priority);
+
+struct umms_player *umms_player_create(unsigned id, const struct umms_config *config,
+	const struct umms_player_options *options);
+/* Completes pending requests with NotFound, emits destroy. NULL is a no-op. */
+void umms_player_destroy(struct umms_player *player);
+
+/*
+ * Opens @uri (a URI, or an absolute path). Completes when the media is open
+ * and described, or after [engine] open-timeout for slow sources.
+ */
+bool umms_player_set_uri(struct umms_player *player, const char *uri,
+	umms_player_done_fn done, void *data, GError **error);
+bool umms_player_play(struct umms_player *player, umms_player_done_fn done, void *data,
+	GError **error);
+bool umms_player_pause(struct umms_player *player, umms_player_done_fn done, void *data,
+	GError **error);
+bool umms_player_stop(struct umms_player *player, umms_player_done_fn done, void *data,
+	GError **error);
+/* Relative: clamped to [0, duration]. */
+bool umms_player_seek(struct umms_player *player, int64_t offset,
+	umms_player_done_fn done, void *data, GError **error);
+/* Absolute: refused outside [0, duration]. */
+bool umms_player_set_position(struct umms_player *player, int64_t position,
+	umms_player_done_fn done, void *data, GError **error);
+bool umms_player_step(struct umms_player *player, int frames,
+	umms_player_done_fn done, void *data, GError **error);
+bool umms_player_select_track(struct umms_player *player, const char *kind, int index,
+	umms_player_done_fn done, void *data, GError **error);
+/* "" removes the external subtitles. */
+bool umms_player_set_subtitle_uri(struct umms_player *player, const char *uri,
+	umms_player_done_fn done, void *data, GError **error);
+
+/* Immediate. */
+bool umms_player_set_rate(struct umms_player *player, double rate, GError **error);
+bool umms_player_set_volume(struct umms_player *player, double volume, GError **error);
+void umms_player_set_mute(struct umms_player *player, bool mute);
+
+/* Any call from a client counts as activity for the ttl. */
+void umms_player_touch(struct umms_player *player);
+/* Asks the owner to destroy the player (events.release). */
+void umms_player_release(struct umms_player *player);
+
+int64_t umms_player_get_position(struct umms_player *player);
+/* Never NULL: an empty description when nothing is open. */
+const struct umms_media_info *umms_player_get_info(struct umms_player *player);
+void umms_player_get_stats(struct umms_player *player, struct umms_engine_stats *stats);
+/* "avdec_h264 (software)", or "" without a video decoder. */
+char *umms_player_describe_decoder(struct umms_player *player);
+const char *umms_player_engine_name(struct umms_player *player);
+bool umms_player_has_video(struct umms_player *player);
+
+#endif

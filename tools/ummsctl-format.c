@@ -1,0 +1,280 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ummsctl.h"
+
+/* The track keys print_track() knows; any other key is shown as key=value. */
+static const char *const track_keys[] = {
+	"codec", "codec-description", "width", "height", "framerate", "par-n", "par-d",
+	"channels", "rate", "bitrate", "language", "external", NULL,
+};
+
+char *
+umms_ctl_format_time(gint64 us, bool fraction)
+{
+	if (us < 0)
+		return g_strdup("-:--:--");
+	gint64 s = us / G_USEC_PER_SEC;
+	int min = (int)(s / 60 % 60), sec = (int)(s % 60);
+	if (fraction)
+		return g_strdup_printf("%" G_GINT64_FORMAT ":%02d:%02d.%03d", s / 3600, min, sec,
+			(int)(us % G_USEC_PER_SEC / 1000));
+	return g_strdup_printf("%" G_GINT64_FORMAT ":%02d:%02d", s / 3600, min, sec);
+}
+
+/* Digits with at most one '.', at least one digit: no sign, space, exponent. */
+static bool
+parse_seconds(const char *text, bool allow_fraction, double *value)
+{
+	int digits = 0, dots = 0;
+	for (const char *p = text; *p; p++) {
+		if (g_ascii_isdigit(*p))
+			digits++;
+		else if (*p == '.')
+			dots++;
+		else
+			return false;
+	}
+	if (digits == 0 || dots > (allow_fraction ? 1 : 0))
+		return false;
+	*value = g_ascii_strtod(text, NULL);
+	return true;
+}
+
+bool
+umms_ctl_parse_seek(const char *text, gint64 *us, bool *relative)
+{
+	bool negative = text[0] == '-';
+	*relative = negative || text[0] == '+';
+	g_auto(GStrv) parts = g_strsplit(text + (*relative ? 1 : 0), ":", -1);
+	guint n = g_strv_length(parts);
+	if (n < 1 || n > 3)
+		return false;
+
+	double seconds = 0;
+	for (guint i = 0; i < n; i++) {
+		double value;
+		if (!parse_seconds(parts[i], i == n - 1, &value))
+			return false;
+		/* The fields after the first are minutes and seconds. */
+		if (i > 0 && value >= 60)
+			return false;
+		seconds = seconds * 60 + value;
+	}
+	/* About 31 years: far beyond any media, far within gint64 µs. */
+	if (seconds > 1e9)
+		return false;
+	*us = (gint64)(seconds * G_USEC_PER_SEC + 0.5);
+	if (negative)
+		*us = -*us;
+	return true;
+}
+
+bool
+umms_ctl_parse_double(const char *text, double *value)
+{
+	char *end;
+	if (!text[0] || g_ascii_isspace(text[0]))
+		return false;
+	errno = 0;
+	double v = g_ascii_strtod(text, &end);
+	if (errno || *end || !isfinite(v))
+		return false;
+	*value = v;
+	return true;
+}
+
+bool
+umms_ctl_parse_bool(const char *text, bool *value)
+{
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
+	for (size_t i = 0; i < G_N_ELEMENTS(yes); i++) {
+		if (g_ascii_strcasecmp(text, yes[i]) == 0) {
+			*value = true;
+			return true;
+		}
+		if (g_ascii_strcasecmp(text, no[i]) == 0) {
+			*value = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *
+or_empty(const char *text)
+{
+	return text ? text : "";
+}
+
+static const char *
+yes_no(gboolean value)
+{
+	return value ? "yes" : "no";
+}
+
+/* A value as a person reads it: strings without quotes, the rest as GVariant text. */
+static char *
+format_value(GVariant *value)
+{
+	if (g_variant_is_of_type(value, G_VARIANT_TYPE_STRING))
+		return g_variant_dup_string(value, NULL);
+	return g_variant_print(value, FALSE);
+}
+
+void
+umms_ctl_print_summary(UmmsPlayer1 *player, const char *path)
+{
+	g_autofree char *position = umms_ctl_format_time(umms_player1_get_position(player), false);
+	g_autofree char *duration = umms_ctl_format_time(umms_player1_get_duration(player), false);
+	printf("%s  %-7s  %s/%s  %s\n", path, or_empty(umms_player1_get_state(player)),
+		position, duration, or_empty(umms_player1_get_uri(player)));
+}
+
+static int
+lookup_int(GVariantDict *dict, const char *key)
+{
+	gint32 value;
+	return g_variant_dict_lookup(dict, key, "i", &value) ? value : 0;
+}
+
+static const char *
+lookup_string(GVariantDict *dict, const char *key)
+{
+	const char *value;
+	return g_variant_dict_lookup(dict, key, "&s", &value) ? value : "";
+}
+
+/*
+ * "video 0*: h264 320x240 25 fps par 1/1 (H.264 (High Profile))": kind,
+ * index, '*' when current, then whatever the track has of codec, geometry or
+ * channels, bitrate, language, description, "external", other keys.
+ */
+static void
+print_track(const char *kind, gsize index, bool current, GVariant *track)
+{
+	g_auto(GVariantDict) dict;
+	g_variant_dict_init(&dict, track);
+	g_autoptr(GString) line = g_string_new(NULL);
+	const char *codec = lookup_string(&dict, "codec");
+	g_string_append_printf(line, "  %s %" G_GSIZE_FORMAT "%s: %s", kind, index,
+		current ? "*" : "", codec[0] ? codec : "unknown");
+
+	int width = lookup_int(&dict, "width"), height = lookup_int(&dict, "height");
+	if (width > 0 && height > 0)
+		g_string_append_printf(line, " %dx%d", width, height);
+	double fps;
+	if (g_variant_dict_lookup(&dict, "framerate", "d", &fps) && fps > 0)
+		g_string_append_printf(line, " %g fps", fps);
+	int par_n = lookup_int(&dict, "par-n"), par_d = lookup_int(&dict, "par-d");
+	if (par_n > 0 && par_d > 0)
+		g_string_append_printf(line, " par %d/%d", par_n, par_d);
+	int channels = lookup_int(&dict, "channels"), rate = lookup_int(&dict, "rate");
+	if (channels > 0)
+		g_string_append_printf(line, " %d ch", channels);
+	if (rate > 0)
+		g_string_append_printf(line, " %d Hz", rate);
+	int bitrate = lookup_int(&dict, "bitrate");
+	if (bitrate > 0)
+		g_string_append_printf(line, " %d kb/s", (bitrate + 500) / 1000);
+	const char *language = lookup_string(&dict, "language");
+	if (language[0])
+		g_string_append_printf(line, " %s", language);
+	const char *description = lookup_string(&dict, "codec-description");
+	if (description[0])
+		g_string_append_printf(line, " (%s)", description);
+	gboolean external;
+	if (g_variant_dict_lookup(&dict, "external", "b", &external) && external)
+		g_string_append(line, " external");
+
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+	g_variant_iter_init(&iter, track);
+	while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+		if (!g_strv_contains(track_keys, key)) {
+			g_autofree char *text = format_value(value);
+			g_string_append_printf(line, " %s=%s", key, text);
+		}
+		g_variant_unref(value);
+	}
+	printf("%s\n", line->str);
+}
+
+static gsize
+print_tracks(const char *kind, GVariant *tracks, int current)
+{
+	gsize n = tracks ? g_variant_n_children(tracks) : 0;
+	for (gsize i = 0; i < n; i++) {
+		g_autoptr(GVariant) track = g_variant_get_child_value(tracks, i);
+		print_track(kind, i, current >= 0 && (gsize)current == i, track);
+	}
+	return n;
+}
+
+/* "Title:" then "  key=value" for each entry of an a{sv}, "  none" for none. */
+static void
+print_dict(const char *title, GVariant *dict)
+{
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+	bool any = false;
+
+	printf("%s:\n", title);
+	if (dict) {
+		g_variant_iter_init(&iter, dict);
+		while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
+			g_autofree char *text = format_value(value);
+			printf("  %s=%s\n", key, text);
+			g_variant_unref(value);
+			any = true;
+		}
+	}
+	if (!any)
+		printf("  none\n");
+}
+
+void
+umms_ctl_print_info(UmmsPlayer1 *player, const char *path)
+{
+	gint64 position = umms_player1_get_position(player);
+	gint64 duration = umms_player1_get_duration(player);
+	g_autofree char *position_text = umms_ctl_format_time(position, true);
+	g_autofree char *duration_text = umms_ctl_format_time(duration, true);
+
+	printf("Player:           %s\n", path);
+	printf("Uri:              %s\n", or_empty(umms_player1_get_uri(player)));
+	printf("State:            %s\n", or_empty(umms_player1_get_state(player)));
+	printf("Position:         %s (%" G_GINT64_FORMAT " µs)\n", position_text, position);
+	printf("Duration:         %s (%" G_GINT64_FORMAT " µs)\n", duration_text, duration);
+	printf("Rate:             %g\n", umms_player1_get_rate(player));
+	printf("Volume:           %g\n", umms_player1_get_volume(player));
+	printf("Mute:             %s\n", yes_no(umms_player1_get_mute(player)));
+	printf("Seekable:         %s\n", yes_no(umms_player1_get_seekable(player)));
+	printf("IsLive:           %s\n", yes_no(umms_player1_get_is_live(player)));
+	printf("HasVideo:         %s\n", yes_no(umms_player1_get_has_video(player)));
+	printf("HasAudio:         %s\n", yes_no(umms_player1_get_has_audio(player)));
+	printf("CanFullscreen:    %s\n", yes_no(umms_player1_get_can_fullscreen(player)));
+	printf("Container:        %s\n", or_empty(umms_player1_get_container(player)));
+	printf("Decoder:          %s\n", or_empty(umms_player1_get_decoder(player)));
+	printf("Engine:           %s\n", or_empty(umms_player1_get_engine(player)));
+	printf("Priority:         %s\n", or_empty(umms_player1_get_priority(player)));
+	printf("Attended:         %s\n", yes_no(umms_player1_get_attended(player)));
+	printf("BufferingPercent: %d\n", umms_player1_get_buffering_percent(player));
+
+	printf("Tracks:\n");
+	gsize n = print_tracks("video", umms_player1_get_video_tracks(player),
+		umms_player1_get_current_video(player));
+	n += print_tracks("audio", umms_player1_get_audio_tracks(player),
+		umms_player1_get_current_audio(player));
+	n += print_tracks("subtitle", umms_player1_get_subtitle_tracks(player),
+		umms_player1_get_current_subtitle(player));
+	if (n == 0)
+		printf("  none\n");
+	print_dict("Metadata", umms_player1_get_metadata(player));
+	print_dict("Stats", umms_player1_get_stats(player));
+}

@@ -1,0 +1,711 @@
+/*
+ * ummsctl: control ummsd from the command line, in the manner of playerctl.
+ *
+ * Every command is a few calls through the gdbus-codegen proxies of
+ * protocol/ (see the usage text below). Exit status: 0 on success, 1 when
+ * ummsd or the bus reports an error (printed as "ummsctl: message (name)"),
+ * 2 for a usage error.
+ */
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+#include "ummsctl.h"
+
+#define SERVICE_NAME "org.umms.Service1"
+#define MANAGER_PATH "/org/umms"
+#define MANAGER_IFACE "org.umms.Manager1"
+#define PLAYER_PREFIX "/org/umms/player/"
+#define PLAYER_IFACE "org.umms.Player1"
+/* Methods that change the state reply once it changed (SetUri: media opened). */
+#define CALL_TIMEOUT_MS 30000
+
+enum {
+	STATUS_OK = 0,
+	STATUS_ERROR = 1,
+	STATUS_USAGE = 2,
+	STATUS_INTERRUPTED = 130,
+};
+
+struct ctl {
+	GDBusConnection *bus;
+	UmmsManager1 *manager;
+	const char *player_arg; /* --player */
+	bool wait;              /* --wait */
+	/* The player a command works on (select_player() or `play URI`). */
+	char *path;
+	UmmsPlayer1 *player;
+	bool created;           /* by this `play`: destroyed when interrupted */
+	/* wait_end() */
+	GMainLoop *loop;
+	int status;
+};
+
+struct command {
+	const char *name;
+	const char *synopsis; /* its arguments, for usage errors */
+	int min_args, max_args;
+	bool needs_player;
+	int (*run)(struct ctl *ctl, char **args, int n_args);
+};
+
+static const char commands_help[] =
+	"Commands:\n"
+	"  play [URI|PATH]      open URI or PATH in a new player, play it and print the\n"
+	"                       player's path; without an argument, resume the player\n"
+	"  pause                pause the player\n"
+	"  play-pause           pause the player if it is playing, else play it\n"
+	"  stop                 stop the player\n"
+	"  seek OFFSET          +S or -S: move by S seconds (+10, -1.5);\n"
+	"                       S, M:SS or H:MM:SS: go to that position\n"
+	"  rate R               set the playback rate (2, 0.5, -1)\n"
+	"  volume V             set the volume, 0.0 to 1.0\n"
+	"  mute on|off          mute or unmute\n"
+	"  track KIND INDEX     select video, audio or subtitle track INDEX\n"
+	"                       (subtitles: -1 or off for none)\n"
+	"  subtitles URI|PATH   add an external subtitle file (\"\" or off removes it)\n"
+	"  step [N]             step N video frames (default 1; negative: backwards)\n"
+	"  list                 list the players: path, state, position/duration, URI\n"
+	"  info                 show every property of the player\n"
+	"  destroy              destroy the player\n"
+	"  wait                 wait for the player's end of stream (exit 0) or error (exit 1);\n"
+	"                       returns at once if it is stopped\n"
+	"  version              print ummsd's version\n"
+	"\n"
+	"The player is the one given with --player, else the newest playing player,\n"
+	"else the newest player. Exit status: 0 on success, 1 when ummsd reports an\n"
+	"error, 2 for a usage error.";
+
+static int
+report(GError *error)
+{
+	if (g_dbus_error_is_remote_error(error)) {
+		g_autofree char *name = g_dbus_error_get_remote_error(error);
+		g_dbus_error_strip_remote_error(error);
+		fprintf(stderr, "ummsctl: %s (%s)\n", error->message, name);
+	} else {
+		fprintf(stderr, "ummsctl: %s\n", error->message);
+	}
+	g_error_free(error);
+	return STATUS_ERROR;
+}
+
+static int G_GNUC_PRINTF(1, 2)
+fail(const char *fmt, ...)
+{
+	va_list args;
+	va_start(args, fmt);
+	g_autofree char *message = g_strdup_vprintf(fmt, args);
+	va_end(args);
+	fprintf(stderr, "ummsctl: %s\n", message);
+	return STATUS_ERROR;
+}
+
+static int G_GNUC_PRINTF(1, 2)
+usage_error(const char *fmt, ...)
+{
+	va_list args;
+	va_start(args, fmt);
+	g_autofree char *message = g_strdup_vprintf(fmt, args);
+	va_end(args);
+	fprintf(stderr, "ummsctl: %s\nTry 'ummsctl --help' for more information.\n", message);
+	return STATUS_USAGE;
+}
+
+static GVariant *
+call_bus(GDBusConnection *bus, const char *method, GVariant *params, const char *reply_type,
+	GError **error)
+{
+	return g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+		"org.freedesktop.DBus", method, params, G_VARIANT_TYPE(reply_type),
+		G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
+}
+
+/* ummsd owns its name, or the bus can start it (D-Bus activation). */
+static bool
+check_service(GDBusConnection *bus, GError **error)
+{
+	gboolean owned;
+	g_autoptr(GVariant) reply = call_bus(bus, "NameHasOwner",
+		g_variant_new("(s)", SERVICE_NAME), "(b)", error);
+	if (!reply)
+		return false;
+	g_variant_get(reply, "(b)", &owned);
+	if (owned)
+		return true;
+
+	g_autoptr(GVariant) names = call_bus(bus, "ListActivatableNames", NULL, "(as)", error);
+	if (!names)
+		return false;
+	g_autofree const char **list = NULL;
+	g_variant_get(names, "(^a&s)", &list);
+	if (g_strv_contains(list, SERVICE_NAME))
+		return true;
+	g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+		"ummsd is not running on this bus (%s)", SERVICE_NAME);
+	return false;
+}
+
+/* Reads a property now (Properties.Get), with the error if it fails. */
+static GVariant *
+get_property(GDBusConnection *bus, const char *path, const char *iface, const char *name,
+	GError **error)
+{
+	GVariant *value = NULL;
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, SERVICE_NAME, path,
+		"org.freedesktop.DBus.Properties", "Get", g_variant_new("(ss)", iface, name),
+		G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, error);
+	if (reply)
+		g_variant_get(reply, "(v)", &value);
+	return value;
+}
+
+/*
+ * Writes a property of the player with Properties.Set. The generated setters
+ * would do it too, but without telling whether ummsd refused the value.
+ */
+static int
+set_property(struct ctl *ctl, const char *name, GVariant *value)
+{
+	GError *error = NULL;
+	g_autoptr(GVariant) reply = g_dbus_proxy_call_sync(G_DBUS_PROXY(ctl->player),
+		"org.freedesktop.DBus.Properties.Set",
+		g_variant_new("(ssv)", PLAYER_IFACE, name, value),
+		G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+	return reply ? STATUS_OK : report(error);
+}
+
+static char **
+list_players(struct ctl *ctl, GError **error)
+{
+	g_autoptr(GVariant) value = get_property(ctl->bus, MANAGER_PATH, MANAGER_IFACE,
+		"Players", error);
+	if (!value)
+		return NULL;
+	if (!g_variant_is_of_type(value, G_VARIANT_TYPE_OBJECT_PATH_ARRAY)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+			"Players has type %s, not ao", g_variant_get_type_string(value));
+		return NULL;
+	}
+	return g_variant_dup_objv(value, NULL);
+}
+
+static UmmsPlayer1 *
+open_player(struct ctl *ctl, const char *path, bool signals, GError **error)
+{
+	GDBusProxyFlags flags = signals ? G_DBUS_PROXY_FLAGS_NONE
+		: G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS;
+	UmmsPlayer1 *player = umms_player1_proxy_new_sync(ctl->bus, flags, SERVICE_NAME, path,
+		NULL, error);
+	if (player)
+		g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(player), CALL_TIMEOUT_MS);
+	return player;
+}
+
+/* N of /org/umms/player/N; 0 for anything else. */
+static guint64
+player_number(const char *path)
+{
+	if (!g_str_has_prefix(path, PLAYER_PREFIX))
+		return 0;
+	return g_ascii_strtoull(path + strlen(PLAYER_PREFIX), NULL, 10);
+}
+
+/* The newest playing player, else the newest player; @players is not empty. */
+static const char *
+default_player(struct ctl *ctl, char **players)
+{
+	const char *newest = players[0], *playing = NULL;
+	for (char **path = players; *path; path++) {
+		if (player_number(*path) > player_number(newest))
+			newest = *path;
+		/* A player gone meanwhile is not playing. */
+		g_autoptr(GVariant) state = get_property(ctl->bus, *path, PLAYER_IFACE, "State", NULL);
+		if (state && g_variant_is_of_type(state, G_VARIANT_TYPE_STRING)
+				&& strcmp(g_variant_get_string(state, NULL), "playing") == 0
+				&& (!playing || player_number(*path) > player_number(playing)))
+			playing = *path;
+	}
+	return playing ? playing : newest;
+}
+
+/* Sets ctl->path and ctl->player, from --player or default_player(). */
+static int
+select_player(struct ctl *ctl)
+{
+	GError *error = NULL;
+	g_autofree char *path = NULL;
+	g_auto(GStrv) players = list_players(ctl, &error);
+	if (!players)
+		return report(error);
+
+	if (ctl->player_arg) {
+		guint64 n;
+		if (g_ascii_string_to_unsigned(ctl->player_arg, 10, 1, G_MAXUINT32, &n, NULL))
+			path = g_strdup_printf(PLAYER_PREFIX "%" G_GUINT64_FORMAT, n);
+		else if (g_variant_is_object_path(ctl->player_arg))
+			path = g_strdup(ctl->player_arg);
+		else
+			return usage_error("--player %s: expected a player number or object path",
+				ctl->player_arg);
+		if (!g_strv_contains((const char *const *)players, path))
+			return fail("no such player: %s", path);
+	} else {
+		if (!players[0])
+			return fail("no players");
+		path = g_strdup(default_player(ctl, players));
+	}
+
+	ctl->player = open_player(ctl, path, true, &error);
+	if (!ctl->player)
+		return report(error);
+	ctl->path = g_steal_pointer(&path);
+	return STATUS_OK;
+}
+
+/* A URI as is; a local path, relative or absolute, as a file:// URI. */
+static char *
+to_uri(const char *arg)
+{
+	if (g_uri_peek_scheme(arg))
+		return g_strdup(arg);
+	g_autoptr(GFile) file = g_file_new_for_commandline_arg(arg);
+	return g_file_get_uri(file);
+}
+
+/* The first end counts: once quit, a later signal changes nothing. */
+static bool
+ended(struct ctl *ctl)
+{
+	return !g_main_loop_is_running(ctl->loop);
+}
+
+static void
+on_eos(UmmsPlayer1 *player, struct ctl *ctl)
+{
+	if (ended(ctl))
+		return;
+	ctl->status = STATUS_OK;
+	g_main_loop_quit(ctl->loop);
+}
+
+static void
+on_error(UmmsPlayer1 *player, const char *name, const char *message, struct ctl *ctl)
+{
+	if (ended(ctl))
+		return;
+	fprintf(stderr, "ummsctl: %s (%s)\n", message, name);
+	ctl->status = STATUS_ERROR;
+	g_main_loop_quit(ctl->loop);
+}
+
+static void
+on_name_owner(GObject *object, GParamSpec *pspec, struct ctl *ctl)
+{
+	g_autofree char *owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(ctl->player));
+	if (owner || ended(ctl))
+		return;
+	ctl->status = fail("ummsd left the bus");
+	g_main_loop_quit(ctl->loop);
+}
+
+static void
+on_players(GObject *object, GParamSpec *pspec, struct ctl *ctl)
+{
+	const char *const *players = umms_manager1_get_players(ctl->manager);
+	if ((players && g_strv_contains(players, ctl->path)) || ended(ctl))
+		return;
+	ctl->status = fail("%s was destroyed", ctl->path);
+	g_main_loop_quit(ctl->loop);
+}
+
+static gboolean
+on_interrupt(void *data)
+{
+	struct ctl *ctl = data;
+	if (ended(ctl))
+		return G_SOURCE_CONTINUE;
+	/* A player this `play --wait` made would outlive it (unattended). */
+	if (ctl->created)
+		umms_manager1_call_destroy_player_sync(ctl->manager, ctl->path, NULL, NULL);
+	ctl->status = STATUS_INTERRUPTED;
+	g_main_loop_quit(ctl->loop);
+	return G_SOURCE_CONTINUE;
+}
+
+/* Runs until ctl->player ends: Eos (0), Error (1), destroyed or ummsd gone (1). */
+static int
+wait_end(struct ctl *ctl)
+{
+	GError *error = NULL;
+	ctl->loop = g_main_loop_new(NULL, FALSE);
+	ctl->status = STATUS_ERROR;
+	g_signal_connect(ctl->player, "eos", G_CALLBACK(on_eos), ctl);
+	g_signal_connect(ctl->player, "error", G_CALLBACK(on_error), ctl);
+	g_signal_connect(ctl->player, "notify::g-name-owner", G_CALLBACK(on_name_owner), ctl);
+	g_signal_connect(ctl->manager, "notify::players", G_CALLBACK(on_players), ctl);
+	guint sigint = g_unix_signal_add(SIGINT, on_interrupt, ctl);
+	guint sigterm = g_unix_signal_add(SIGTERM, on_interrupt, ctl);
+
+	/* Destroyed before the signals were connected? */
+	g_auto(GStrv) players = list_players(ctl, &error);
+	if (!players)
+		ctl->status = report(error);
+	else if (!g_strv_contains((const char *const *)players, ctl->path))
+		ctl->status = fail("%s was destroyed", ctl->path);
+	else
+		g_main_loop_run(ctl->loop);
+
+	g_source_remove(sigint);
+	g_source_remove(sigterm);
+	g_signal_handlers_disconnect_by_data(ctl->player, ctl);
+	g_signal_handlers_disconnect_by_data(ctl->manager, ctl);
+	g_clear_pointer(&ctl->loop, g_main_loop_unref);
+	return ctl->status;
+}
+
+static int
+cmd_play(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	g_autofree char *path = NULL;
+
+	if (n_args == 0) {
+		int status = select_player(ctl);
+		if (status != STATUS_OK)
+			return status;
+		if (!umms_player1_call_play_sync(ctl->player, NULL, &error))
+			return report(error);
+		return ctl->wait ? wait_end(ctl) : STATUS_OK;
+	}
+	if (!args[0][0])
+		return usage_error("play: empty URI");
+	g_autofree char *uri = to_uri(args[0]);
+
+	/* Unattended: an attended player would die with this process. */
+	GVariantDict options;
+	g_variant_dict_init(&options, NULL);
+	g_variant_dict_insert(&options, "attended", "b", FALSE);
+	if (!umms_manager1_call_create_player_sync(ctl->manager, g_variant_dict_end(&options),
+			&path, NULL, &error))
+		return report(error);
+	ctl->player = open_player(ctl, path, ctl->wait, &error);
+	if (!ctl->player)
+		goto fail;
+	if (!umms_player1_call_set_uri_sync(ctl->player, uri, NULL, &error))
+		goto fail;
+	if (!umms_player1_call_play_sync(ctl->player, NULL, &error))
+		goto fail;
+
+	ctl->path = g_steal_pointer(&path);
+	ctl->created = true;
+	printf("%s\n", ctl->path);
+	fflush(stdout);
+	return ctl->wait ? wait_end(ctl) : STATUS_OK;
+
+fail:
+	/* Nobody would use a player that could not play. */
+	umms_manager1_call_destroy_player_sync(ctl->manager, path, NULL, NULL);
+	return report(error);
+}
+
+static int
+cmd_pause(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	return umms_player1_call_pause_sync(ctl->player, NULL, &error) ? STATUS_OK : report(error);
+}
+
+static int
+cmd_stop(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	return umms_player1_call_stop_sync(ctl->player, NULL, &error) ? STATUS_OK : report(error);
+}
+
+static int
+cmd_play_pause(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	const char *state = umms_player1_get_state(ctl->player);
+	bool ok = state && strcmp(state, "playing") == 0
+		? umms_player1_call_pause_sync(ctl->player, NULL, &error)
+		: umms_player1_call_play_sync(ctl->player, NULL, &error);
+	return ok ? STATUS_OK : report(error);
+}
+
+static int
+cmd_seek(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	gint64 us;
+	bool relative, ok;
+	if (!umms_ctl_parse_seek(args[0], &us, &relative))
+		return usage_error("seek %s: expected +S, -S, S, M:SS or H:MM:SS", args[0]);
+	if (relative)
+		ok = umms_player1_call_seek_sync(ctl->player, us, NULL, &error);
+	else
+		ok = umms_player1_call_set_position_sync(ctl->player, us, NULL, &error);
+	return ok ? STATUS_OK : report(error);
+}
+
+static int
+cmd_rate(struct ctl *ctl, char **args, int n_args)
+{
+	double rate;
+	if (!umms_ctl_parse_double(args[0], &rate))
+		return usage_error("rate %s: expected a number", args[0]);
+	return set_property(ctl, "Rate", g_variant_new_double(rate));
+}
+
+static int
+cmd_volume(struct ctl *ctl, char **args, int n_args)
+{
+	double volume;
+	if (!umms_ctl_parse_double(args[0], &volume))
+		return usage_error("volume %s: expected a number from 0.0 to 1.0", args[0]);
+	return set_property(ctl, "Volume", g_variant_new_double(volume));
+}
+
+static int
+cmd_mute(struct ctl *ctl, char **args, int n_args)
+{
+	bool mute;
+	if (!umms_ctl_parse_bool(args[0], &mute))
+		return usage_error("mute %s: expected on or off", args[0]);
+	return set_property(ctl, "Mute", g_variant_new_boolean(mute));
+}
+
+static int
+cmd_track(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	gint64 index = -1;
+	if (strcmp(args[1], "off") != 0 && strcmp(args[1], "none") != 0
+			&& !g_ascii_string_to_signed(args[1], 10, -1, G_MAXINT32, &index, NULL))
+		return usage_error("track %s %s: expected a track index", args[0], args[1]);
+	if (!umms_player1_call_select_track_sync(ctl->player, args[0], (gint)index, NULL, &error))
+		return report(error);
+	return STATUS_OK;
+}
+
+static int
+cmd_subtitles(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	bool off = !args[0][0] || strcmp(args[0], "off") == 0;
+	g_autofree char *uri = off ? g_strdup("") : to_uri(args[0]);
+	if (!umms_player1_call_set_subtitle_uri_sync(ctl->player, uri, NULL, &error))
+		return report(error);
+	return STATUS_OK;
+}
+
+static int
+cmd_step(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	gint64 frames = 1;
+	if (n_args > 0
+			&& !g_ascii_string_to_signed(args[0], 10, G_MININT32, G_MAXINT32, &frames, NULL))
+		return usage_error("step %s: expected a number of frames", args[0]);
+	if (!umms_player1_call_step_frame_sync(ctl->player, (gint)frames, NULL, &error))
+		return report(error);
+	return STATUS_OK;
+}
+
+static int
+cmd_list(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	g_auto(GStrv) players = list_players(ctl, &error);
+	if (!players)
+		return report(error);
+	for (char **path = players; *path; path++) {
+		g_autoptr(UmmsPlayer1) player = open_player(ctl, *path, false, NULL);
+		/* Skip a player destroyed since Players was read. */
+		if (player && umms_player1_get_state(player))
+			umms_ctl_print_summary(player, *path);
+	}
+	return STATUS_OK;
+}
+
+static int
+cmd_info(struct ctl *ctl, char **args, int n_args)
+{
+	if (!umms_player1_get_state(ctl->player))
+		return fail("%s is gone", ctl->path);
+	umms_ctl_print_info(ctl->player, ctl->path);
+	return STATUS_OK;
+}
+
+static int
+cmd_destroy(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	if (!umms_manager1_call_destroy_player_sync(ctl->manager, ctl->path, NULL, &error))
+		return report(error);
+	return STATUS_OK;
+}
+
+static int
+cmd_wait(struct ctl *ctl, char **args, int n_args)
+{
+	/* A stopped player has nothing left to end: `play; …; wait` never hangs. */
+	if (g_strcmp0(umms_player1_get_state(ctl->player), "stopped") == 0)
+		return STATUS_OK;
+	return wait_end(ctl);
+}
+
+static int
+cmd_version(struct ctl *ctl, char **args, int n_args)
+{
+	GError *error = NULL;
+	g_autoptr(GVariant) version = get_property(ctl->bus, MANAGER_PATH, MANAGER_IFACE,
+		"Version", &error);
+	if (!version)
+		return report(error);
+	if (g_variant_is_of_type(version, G_VARIANT_TYPE_STRING))
+		printf("%s\n", g_variant_get_string(version, NULL));
+	return STATUS_OK;
+}
+
+static const struct command commands[] = {
+	{ "play", "[URI|PATH]", 0, 1, false, cmd_play },
+	{ "pause", "", 0, 0, true, cmd_pause },
+	{ "play-pause", "", 0, 0, true, cmd_play_pause },
+	{ "stop", "", 0, 0, true, cmd_stop },
+	{ "seek", "OFFSET", 1, 1, true, cmd_seek },
+	{ "rate", "R", 1, 1, true, cmd_rate },
+	{ "volume", "V", 1, 1, true, cmd_volume },
+	{ "mute", "on|off", 1, 1, true, cmd_mute },
+	{ "track", "KIND INDEX", 2, 2, true, cmd_track },
+	{ "subtitles", "URI|PATH", 1, 1, true, cmd_subtitles },
+	{ "step", "[N]", 0, 1, true, cmd_step },
+	{ "list", "", 0, 0, false, cmd_list },
+	{ "info", "", 0, 0, true, cmd_info },
+	{ "destroy", "", 0, 0, true, cmd_destroy },
+	{ "wait", "", 0, 0, true, cmd_wait },
+	{ "version", "", 0, 0, false, cmd_version },
+};
+
+static GDBusConnection *
+connect_bus(bool system, const char *address, GError **error)
+{
+	if (address)
+		return g_dbus_connection_new_for_address_sync(address,
+			G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT
+				| G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+			NULL, NULL, error);
+	return g_bus_get_sync(system ? G_BUS_TYPE_SYSTEM : G_BUS_TYPE_SESSION, NULL, error);
+}
+
+/* Connects, checks for ummsd and runs @command. */
+static int
+run(struct ctl *ctl, const struct command *command, bool system, const char *address,
+	char **args, int n_args)
+{
+	GError *error = NULL;
+	ctl->bus = connect_bus(system, address, &error);
+	if (!ctl->bus || !check_service(ctl->bus, &error))
+		return report(error);
+	ctl->manager = umms_manager1_proxy_new_sync(ctl->bus, G_DBUS_PROXY_FLAGS_NONE,
+		SERVICE_NAME, MANAGER_PATH, NULL, &error);
+	if (!ctl->manager)
+		return report(error);
+	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(ctl->manager), CALL_TIMEOUT_MS);
+
+	if (command->needs_player) {
+		int status = select_player(ctl);
+		if (status != STATUS_OK)
+			return status;
+	}
+	return command->run(ctl, args, n_args);
+}
+
+/* A negative number ("-5", "-1.5", "-0:30") is an argument, not an option. */
+static bool
+is_option(const char *arg)
+{
+	return arg[0] == '-' && arg[1] && !g_ascii_isdigit(arg[1]) && arg[1] != '.';
+}
+
+int
+main(int argc, char **argv)
+{
+	g_autofree char *player = NULL, *address = NULL;
+	gboolean system = FALSE, wait = FALSE;
+	const GOptionEntry entries[] = {
+		{ "player", 'p', 0, G_OPTION_ARG_STRING, &player,
+			"The player: its number N (/org/umms/player/N) or object path", "N|PATH" },
+		{ "wait", 'w', 0, G_OPTION_ARG_NONE, &wait,
+			"play: wait for the end of stream (exit 0) or an error (exit 1)", NULL },
+		{ "system", 0, 0, G_OPTION_ARG_NONE, &system, "Use the system bus", NULL },
+		{ "address", 0, 0, G_OPTION_ARG_STRING, &address, "Use the bus at ADDR", "ADDR" },
+		{ NULL },
+	};
+	GError *error = NULL;
+
+	setlocale(LC_ALL, "");
+	g_set_prgname("ummsctl");
+	g_autoptr(GOptionContext) context = g_option_context_new("COMMAND [ARGUMENTS]");
+	g_option_context_set_summary(context, "Control ummsd, the umms media service.");
+	g_option_context_set_description(context, commands_help);
+	g_option_context_add_main_entries(context, entries, NULL);
+	/* Keeps "-5" (seek -5, step -5, rate -1) for us; is_option() sorts them. */
+	g_option_context_set_ignore_unknown_options(context, TRUE);
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		int status = usage_error("%s", error->message);
+		g_error_free(error);
+		return status;
+	}
+
+	/* The options are gone; "--" (kept by GLib here) ends them. */
+	g_autoptr(GPtrArray) args = g_ptr_array_new();
+	bool options_done = false;
+	for (int i = 1; i < argc; i++) {
+		if (!options_done && strcmp(argv[i], "--") == 0)
+			options_done = true;
+		else if (!options_done && is_option(argv[i]))
+			return usage_error("unknown option %s", argv[i]);
+		else
+			g_ptr_array_add(args, argv[i]);
+	}
+	if (args->len == 0) {
+		g_autofree char *help = g_option_context_get_help(context, TRUE, NULL);
+		fprintf(stderr, "%s", help);
+		return STATUS_USAGE;
+	}
+	if (system && address)
+		return usage_error("--system and --address exclude each other");
+
+	const char *name = args->pdata[0];
+	const struct command *command = NULL;
+	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
+		if (strcmp(commands[i].name, name) == 0)
+			command = &commands[i];
+	}
+	if (!command)
+		return usage_error("unknown command \"%s\"", name);
+	int n_rest = (int)args->len - 1;
+	g_ptr_array_add(args, NULL);
+	char **cmd_args = (char **)args->pdata + 1;
+
+	if (n_rest < command->min_args || n_rest > command->max_args)
+		return usage_error("wrong number of arguments: ummsctl %s%s%s", command->name,
+			command->synopsis[0] ? " " : "", command->synopsis);
+	if (wait && strcmp(command->name, "play") != 0)
+		return usage_error("--wait is for play (or use the wait command)");
+
+	struct ctl ctl = { .player_arg = player, .wait = wait };
+	int status = run(&ctl, command, system, address, cmd_args, n_rest);
+	g_clear_object(&ctl.player);
+	g_clear_object(&ctl.manager);
+	g_clear_object(&ctl.bus);
+	g_free(ctl.path);
+	return status;
+}

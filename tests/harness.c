@@ -1,0 +1,619 @@
+#include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include <gst/gst.h>
+
+#include "harness.h"
+#include "server.h"
+
+struct umms_test_service {
+	struct umms_config config;
+	GThread *thread;
+	GMainContext *context;
+	GMainLoop *loop;
+	struct umms_server *server;
+	GMutex lock;
+	GCond cond;
+	bool started;
+	GError *error;
+};
+
+static struct {
+	char *tmpdir;
+	char *bus_address;
+	GSubprocess *bus;
+	const char *clips;
+	const char *build_root;
+	const char *source_root;
+} harness;
+
+static void
+stop_bus(void)
+{
+	if (harness.bus) {
+		g_subprocess_send_signal(harness.bus, SIGTERM);
+		g_subprocess_wait(harness.bus, NULL, NULL);
+		g_clear_object(&harness.bus);
+	}
+	if (harness.tmpdir) {
+		g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", harness.tmpdir);
+		if (system(cmd) != 0)
+			g_printerr("could not remove %s\n", harness.tmpdir);
+	}
+}
+
+/* Children die with the test program, even when it aborts on a failed assertion. */
+static void
+die_with_parent(gpointer data)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static GSubprocessLauncher *
+launcher_new(GSubprocessFlags flags)
+{
+	GSubprocessLauncher *launcher = g_subprocess_launcher_new(flags);
+	g_subprocess_launcher_set_child_setup(launcher, die_with_parent, NULL, NULL);
+	return launcher;
+}
+
+/*
+ * A private dbus-daemon, not forked so it dies with us; it writes its
+ * address to a file (never read through a pipe, which would not close).
+ */
+static void
+start_bus(void)
+{
+	g_autofree char *socket = g_build_filename(harness.tmpdir, "bus", NULL);
+	g_autofree char *addr_file = g_build_filename(harness.tmpdir, "bus-address", NULL);
+	g_autofree char *listen = g_strdup_printf("--address=unix:path=%s", socket);
+	g_autoptr(GSubprocessLauncher) launcher = launcher_new(G_SUBPROCESS_FLAGS_NONE);
+	g_subprocess_launcher_set_stdout_file_path(launcher, addr_file);
+	GError *error = NULL;
+	harness.bus = g_subprocess_launcher_spawn(launcher, &error, "dbus-daemon", "--session",
+		"--nofork", "--nopidfile", listen, "--print-address=1", NULL);
+	if (!harness.bus)
+		g_error("cannot start dbus-daemon (is the dbus-daemon package installed?): %s",
+			error->message);
+	atexit(stop_bus);
+
+	g_autofree char *address = NULL;
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	while (!address || !strchr(address, '\n')) {
+		if (g_get_monotonic_time() > end)
+			g_error("dbus-daemon did not report its address");
+		g_usleep(5000);
+		g_clear_pointer(&address, g_free);
+		g_file_get_contents(addr_file, &address, NULL, NULL);
+	}
+	harness.bus_address = g_strdup(g_strstrip(address));
+	g_setenv("DBUS_SESSION_BUS_ADDRESS", harness.bus_address, TRUE);
+	/* Nothing we start may reach for a real session: no X11, no autolaunch. */
+	g_unsetenv("DISPLAY");
+}
+
+void
+umms_test_init(int *argc, char ***argv)
+{
+	g_test_init(argc, argv, NULL);
+	gst_init(argc, argv);
+	harness.tmpdir = g_dir_make_tmp("umms-test-XXXXXX", NULL);
+	g_assert_nonnull(harness.tmpdir);
+	g_setenv("XDG_CONFIG_HOME", harness.tmpdir, TRUE);
+	g_setenv("XDG_RUNTIME_DIR", harness.tmpdir, TRUE);
+	g_setenv("XDG_DATA_HOME", harness.tmpdir, TRUE);
+	g_setenv("XDG_STATE_HOME", harness.tmpdir, TRUE);
+	harness.clips = g_getenv("UMMS_TEST_CLIPS");
+	harness.build_root = g_getenv("UMMS_TEST_BUILD_ROOT");
+	harness.source_root = g_getenv("UMMS_TEST_SOURCE_ROOT");
+	start_bus();
+}
+
+const char *
+umms_test_bus_address(void)
+{
+	return harness.bus_address;
+}
+
+const char *
+umms_test_tmpdir(void)
+{
+	return harness.tmpdir;
+}
+
+const char *
+umms_test_clip(const char *name)
+{
+	g_assert_nonnull(harness.clips);
+	/* Interned: tests may keep the pointer. */
+	g_autofree char *path = g_build_filename(harness.clips, name, NULL);
+	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+		g_error("clip %s was not generated (see tests/gen-clips.c)", path);
+	return g_intern_string(path);
+}
+
+char *
+umms_test_clip_uri(const char *name)
+{
+	return g_filename_to_uri(umms_test_clip(name), NULL, NULL);
+}
+
+const char *
+umms_test_build_root(void)
+{
+	g_assert_nonnull(harness.build_root);
+	return harness.build_root;
+}
+
+const char *
+umms_test_source_root(void)
+{
+	g_assert_nonnull(harness.source_root);
+	return harness.source_root;
+}
+
+GSubprocess *
+umms_test_spawn(const char *const *argv)
+{
+	g_autoptr(GSubprocessLauncher) launcher = launcher_new(G_SUBPROCESS_FLAGS_NONE);
+	GError *error = NULL;
+	GSubprocess *process = g_subprocess_launcher_spawnv(launcher, argv, &error);
+	g_assert_no_error(error);
+	return process;
+}
+
+const char *
+umms_test_program(const char *name)
+{
+	static const char *const places[] = { "service", "tools" };
+	g_assert_nonnull(harness.build_root);
+	for (size_t i = 0; i < G_N_ELEMENTS(places); i++) {
+		g_autofree char *path = g_build_filename(harness.build_root, places[i], name, NULL);
+		if (g_file_test(path, G_FILE_TEST_IS_EXECUTABLE))
+			return g_intern_string(path);
+	}
+	g_error("program %s is not built", name);
+	return NULL;
+}
+
+static gboolean
+quit_cb(gpointer data)
+{
+	g_main_loop_quit(data);
+	return G_SOURCE_REMOVE;
+}
+
+static gpointer
+service_thread(gpointer data)
+{
+	struct umms_test_service *service = data;
+	g_main_context_push_thread_default(service->context);
+	service->server = umms_server_create(&service->config, &service->error);
+	g_mutex_lock(&service->lock);
+	service->started = true;
+	g_cond_signal(&service->cond);
+	g_mutex_unlock(&service->lock);
+	if (service->server) {
+		g_main_loop_run(service->loop);
+		umms_server_destroy(service->server);
+	}
+	/* Let what the shutdown queued (closing connections) run out. */
+	while (g_main_context_iteration(service->context, FALSE))
+		;
+	g_main_context_pop_thread_default(service->context);
+	return NULL;
+}
+
+struct umms_test_service *
+umms_test_service_start(const char *const *overrides)
+{
+	struct umms_test_service *service = g_new0(struct umms_test_service, 1);
+	umms_config_init(&service->config);
+	GError *error = NULL;
+	g_assert_true(umms_config_set(&service->config, "service.bus-address",
+		harness.bus_address, &error));
+	g_assert_true(umms_config_set(&service->config, "engine.audio-output", "none", &error));
+	if (g_getenv("UMMS_TEST_VERBOSE"))
+		service->config.log.level = UMMS_LOG_DEBUG;
+	for (const char *const *o = overrides; o && *o; o++) {
+		const char *eq = strchr(*o, '=');
+		g_assert_nonnull(eq);
+		g_autofree char *key = g_strndup(*o, (gsize)(eq - *o));
+		if (!umms_config_set(&service->config, key, eq + 1, &error))
+			g_error("override %s: %s", *o, error->message);
+	}
+	g_mutex_init(&service->lock);
+	g_cond_init(&service->cond);
+	service->context = g_main_context_new();
+	service->loop = g_main_loop_new(service->context, FALSE);
+	service->thread = g_thread_new("ummsd", service_thread, service);
+	g_mutex_lock(&service->lock);
+	while (!service->started)
+		g_cond_wait(&service->cond, &service->lock);
+	g_mutex_unlock(&service->lock);
+	if (!service->server)
+		g_error("ummsd did not start: %s", service->error->message);
+	return service;
+}
+
+void
+umms_test_service_stop(struct umms_test_service *service)
+{
+	if (!service)
+		return;
+	g_main_context_invoke(service->context, quit_cb, service->loop);
+	g_thread_join(service->thread);
+	g_main_loop_unref(service->loop);
+	g_main_context_unref(service->context);
+	g_mutex_clear(&service->lock);
+	g_cond_clear(&service->cond);
+	umms_config_finish(&service->config);
+	g_free(service);
+}
+
+GSubprocess *
+umms_test_spawn_ummsd(const char *const *extra_args)
+{
+	GPtrArray *argv = g_ptr_array_new();
+	g_ptr_array_add(argv, (char *)umms_test_program("ummsd"));
+	g_ptr_array_add(argv, (char *)"--address");
+	g_ptr_array_add(argv, harness.bus_address);
+	g_ptr_array_add(argv, (char *)"--set");
+	g_ptr_array_add(argv, (char *)"engine.audio-output=none");
+	for (const char *const *a = extra_args; a && *a; a++)
+		g_ptr_array_add(argv, (char *)*a);
+	g_ptr_array_add(argv, NULL);
+	GError *error = NULL;
+	g_autoptr(GSubprocessLauncher) launcher = launcher_new(G_SUBPROCESS_FLAGS_NONE);
+	GSubprocess *process = g_subprocess_launcher_spawnv(launcher,
+		(const char *const *)argv->pdata, &error);
+	g_assert_no_error(error);
+	g_ptr_array_unref(argv);
+	return process;
+}
+
+void
+umms_test_wait_name(GDBusConnection *bus, const char *name, bool present)
+{
+	gint64 end = g_get_monotonic_time() + UMMS_TEST_TIMEOUT_MS * 1000;
+	while (g_get_monotonic_time() < end) {
+		g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus",
+			"/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+			g_variant_new("(s)", name), G_VARIANT_TYPE("(b)"), G_DBUS_CALL_FLAGS_NONE,
+			-1, NULL, NULL);
+		gboolean has = FALSE;
+		if (reply)
+			g_variant_get(reply, "(b)", &has);
+		if ((bool)has == present)
+			return;
+		umms_test_sleep(20);
+	}
+	g_error("%s did not %s the bus in time", name, present ? "appear on" : "leave");
+}
+
+GDBusConnection *
+umms_test_connect(void)
+{
+	GError *error = NULL;
+	GDBusConnection *bus = g_dbus_connection_new_for_address_sync(harness.bus_address,
+		G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+		G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_dbus_connection_set_exit_on_close(bus, FALSE);
+	return bus;
+}
+
+GVariant *
+umms_test_call(GDBusConnection *bus, const char *path, const char *iface, const char *method,
+	GVariant *params, GError **error)
+{
+	return g_dbus_connection_call_sync(bus, UMMS_NAME, path, iface, method, params, NULL,
+		G_DBUS_CALL_FLAGS_NONE, 30000, NULL, error);
+}
+
+GVariant *
+umms_test_call_ok(GDBusConnection *bus, const char *path, const char *iface,
+	const char *method, GVariant *params)
+{
+	GError *error = NULL;
+	GVariant *reply = umms_test_call(bus, path, iface, method, params, &error);
+	if (!reply)
+		g_error("%s %s.%s failed: %s", path, iface, method, error->message);
+	return reply;
+}
+
+void
+umms_test_player_do(GDBusConnection *bus, const char *path, const char *method, GVariant *params)
+{
+	g_variant_unref(umms_test_call_ok(bus, path, UMMS_PLAYER, method, params));
+}
+
+char *
+umms_test_call_error(GDBusConnection *bus, const char *path, const char *iface,
+	const char *method, GVariant *params, const char *name)
+{
+	GError *error = NULL;
+	GVariant *reply = umms_test_call(bus, path, iface, method, params, &error);
+	if (reply)
+		g_error("%s %s.%s succeeded, expected %s", path, iface, method, name);
+	g_autofree char *remote = g_dbus_error_get_remote_error(error);
+	if (g_strcmp0(remote, name) != 0)
+		g_error("%s.%s: expected %s, got %s: %s", iface, method, name, remote,
+			error->message);
+	g_dbus_error_strip_remote_error(error);
+	char *message = g_strdup(error->message);
+	g_error_free(error);
+	g_assert_cmpstr(message, !=, "");
+	return message;
+}
+
+char *
+umms_test_create_player(GDBusConnection *bus, const char *options)
+{
+	GError *error = NULL;
+	GVariant *opts = g_variant_parse(G_VARIANT_TYPE("a{sv}"), options ? options : "@a{sv} {}",
+		NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_autoptr(GVariant) reply = umms_test_call_ok(bus, UMMS_ROOT, UMMS_MANAGER,
+		"CreatePlayer", g_variant_new_tuple(&opts, 1));
+	char *path = NULL;
+	g_variant_get(reply, "(o)", &path);
+	return path;
+}
+
+char *
+umms_test_open(GDBusConnection *bus, const char *clip)
+{
+	char *path = umms_test_create_player(bus, NULL);
+	g_autofree char *uri = umms_test_clip_uri(clip);
+	umms_test_player_do(bus, path, "SetUri", g_variant_new("(s)", uri));
+	return path;
+}
+
+GVariant *
+umms_test_get(GDBusConnection *bus, const char *path, const char *iface, const char *property)
+{
+	g_autoptr(GVariant) reply = umms_test_call_ok(bus, path, "org.freedesktop.DBus.Properties",
+		"Get", g_variant_new("(ss)", iface, property));
+	GVariant *value = NULL;
+	g_variant_get(reply, "(v)", &value);
+	return value;
+}
+
+int64_t
+umms_test_get_int64(GDBusConnection *bus, const char *path, const char *property)
+{
+	g_autoptr(GVariant) value = umms_test_get(bus, path, UMMS_PLAYER, property);
+	return g_variant_get_int64(value);
+}
+
+int32_t
+umms_test_get_int32(GDBusConnection *bus, const char *path, const char *property)
+{
+	g_autoptr(GVariant) value = umms_test_get(bus, path, UMMS_PLAYER, property);
+	return g_variant_get_int32(value);
+}
+
+double
+umms_test_get_double(GDBusConnection *bus, const char *path, const char *property)
+{
+	g_autoptr(GVariant) value = umms_test_get(bus, path, UMMS_PLAYER, property);
+	return g_variant_get_double(value);
+}
+
+bool
+umms_test_get_bool(GDBusConnection *bus, const char *path, const char *property)
+{
+	g_autoptr(GVariant) value = umms_test_get(bus, path, UMMS_PLAYER, property);
+	return g_variant_get_boolean(value);
+}
+
+char *
+umms_test_get_string(GDBusConnection *bus, const char *path, const char *property)
+{
+	g_autoptr(GVariant) value = umms_test_get(bus, path, UMMS_PLAYER, property);
+	return g_variant_dup_string(value, NULL);
+}
+
+bool
+umms_test_set(GDBusConnection *bus, const char *path, const char *property, GVariant *value,
+	GError **error)
+{
+	g_autoptr(GVariant) reply = umms_test_call(bus, path, "org.freedesktop.DBus.Properties",
+		"Set", g_variant_new("(ssv)", UMMS_PLAYER, property, value), error);
+	return reply != NULL;
+}
+
+void
+umms_test_sleep(unsigned ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+	while (g_get_monotonic_time() < end) {
+		while (g_main_context_iteration(NULL, FALSE))
+			;
+		g_usleep(MIN(5000, (gulong)MAX(0, end - g_get_monotonic_time())));
+	}
+	while (g_main_context_iteration(NULL, FALSE))
+		;
+}
+
+void
+umms_test_wait_property(GDBusConnection *bus, const char *path, const char *property,
+	GVariant *expected, unsigned timeout_ms)
+{
+	g_variant_ref_sink(expected);
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	GVariant *value = NULL;
+	for (;;) {
+		g_clear_pointer(&value, g_variant_unref);
+		value = umms_test_get(bus, path, UMMS_PLAYER, property);
+		if (g_variant_equal(value, expected))
+			break;
+		if (g_get_monotonic_time() > end) {
+			g_autofree char *got = g_variant_print(value, TRUE);
+			g_autofree char *want = g_variant_print(expected, TRUE);
+			g_error("%s %s stayed %s, expected %s", path, property, got, want);
+		}
+		umms_test_sleep(10);
+	}
+	g_variant_unref(value);
+	g_variant_unref(expected);
+}
+
+void
+umms_test_wait_position(GDBusConnection *bus, const char *path, int64_t position, bool before,
+	unsigned timeout_ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	for (;;) {
+		int64_t now = umms_test_get_int64(bus, path, "Position");
+		if (before ? now <= position : now >= position)
+			return;
+		if (g_get_monotonic_time() > end)
+			g_error("%s Position %" G_GINT64_FORMAT " never got %s %" G_GINT64_FORMAT,
+				path, now, before ? "down to" : "up to", position);
+		umms_test_sleep(10);
+	}
+}
+
+struct recorded {
+	char *member;
+	GVariant *params;
+	gint64 when;
+};
+
+struct umms_test_signals {
+	GDBusConnection *bus;
+	guint subscription;
+	GQueue queue;          /* struct recorded * */
+	gint64 start;
+	double last_ms;
+};
+
+static void
+recorded_free(struct recorded *recorded)
+{
+	g_free(recorded->member);
+	g_variant_unref(recorded->params);
+	g_free(recorded);
+}
+
+static void
+signal_cb(GDBusConnection *bus, const char *sender, const char *path, const char *iface,
+	const char *member, GVariant *params, gpointer data)
+{
+	struct umms_test_signals *signals = data;
+	struct recorded *recorded = g_new0(struct recorded, 1);
+	recorded->member = g_strdup(member);
+	recorded->params = g_variant_ref(params);
+	recorded->when = g_get_monotonic_time();
+	g_queue_push_tail(&signals->queue, recorded);
+}
+
+struct umms_test_signals *
+umms_test_signals_watch(GDBusConnection *bus, const char *path)
+{
+	struct umms_test_signals *signals = g_new0(struct umms_test_signals, 1);
+	signals->bus = g_object_ref(bus);
+	signals->start = g_get_monotonic_time();
+	signals->subscription = g_dbus_connection_signal_subscribe(bus, NULL, NULL, NULL, path,
+		NULL, G_DBUS_SIGNAL_FLAGS_NONE, signal_cb, signals, NULL);
+	/* Round trip: the match rule is in place before the test goes on. */
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus",
+		"/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId", NULL, NULL,
+		G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+	return signals;
+}
+
+void
+umms_test_signals_clear(struct umms_test_signals *signals)
+{
+	umms_test_sleep(0);
+	g_queue_clear_full(&signals->queue, (GDestroyNotify)recorded_free);
+}
+
+void
+umms_test_signals_free(struct umms_test_signals *signals)
+{
+	g_dbus_connection_signal_unsubscribe(signals->bus, signals->subscription);
+	g_queue_clear_full(&signals->queue, (GDestroyNotify)recorded_free);
+	g_object_unref(signals->bus);
+	g_free(signals);
+}
+
+GVariant *
+umms_test_signals_wait(struct umms_test_signals *signals, const char *member, unsigned timeout_ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	for (;;) {
+		struct recorded *recorded;
+		while ((recorded = g_queue_pop_head(&signals->queue))) {
+			if (strcmp(recorded->member, member) == 0) {
+				GVariant *params = g_variant_ref(recorded->params);
+				signals->last_ms = (recorded->when - signals->start) / 1000.0;
+				recorded_free(recorded);
+				return params;
+			}
+			recorded_free(recorded);
+		}
+		if (g_get_monotonic_time() > end)
+			g_error("no %s signal within %u ms", member, timeout_ms);
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(2000);
+	}
+}
+
+GVariant *
+umms_test_signals_find_change(struct umms_test_signals *signals, const char *property)
+{
+	umms_test_sleep(0);
+	for (GList *l = signals->queue.head; l; l = l->next) {
+		struct recorded *recorded = l->data;
+		if (strcmp(recorded->member, "PropertiesChanged") != 0)
+			continue;
+		g_autoptr(GVariant) changed = g_variant_get_child_value(recorded->params, 1);
+		GVariant *value = g_variant_lookup_value(changed, property, NULL);
+		if (value)
+			return value;
+	}
+	return NULL;
+}
+
+double
+umms_test_signals_last_ms(struct umms_test_signals *signals)
+{
+	return signals->last_ms;
+}
+
+unsigned
+umms_test_fd_count(void)
+{
+	unsigned count = 0;
+	DIR *dir = opendir("/proc/self/fd");
+	g_assert_nonnull(dir);
+	while (readdir(dir))
+		count++;
+	closedir(dir);
+	return count;
+}
+
+void
+umms_test_setup(struct umms_test *t, gconstpointer data)
+{
+	t->service = umms_test_service_start(NULL);
+	t->bus = umms_test_connect();
+}
+
+void
+umms_test_teardown(struct umms_test *t, gconstpointer data)
+{
+	g_dbus_connection_close_sync(t->bus, NULL, NULL);
+	g_clear_object(&t->bus);
+	umms_test_service_stop(t->service);
+	t->service = NULL;
+}

@@ -1,0 +1,138 @@
+/*
+ * The one test harness: a private D-Bus session bus (a real dbus-daemon),
+ * ummsd running in-process on a thread of its own (or the real binary as a
+ * child process), clips generated at build time, and helpers that drive the
+ * service the way a client would and assert on what a client sees.
+ *
+ * Every test program calls umms_test_init() first: it starts the bus (one
+ * per program), points DBUS_SESSION_BUS_ADDRESS at it and reads the clip
+ * folder. Test functions use the fixture (struct umms_test) through
+ * UMMS_TEST_ADD, which starts a fresh service for each test and checks after
+ * it that the service shut down without leaving players behind.
+ */
+#ifndef UMMS_TESTS_HARNESS_H
+#define UMMS_TESTS_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <gio/gio.h>
+
+#include "config.h"
+
+#define UMMS_NAME "org.umms.Service1"
+#define UMMS_ROOT "/org/umms"
+#define UMMS_MANAGER "org.umms.Manager1"
+#define UMMS_PLAYER "org.umms.Player1"
+
+/* Default time a helper waits before failing the test. */
+#define UMMS_TEST_TIMEOUT_MS 15000
+
+/* ummsd running inside the test program. */
+struct umms_test_service;
+
+struct umms_test {
+	struct umms_test_service *service;
+	GDBusConnection *bus;      /* the test's own client connection */
+};
+
+/* Parses test options, starts the bus. */
+void umms_test_init(int *argc, char ***argv);
+const char *umms_test_bus_address(void);
+
+/* A generated clip: $UMMS_TEST_CLIPS/name; fails the test if missing. */
+const char *umms_test_clip(const char *name);
+/* file:// URI of a clip (static storage per call site is not kept: free it). */
+char *umms_test_clip_uri(const char *name);
+/* A scratch folder for this test program, removed at exit. */
+const char *umms_test_tmpdir(void);
+
+/*
+ * In-process ummsd with the test defaults (engine.audio-output=none, MPRIS
+ * on) plus @overrides: NULL-terminated "section.key=value" strings.
+ */
+struct umms_test_service *umms_test_service_start(const char *const *overrides);
+/* Stops it; asserts it shut down cleanly. */
+void umms_test_service_stop(struct umms_test_service *service);
+
+/* The real ummsd binary as a child process on the test bus. */
+GSubprocess *umms_test_spawn_ummsd(const char *const *extra_args);
+/* Waits until org.umms.Service1 has an owner (or @present false: none). */
+void umms_test_wait_name(GDBusConnection *bus, const char *name, bool present);
+/* Path of a program built by this project (ummsd, ummsctl). */
+const char *umms_test_program(const char *name);
+/* The build and source folders of the project. */
+const char *umms_test_build_root(void);
+const char *umms_test_source_root(void);
+/* Spawns argv as a child that dies with the test program. */
+GSubprocess *umms_test_spawn(const char *const *argv);
+
+/* A new client connection to the test bus (one per simulated application). */
+GDBusConnection *umms_test_connect(void);
+
+/* Calls a method; returns the reply, or NULL with @error. 30 s timeout. */
+GVariant *umms_test_call(GDBusConnection *bus, const char *path, const char *iface,
+	const char *method, GVariant *params, GError **error);
+/* Calls and asserts success. */
+GVariant *umms_test_call_ok(GDBusConnection *bus, const char *path, const char *iface,
+	const char *method, GVariant *params);
+/* Calls and asserts the D-Bus error @name; returns the error message. */
+char *umms_test_call_error(GDBusConnection *bus, const char *path, const char *iface,
+	const char *method, GVariant *params, const char *name);
+
+/* Calls a Player1 method on @path, asserts success, drops the reply. */
+void umms_test_player_do(GDBusConnection *bus, const char *path, const char *method,
+	GVariant *params);
+
+/* Creates a player with options in GVariant text form, e.g. "{'attended': <false>}". */
+char *umms_test_create_player(GDBusConnection *bus, const char *options);
+/* Creates a player and opens @clip in it (SetUri). */
+char *umms_test_open(GDBusConnection *bus, const char *clip);
+
+GVariant *umms_test_get(GDBusConnection *bus, const char *path, const char *iface,
+	const char *property);
+int64_t umms_test_get_int64(GDBusConnection *bus, const char *path, const char *property);
+int32_t umms_test_get_int32(GDBusConnection *bus, const char *path, const char *property);
+double umms_test_get_double(GDBusConnection *bus, const char *path, const char *property);
+bool umms_test_get_bool(GDBusConnection *bus, const char *path, const char *property);
+/* Caller frees. */
+char *umms_test_get_string(GDBusConnection *bus, const char *path, const char *property);
+/* Sets a Player1 property; returns false with @error on refusal. */
+bool umms_test_set(GDBusConnection *bus, const char *path, const char *property,
+	GVariant *value, GError **error);
+
+/* Iterates the default main context for @ms. */
+void umms_test_sleep(unsigned ms);
+/* Polls the Player1 property until it equals @expected (sunk), or fails the test. */
+void umms_test_wait_property(GDBusConnection *bus, const char *path, const char *property,
+	GVariant *expected, unsigned timeout_ms);
+/* Polls Position until it is >= @position µs (or <= when @before). */
+void umms_test_wait_position(GDBusConnection *bus, const char *path, int64_t position,
+	bool before, unsigned timeout_ms);
+
+/* Records every signal from ummsd on one object path, in order. */
+struct umms_test_signals;
+struct umms_test_signals *umms_test_signals_watch(GDBusConnection *bus, const char *path);
+void umms_test_signals_free(struct umms_test_signals *signals);
+/* Waits for the next signal named @member (skipping others); returns its parameters. */
+GVariant *umms_test_signals_wait(struct umms_test_signals *signals, const char *member,
+	unsigned timeout_ms);
+/* Whether a PropertiesChanged for @property arrived (and pops up to it); no waiting. */
+GVariant *umms_test_signals_find_change(struct umms_test_signals *signals, const char *property);
+/* Milliseconds since the watch started when the last waited signal arrived. */
+double umms_test_signals_last_ms(struct umms_test_signals *signals);
+void umms_test_signals_clear(struct umms_test_signals *signals);
+
+/* Open file descriptors of this process. */
+unsigned umms_test_fd_count(void);
+
+/* Registers a test with the fixture (fresh in-process service per test). */
+#define UMMS_TEST_ADD(name, fn) \
+	g_test_add(name, struct umms_test, NULL, umms_test_setup, fn, umms_test_teardown)
+
+void umms_test_setup(struct umms_test *t, gconstpointer data);
+void umms_test_teardown(struct umms_test *t, gconstpointer data);
+
+/* Seconds to µs. */
+#define US(seconds) ((int64_t)((seconds) * 1000000.0))
+
+#endif

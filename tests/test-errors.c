@@ -1,0 +1,215 @@
+/*
+ * Bad input: every mistake gets its named org.umms.Error and a sentence, and
+ * meanwhile another player, playing, never notices.
+ */
+#include <string.h>
+
+#include "harness.h"
+
+/* A second client's player, playing the long clip all along. */
+struct bystander {
+	GDBusConnection *bus;
+	char *path;
+	gint64 started;
+};
+
+static void
+bystander_start(struct bystander *b)
+{
+	b->bus = umms_test_connect();
+	b->path = umms_test_open(b->bus, "long.mkv");
+	umms_test_player_do(b->bus, b->path, "Play", NULL);
+	b->started = g_get_monotonic_time();
+}
+
+/* It is still playing, and its clock kept up with the wall clock. */
+static void
+bystander_check(struct bystander *b)
+{
+	g_autofree char *state = umms_test_get_string(b->bus, b->path, "State");
+	g_assert_cmpstr(state, ==, "playing");
+	int64_t position = umms_test_get_int64(b->bus, b->path, "Position");
+	int64_t wall = g_get_monotonic_time() - b->started;
+	g_test_message("bystander at %.2f s after %.2f s", position / 1e6, wall / 1e6);
+	g_assert_cmpint(position, >, wall - US(0.5));
+	g_assert_cmpint(position, <, wall + US(0.5));
+	g_dbus_connection_close_sync(b->bus, NULL, NULL);
+	g_object_unref(b->bus);
+	g_free(b->path);
+}
+
+static char *
+set_uri_error(GDBusConnection *bus, const char *player, const char *uri, const char *name)
+{
+	return umms_test_call_error(bus, player, UMMS_PLAYER, "SetUri", g_variant_new("(s)", uri),
+		name);
+}
+
+static void
+assert_contains(const char *text, const char *words)
+{
+	if (!strstr(text, words))
+		g_error("\"%s\" does not say \"%s\"", text, words);
+}
+
+static void
+test_bad_uris(struct umms_test *t, gconstpointer data)
+{
+	struct bystander b;
+	bystander_start(&b);
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+
+	g_autofree char *m1 = set_uri_error(t->bus, p, "/no/such/x.mp4", "org.umms.Error.NotFound");
+	g_assert_cmpstr(m1, ==, "no such file: /no/such/x.mp4");
+	g_autofree char *m2 = set_uri_error(t->bus, p, "file:///no/such/x.mp4",
+		"org.umms.Error.NotFound");
+	g_autofree char *m3 = set_uri_error(t->bus, p, "foo://bar/baz",
+		"org.umms.Error.NotSupported");
+	assert_contains(m3, "\"foo\"");
+	g_autofree char *m4 = set_uri_error(t->bus, p, "clips/x.mp4",
+		"org.umms.Error.InvalidArgument");
+	assert_contains(m4, "not a URI");
+	g_autofree char *m5 = set_uri_error(t->bus, p, "", "org.umms.Error.InvalidArgument");
+	g_autofree char *m6 = set_uri_error(t->bus, p, umms_test_tmpdir(),
+		"org.umms.Error.InvalidArgument");
+	assert_contains(m6, "folder");
+
+	/* A text file named .mp4: not media, said so. */
+	g_autofree char *m7 = set_uri_error(t->bus, p, umms_test_clip("text.mp4"),
+		"org.umms.Error.NotSupported");
+	assert_contains(m7, "text.mp4");
+	g_test_message("text.mp4: %s", m7);
+
+	/* Nothing half-open is left: the next URI just works. */
+	g_autofree char *uri = umms_test_clip_uri("av.mp4");
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(0.2), false, 3000);
+	bystander_check(&b);
+}
+
+static void
+test_no_media(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	static const struct {
+		const char *method;
+		const char *args;
+	} calls[] = {
+		{ "Play", NULL }, { "Pause", NULL }, { "Seek", "(int64 5,)" },
+		{ "SetPosition", "(int64 5,)" }, { "StepFrame", "(1,)" },
+		{ "SelectTrack", "('audio', 0)" }, { "SetSubtitleUri", "('/tmp/x.srt',)" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(calls); i++) {
+		GVariant *args = calls[i].args ?
+			g_variant_parse(NULL, calls[i].args, NULL, NULL, NULL) : NULL;
+		g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, calls[i].method,
+			args, "org.umms.Error.InvalidState");
+		assert_contains(m, "SetUri");
+	}
+	/* Rate and volume can be set before any media; they apply to what comes. */
+	GError *error = NULL;
+	g_assert_true(umms_test_set(t->bus, p, "Volume", g_variant_new_double(0.5), &error));
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(2.0), &error));
+}
+
+/* Either refused by SetUri, or it plays up to where the data stops. */
+static void
+play_damaged(struct umms_test *t, const char *clip)
+{
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *uri = umms_test_clip_uri(clip);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	GError *error = NULL;
+	g_autoptr(GVariant) reply = umms_test_call(t->bus, p, UMMS_PLAYER, "SetUri",
+		g_variant_new("(s)", uri), &error);
+	if (!reply) {
+		g_autofree char *name = g_dbus_error_get_remote_error(error);
+		g_test_message("%s: %s: %s", clip, name, error->message);
+		g_assert_true(g_str_has_prefix(name, "org.umms.Error."));
+		g_error_free(error);
+	} else {
+		umms_test_player_do(t->bus, p, "Play", NULL);
+		/* An end, or a named error: both leave the player stopped. */
+		gint64 end = g_get_monotonic_time() + 8 * G_USEC_PER_SEC;
+		GVariant *got = NULL;
+		while (!got && g_get_monotonic_time() < end) {
+			umms_test_sleep(50);
+			g_autofree char *state = umms_test_get_string(t->bus, p, "State");
+			if (strcmp(state, "stopped") == 0)
+				got = g_variant_new_boolean(TRUE);
+		}
+		g_assert_nonnull(got);
+		g_variant_unref(g_variant_ref_sink(got));
+		g_test_message("%s: played up to the damage, then stopped", clip);
+	}
+	umms_test_signals_free(signals);
+	/* The player is usable afterwards. */
+	g_autofree char *good = umms_test_clip_uri("av.mp4");
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", good));
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+}
+
+static void
+test_damaged(struct umms_test *t, gconstpointer data)
+{
+	struct bystander b;
+	bystander_start(&b);
+	play_damaged(t, "truncated.mp4");
+	play_damaged(t, "truncated.mkv");
+	bystander_check(&b);
+}
+
+static void
+test_missing_decoder(struct umms_test *t, gconstpointer data)
+{
+	/* A service whose only H.264 decoders are ruled out by configuration. */
+	umms_test_service_stop(t->service);
+	const char *const overrides[] = { "engine.disable-decoders=avdec_h264,openh264dec", NULL };
+	t->service = umms_test_service_start(overrides);
+
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *m = set_uri_error(t->bus, p, umms_test_clip("av.mp4"),
+		"org.umms.Error.NotSupported");
+	g_assert_cmpstr(m, ==, "codec h264: no decoder installed");
+	/* Other codecs still play. */
+	g_autofree char *uri = umms_test_clip_uri("vp9.webm");
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(0.2), false, 3000);
+}
+
+static void
+test_open_timeout(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * A local file that does not open in time is given up with a named
+	 * error (GStreamer 1.22 can hang on a damaged MP4 without one). With a
+	 * 1 ms limit every file is too slow, which makes the path testable.
+	 */
+	umms_test_service_stop(t->service);
+	const char *const overrides[] = { "engine.open-timeout=1", NULL };
+	t->service = umms_test_service_start(overrides);
+
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *m = set_uri_error(t->bus, p, umms_test_clip("av.mkv"),
+		"org.umms.Error.Failed");
+	assert_contains(m, "could not be opened within 1 ms");
+	g_autofree char *state = umms_test_get_string(t->bus, p, "State");
+	g_assert_cmpstr(state, ==, "stopped");
+	/* The service goes on serving. */
+	g_autofree char *q = umms_test_create_player(t->bus, NULL);
+	g_assert_nonnull(q);
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/errors/bad-uris", test_bad_uris);
+	UMMS_TEST_ADD("/errors/no-media", test_no_media);
+	UMMS_TEST_ADD("/errors/damaged", test_damaged);
+	UMMS_TEST_ADD("/errors/missing-decoder", test_missing_decoder);
+	UMMS_TEST_ADD("/errors/open-timeout", test_open_timeout);
+	return g_test_run();
+}

@@ -1,0 +1,577 @@
+/*
+ * org.umms.Player1 on real media: what each clip is, states and their
+ * signals, end of stream on time, frame-accurate seeking and stepping, rates
+ * forwards and backwards, volume, track selection, subtitles and counters.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define FRAME US(0.04) /* 25 fps clips */
+
+static GVariant *
+track(GDBusConnection *bus, const char *player, const char *property, guint index)
+{
+	g_autoptr(GVariant) tracks = umms_test_get(bus, player, UMMS_PLAYER, property);
+	g_assert_cmpuint(index, <, g_variant_n_children(tracks));
+	return g_variant_get_child_value(tracks, index);
+}
+
+static guint
+track_count(GDBusConnection *bus, const char *player, const char *property)
+{
+	g_autoptr(GVariant) tracks = umms_test_get(bus, player, UMMS_PLAYER, property);
+	return (guint)g_variant_n_children(tracks);
+}
+
+static void
+assert_track_string(GVariant *dict, const char *key, const char *expected)
+{
+	const char *value = NULL;
+	if (!g_variant_lookup(dict, key, "&s", &value))
+		g_error("track has no %s", key);
+	g_assert_cmpstr(value, ==, expected);
+}
+
+static int
+track_int(GVariant *dict, const char *key)
+{
+	gint32 value;
+	if (!g_variant_lookup(dict, key, "i", &value))
+		g_error("track has no %s", key);
+	return value;
+}
+
+static void
+assert_state(GDBusConnection *bus, const char *player, const char *expected)
+{
+	g_autofree char *state = umms_test_get_string(bus, player, "State");
+	g_assert_cmpstr(state, ==, expected);
+}
+
+static void
+assert_near(int64_t value, int64_t expected, int64_t tolerance)
+{
+	if (llabs(value - expected) > tolerance)
+		g_error("%" G_GINT64_FORMAT " µs is not within %" G_GINT64_FORMAT " µs of %"
+			G_GINT64_FORMAT, value, tolerance, expected);
+}
+
+static void
+test_open_info(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	g_autofree char *uri = umms_test_get_string(t->bus, p, "Uri");
+	g_autofree char *expected_uri = umms_test_clip_uri("av.mkv");
+	g_assert_cmpstr(uri, ==, expected_uri);
+	assert_state(t->bus, p, "stopped");
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Duration"), ==, US(5));
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), ==, 0);
+	g_autofree char *container = umms_test_get_string(t->bus, p, "Container");
+	g_assert_cmpstr(container, ==, "matroska");
+	g_assert_true(umms_test_get_bool(t->bus, p, "Seekable"));
+	g_assert_false(umms_test_get_bool(t->bus, p, "IsLive"));
+	g_assert_true(umms_test_get_bool(t->bus, p, "HasVideo"));
+	g_assert_true(umms_test_get_bool(t->bus, p, "HasAudio"));
+	g_assert_true(umms_test_get_bool(t->bus, p, "CanFullscreen"));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "BufferingPercent"), ==, 100);
+	g_autofree char *decoder = umms_test_get_string(t->bus, p, "Decoder");
+	g_assert_cmpstr(decoder, ==, "avdec_h264 (software)");
+	g_autofree char *engine = umms_test_get_string(t->bus, p, "Engine");
+	g_assert_cmpstr(engine, ==, "gstreamer");
+
+	g_assert_cmpuint(track_count(t->bus, p, "VideoTracks"), ==, 1);
+	g_autoptr(GVariant) video = track(t->bus, p, "VideoTracks", 0);
+	assert_track_string(video, "codec", "h264");
+	g_assert_cmpint(track_int(video, "width"), ==, 320);
+	g_assert_cmpint(track_int(video, "height"), ==, 240);
+	g_assert_cmpint(track_int(video, "par-n"), ==, 1);
+	g_assert_cmpint(track_int(video, "par-d"), ==, 1);
+	double fps = 0;
+	g_assert_true(g_variant_lookup(video, "framerate", "d", &fps));
+	g_assert_cmpfloat(fps, ==, 25.0);
+
+	g_assert_cmpuint(track_count(t->bus, p, "AudioTracks"), ==, 2);
+	g_autoptr(GVariant) en = track(t->bus, p, "AudioTracks", 0);
+	g_autoptr(GVariant) fr = track(t->bus, p, "AudioTracks", 1);
+	assert_track_string(en, "codec", "opus");
+	assert_track_string(en, "language", "en");
+	assert_track_string(fr, "language", "fr");
+	g_assert_cmpint(track_int(en, "channels"), ==, 2);
+	g_assert_cmpint(track_int(fr, "channels"), ==, 1);
+	g_assert_cmpint(track_int(en, "rate"), ==, 48000);
+
+	g_assert_cmpuint(track_count(t->bus, p, "SubtitleTracks"), ==, 1);
+	g_autoptr(GVariant) de = track(t->bus, p, "SubtitleTracks", 0);
+	assert_track_string(de, "language", "de");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentVideo"), ==, 0);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 0);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+
+	g_autoptr(GVariant) metadata = umms_test_get(t->bus, p, UMMS_PLAYER, "Metadata");
+	const char *title = NULL, *artist = NULL;
+	g_assert_true(g_variant_lookup(metadata, "title", "&s", &title));
+	g_assert_cmpstr(title, ==, "umms test clip");
+	g_assert_true(g_variant_lookup(metadata, "artist", "&s", &artist));
+	g_assert_cmpstr(artist, ==, "umms tests");
+}
+
+struct clip_case {
+	const char *clip;
+	const char *container;
+	const char *video;       /* NULL: no video */
+	const char *audio;
+	int width, height, par_n, par_d;
+	int64_t duration;
+};
+
+static void
+test_containers(struct umms_test *t, gconstpointer data)
+{
+	static const struct clip_case cases[] = {
+		{ "av.mp4", "mp4", "h264", "aac", 320, 240, 1, 1, US(3) },
+		{ "vp9.webm", "webm", "vp9", "opus", 320, 240, 1, 1, US(3) },
+		{ "av.ts", "mpegts", "h264", "aac", 320, 240, 1, 1, US(3) },
+		{ "audio.ogg", "ogg", NULL, "opus", 0, 0, 0, 0, US(2) },
+		{ "anamorphic.mkv", "matroska", "h264", NULL, 352, 288, 12, 11, US(2) },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const struct clip_case *c = &cases[i];
+		g_test_message("%s", c->clip);
+		g_autofree char *p = umms_test_open(t->bus, c->clip);
+		g_autofree char *container = umms_test_get_string(t->bus, p, "Container");
+		g_assert_cmpstr(container, ==, c->container);
+		assert_near(umms_test_get_int64(t->bus, p, "Duration"), c->duration, US(0.05));
+		g_assert_cmpint(umms_test_get_bool(t->bus, p, "HasVideo"), ==, c->video != NULL);
+		g_assert_cmpint(umms_test_get_bool(t->bus, p, "CanFullscreen"), ==, c->video != NULL);
+		g_assert_cmpint(umms_test_get_bool(t->bus, p, "HasAudio"), ==, c->audio != NULL);
+		g_autofree char *decoder = umms_test_get_string(t->bus, p, "Decoder");
+		if (c->video) {
+			g_autoptr(GVariant) video = track(t->bus, p, "VideoTracks", 0);
+			assert_track_string(video, "codec", c->video);
+			g_assert_cmpint(track_int(video, "width"), ==, c->width);
+			g_assert_cmpint(track_int(video, "height"), ==, c->height);
+			g_assert_cmpint(track_int(video, "par-n"), ==, c->par_n);
+			g_assert_cmpint(track_int(video, "par-d"), ==, c->par_d);
+			g_assert_true(g_str_has_suffix(decoder, "(software)"));
+		} else {
+			g_assert_cmpuint(track_count(t->bus, p, "VideoTracks"), ==, 0);
+			g_assert_cmpstr(decoder, ==, "");
+			g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, "StepFrame",
+				g_variant_new("(i)", 1), "org.umms.Error.NotSupported");
+		}
+		if (c->audio) {
+			g_autoptr(GVariant) audio = track(t->bus, p, "AudioTracks", 0);
+			assert_track_string(audio, "codec", c->audio);
+		}
+		/* Each plays to its end. */
+		struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+		umms_test_player_do(t->bus, p, "SetPosition",
+			g_variant_new("(x)", c->duration - US(0.5)));
+		umms_test_player_do(t->bus, p, "Play", NULL);
+		g_variant_unref(umms_test_signals_wait(signals, "Eos", 5000));
+		umms_test_signals_free(signals);
+	}
+}
+
+static void
+test_states(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, "Play", NULL,
+		"org.umms.Error.InvalidState");
+	g_assert_nonnull(strstr(m, "SetUri"));
+	/* Stop with nothing open is harmless. */
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+
+	/* After Play replies, State is playing, and watchers were told first. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	assert_state(t->bus, p, "playing");
+	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "State");
+	g_assert_nonnull(changed);
+	g_assert_cmpstr(g_variant_get_string(changed, NULL), ==, "playing");
+	umms_test_wait_position(t->bus, p, US(0.5), false, 3000);
+
+	/* Paused: the clock stands still. */
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	assert_state(t->bus, p, "paused");
+	int64_t held = umms_test_get_int64(t->bus, p, "Position");
+	umms_test_sleep(300);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), ==, held);
+
+	/* Resumed: it goes on from there. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, held + US(0.3), false, 3000);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, held + US(1.5));
+
+	/* Stopped: back to the start; playing again starts from 0. */
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+	assert_state(t->bus, p, "stopped");
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), ==, 0);
+	/* The media stays described. */
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Duration"), ==, US(20));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, US(0.5));
+
+	/* Pause from stopped shows the first frame. */
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	assert_state(t->bus, p, "paused");
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <=, FRAME);
+	umms_test_signals_free(signals);
+}
+
+static void
+test_eos(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mp4");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	gint64 start = g_get_monotonic_time();
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	g_variant_unref(umms_test_signals_wait(signals, "Eos", 10000));
+	double elapsed = (g_get_monotonic_time() - start) / 1e6;
+	g_test_message("3.000 s clip reached its end after %.3f s", elapsed);
+	g_assert_cmpfloat(fabs(elapsed - 3.0), <, 0.4);
+	assert_state(t->bus, p, "stopped");
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), ==, 0);
+	/* It plays again. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(0.3), false, 3000);
+	umms_test_signals_free(signals);
+}
+
+static int64_t
+seeked_position(struct umms_test_signals *signals)
+{
+	g_autoptr(GVariant) seeked = umms_test_signals_wait(signals, "Seeked", 5000);
+	int64_t position;
+	g_variant_get(seeked, "(x)", &position);
+	return position;
+}
+
+static void
+test_seek(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+
+	/* Absolute positions land on the frame asked for, between key frames too. */
+	static const double targets[] = { 2.5, 0.52, 4.2, 1.0 };
+	for (size_t i = 0; i < G_N_ELEMENTS(targets); i++) {
+		umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(targets[i])));
+		int64_t seeked = seeked_position(signals);
+		assert_near(seeked, US(targets[i]), FRAME / 2);
+		assert_near(umms_test_get_int64(t->bus, p, "Position"), US(targets[i]), FRAME / 2);
+	}
+
+	/* Relative moves, clamped at the start. */
+	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", US(1.5)));
+	assert_near(seeked_position(signals), US(2.5), FRAME / 2);
+	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", -US(0.5)));
+	assert_near(seeked_position(signals), US(2.0), FRAME / 2);
+	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", -US(100)));
+	assert_near(seeked_position(signals), 0, FRAME / 2);
+
+	/* Outside the media is refused, saying where the media ends. */
+	g_autofree char *m1 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetPosition",
+		g_variant_new("(x)", US(7)), "org.umms.Error.InvalidArgument");
+	g_assert_nonnull(strstr(m1, "5.000 s"));
+	g_autofree char *m2 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetPosition",
+		g_variant_new("(x)", -US(1)), "org.umms.Error.InvalidArgument");
+
+	/* While playing, playback goes on from the new place. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(3)));
+	assert_near(seeked_position(signals), US(3), FRAME);
+	assert_state(t->bus, p, "playing");
+	umms_test_wait_position(t->bus, p, US(3.3), false, 3000);
+
+	/* Seeking while stopped sets where Play starts. */
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(4)));
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	assert_near(umms_test_get_int64(t->bus, p, "Position"), US(4), FRAME / 2);
+	umms_test_signals_free(signals);
+}
+
+static void
+test_step(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1)));
+	int64_t start = umms_test_get_int64(t->bus, p, "Position");
+	umms_test_signals_clear(signals);
+
+	umms_test_player_do(t->bus, p, "StepFrame", g_variant_new("(i)", 5));
+	assert_near(seeked_position(signals), start + 5 * FRAME, FRAME / 2);
+	assert_near(umms_test_get_int64(t->bus, p, "Position"), start + 5 * FRAME, FRAME / 2);
+	umms_test_player_do(t->bus, p, "StepFrame", g_variant_new("(i)", -2));
+	assert_near(umms_test_get_int64(t->bus, p, "Position"), start + 3 * FRAME, FRAME / 2);
+	assert_state(t->bus, p, "paused");
+
+	g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, "StepFrame",
+		g_variant_new("(i)", 0), "org.umms.Error.InvalidArgument");
+
+	/* Stepping while playing pauses first. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_player_do(t->bus, p, "StepFrame", g_variant_new("(i)", 1));
+	assert_state(t->bus, p, "paused");
+	int64_t held = umms_test_get_int64(t->bus, p, "Position");
+	umms_test_sleep(200);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), ==, held);
+	umms_test_signals_free(signals);
+}
+
+/* Media time covered in @wall_ms of playing at the current rate. */
+static int64_t
+advance(struct umms_test *t, const char *p, unsigned wall_ms)
+{
+	int64_t before = umms_test_get_int64(t->bus, p, "Position");
+	umms_test_sleep(wall_ms);
+	return umms_test_get_int64(t->bus, p, "Position") - before;
+}
+
+static void
+test_rate(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "long.mkv");
+	GError *error = NULL;
+	umms_test_player_do(t->bus, p, "Play", NULL);
+
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(2.0), &error));
+	g_assert_cmpfloat(umms_test_get_double(t->bus, p, "Rate"), ==, 2.0);
+	int64_t covered = advance(t, p, 1000);
+	g_test_message("rate 2: %.2f s in 1 s", covered / 1e6);
+	assert_near(covered, US(2), US(0.35));
+
+	/* Scrubbing: key frames only, much faster than real time. */
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(4.0), &error));
+	covered = advance(t, p, 1000);
+	g_test_message("rate 4: %.2f s in 1 s", covered / 1e6);
+	assert_near(covered, US(4), US(1.0));
+
+	/* Backwards. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(12)));
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(-1.0), &error));
+	covered = advance(t, p, 1000);
+	g_test_message("rate -1: %.2f s in 1 s", covered / 1e6);
+	assert_near(covered, -US(1), US(0.35));
+	assert_state(t->bus, p, "playing");
+
+	/* Nonsense is refused and changes nothing. */
+	static const double bad[] = { 0.0, 100.0, -65.0 };
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_assert_false(umms_test_set(t->bus, p, "Rate", g_variant_new_double(bad[i]), &error));
+		g_autofree char *name = g_dbus_error_get_remote_error(error);
+		g_assert_cmpstr(name, ==, "org.umms.Error.InvalidArgument");
+		g_clear_error(&error);
+	}
+	g_assert_cmpfloat(umms_test_get_double(t->bus, p, "Rate"), ==, -1.0);
+
+	/* Stop brings the rate back to 1. */
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+	g_assert_cmpfloat(umms_test_get_double(t->bus, p, "Rate"), ==, 1.0);
+
+	/* The end comes at twice the speed, and a rate set before Play holds. */
+	g_autofree char *q = umms_test_open(t->bus, "av.mp4");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, q);
+	g_assert_true(umms_test_set(t->bus, q, "Rate", g_variant_new_double(2.0), &error));
+	gint64 start = g_get_monotonic_time();
+	umms_test_player_do(t->bus, q, "Play", NULL);
+	g_variant_unref(umms_test_signals_wait(signals, "Eos", 5000));
+	double elapsed = (g_get_monotonic_time() - start) / 1e6;
+	g_test_message("3 s clip at rate 2 ended after %.3f s", elapsed);
+	g_assert_cmpfloat(fabs(elapsed - 1.5), <, 0.35);
+	umms_test_signals_free(signals);
+}
+
+static void
+test_volume(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mp4");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	GError *error = NULL;
+	g_assert_true(umms_test_set(t->bus, p, "Volume", g_variant_new_double(0.25), &error));
+	g_assert_cmpfloat(umms_test_get_double(t->bus, p, "Volume"), ==, 0.25);
+	g_assert_true(umms_test_set(t->bus, p, "Mute", g_variant_new_boolean(TRUE), &error));
+	g_assert_true(umms_test_get_bool(t->bus, p, "Mute"));
+	umms_test_sleep(50);
+	g_autoptr(GVariant) volume = umms_test_signals_find_change(signals, "Volume");
+	g_assert_nonnull(volume);
+	g_assert_cmpfloat(g_variant_get_double(volume), ==, 0.25);
+	g_autoptr(GVariant) mute = umms_test_signals_find_change(signals, "Mute");
+	g_assert_nonnull(mute);
+
+	static const double bad[] = { 1.5, -0.1, NAN };
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_assert_false(umms_test_set(t->bus, p, "Volume", g_variant_new_double(bad[i]), &error));
+		g_autofree char *name = g_dbus_error_get_remote_error(error);
+		g_assert_cmpstr(name, ==, "org.umms.Error.InvalidArgument");
+		g_clear_error(&error);
+	}
+	g_assert_cmpfloat(umms_test_get_double(t->bus, p, "Volume"), ==, 0.25);
+	umms_test_signals_free(signals);
+}
+
+static void
+test_tracks(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "audio", 1));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 1);
+	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "CurrentAudio");
+	g_assert_nonnull(changed);
+	g_assert_cmpint(g_variant_get_int32(changed), ==, 1);
+
+	/* The switch holds while playing, and playing goes on. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(0.5), false, 3000);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 1);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "audio", 0));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 0);
+
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "video", 0));
+	assert_state(t->bus, p, "paused");
+
+	g_autofree char *m1 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SelectTrack",
+		g_variant_new("(si)", "audio", 2), "org.umms.Error.InvalidArgument");
+	g_assert_nonnull(strstr(m1, "has 2"));
+	g_autofree char *m2 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SelectTrack",
+		g_variant_new("(si)", "video", -1), "org.umms.Error.InvalidArgument");
+	g_autofree char *m3 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SelectTrack",
+		g_variant_new("(si)", "sound", 0), "org.umms.Error.InvalidArgument");
+	g_assert_nonnull(strstr(m3, "unknown track kind"));
+
+	/* The choice survives Stop and comes back with the next Play. */
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "audio", 1));
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_property(t->bus, p, "CurrentAudio", g_variant_new_int32(1), 3000);
+	umms_test_signals_free(signals);
+}
+
+static void
+test_subtitle_uri(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	g_assert_cmpuint(track_count(t->bus, p, "SubtitleTracks"), ==, 2);
+	g_autoptr(GVariant) ext = track(t->bus, p, "SubtitleTracks", 1);
+	assert_track_string(ext, "codec", "subrip");
+	assert_track_string(ext, "language", "en");
+	gboolean external = FALSE;
+	g_assert_true(g_variant_lookup(ext, "external", "b", &external));
+	g_assert_true(external);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+
+	/* Switching between the file and the media's own track, and off. */
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 1));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	assert_state(t->bus, p, "playing");
+
+	/* Files that are not subtitles, or not there, are refused by name. */
+	g_autofree char *m1 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+		g_variant_new("(s)", "/no/such.srt"), "org.umms.Error.NotFound");
+	g_autofree char *m2 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("text.mp4")), "org.umms.Error.NotSupported");
+	assert_state(t->bus, p, "playing");
+
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", ""));
+	g_assert_cmpuint(track_count(t->bus, p, "SubtitleTracks"), ==, 1);
+}
+
+static uint64_t
+stat_value(GVariant *stats, const char *key)
+{
+	guint64 value = 0;
+	if (!g_variant_lookup(stats, key, "t", &value))
+		g_error("Stats has no %s", key);
+	return value;
+}
+
+static void
+test_stats(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_sleep(2200);
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, p, UMMS_PLAYER, "Stats");
+	uint64_t decoded = stat_value(stats, "frames-decoded");
+	uint64_t presented = stat_value(stats, "frames-presented");
+	g_test_message("after 2.2 s: %" G_GUINT64_FORMAT " decoded, %" G_GUINT64_FORMAT
+		" presented, %" G_GUINT64_FORMAT " dropped", decoded, presented,
+		stat_value(stats, "frames-dropped"));
+	/* 25 fps: about 55 frames shown, a few more decoded ahead. */
+	g_assert_cmpuint(presented, >=, 45);
+	g_assert_cmpuint(presented, <=, 60);
+	g_assert_cmpuint(decoded, >=, presented);
+	g_assert_cmpuint(stat_value(stats, "frames-dropped"), <=, 2);
+	g_assert_cmpuint(stat_value(stats, "copies"), ==, 0);
+	/* Watchers hear of Stats while playing, at most once a second. */
+	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "Stats");
+	g_assert_nonnull(changed);
+	umms_test_signals_free(signals);
+}
+
+static void
+test_two_players(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *a = umms_test_open(t->bus, "long.mkv");
+	g_autofree char *b = umms_test_open(t->bus, "long.mkv");
+	umms_test_player_do(t->bus, a, "Play", NULL);
+	umms_test_player_do(t->bus, b, "SetPosition", g_variant_new("(x)", US(10)));
+	umms_test_player_do(t->bus, b, "Play", NULL);
+	umms_test_sleep(600);
+	umms_test_player_do(t->bus, a, "Pause", NULL);
+	int64_t pa = umms_test_get_int64(t->bus, a, "Position");
+	int64_t pb = umms_test_get_int64(t->bus, b, "Position");
+	g_assert_cmpint(pa, <, US(1.5));
+	g_assert_cmpint(pb, >, US(10.3));
+	assert_state(t->bus, b, "playing");
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/player/open-info", test_open_info);
+	UMMS_TEST_ADD("/player/containers", test_containers);
+	UMMS_TEST_ADD("/player/states", test_states);
+	UMMS_TEST_ADD("/player/eos", test_eos);
+	UMMS_TEST_ADD("/player/seek", test_seek);
+	UMMS_TEST_ADD("/player/step", test_step);
+	UMMS_TEST_ADD("/player/rate", test_rate);
+	UMMS_TEST_ADD("/player/volume", test_volume);
+	UMMS_TEST_ADD("/player/tracks", test_tracks);
+	UMMS_TEST_ADD("/player/subtitle-uri", test_subtitle_uri);
+	UMMS_TEST_ADD("/player/stats", test_stats);
+	UMMS_TEST_ADD("/player/two-players", test_two_players);
+	return g_test_run();
+}

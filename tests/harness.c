@@ -610,6 +610,13 @@ umms_test_setup(struct umms_test *t, gconstpointer data)
 }
 
 void
+umms_test_restart(struct umms_test *t, const char *const *overrides)
+{
+	umms_test_service_stop(t->service);
+	t->service = umms_test_service_start(overrides);
+}
+
+void
 umms_test_teardown(struct umms_test *t, gconstpointer data)
 {
 	g_dbus_connection_close_sync(t->bus, NULL, NULL);

@@ -130,6 +130,8 @@ unsigned umms_test_fd_count(void);
 	g_test_add(name, struct umms_test, NULL, umms_test_setup, fn, umms_test_teardown)
 
 void umms_test_setup(struct umms_test *t, gconstpointer data);
+/* Replaces the fixture's service with one configured with @overrides. */
+void umms_test_restart(struct umms_test *t, const char *const *overrides);
 void umms_test_teardown(struct umms_test *t, gconstpointer data);
 
 /* Seconds to µs. */

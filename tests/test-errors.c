@@ -164,9 +164,8 @@ static void
 test_missing_decoder(struct umms_test *t, gconstpointer data)
 {
 	/* A service whose only H.264 decoders are ruled out by configuration. */
-	umms_test_service_stop(t->service);
-	const char *const overrides[] = { "engine.disable-decoders=avdec_h264,openh264dec", NULL };
-	t->service = umms_test_service_start(overrides);
+	umms_test_restart(t, (const char *const[]){
+		"engine.disable-decoders=avdec_h264,openh264dec", NULL });
 
 	g_autofree char *p = umms_test_create_player(t->bus, NULL);
 	g_autofree char *m = set_uri_error(t->bus, p, umms_test_clip("av.mp4"),
@@ -187,9 +186,7 @@ test_open_timeout(struct umms_test *t, gconstpointer data)
 	 * error (GStreamer 1.22 can hang on a damaged MP4 without one). With a
 	 * 1 ms limit every file is too slow, which makes the path testable.
 	 */
-	umms_test_service_stop(t->service);
-	const char *const overrides[] = { "engine.open-timeout=1", NULL };
-	t->service = umms_test_service_start(overrides);
+	umms_test_restart(t, (const char *const[]){ "engine.open-timeout=1", NULL });
 
 	g_autofree char *p = umms_test_create_player(t->bus, NULL);
 	g_autofree char *m = set_uri_error(t->bus, p, umms_test_clip("av.mkv"),

@@ -46,6 +46,9 @@ static const struct key keys[] = {
 	UKEY("engine", "open-timeout", engine.open_timeout, 0, 600000),
 	KEY("engine", "pitch-correction", KEY_BOOL, engine.pitch_correction),
 	UKEY("engine", "trickmode-rate", engine.trickmode_rate, 1, 64),
+	KEY("video", "enabled", KEY_BOOL, video.enabled),
+	KEY("video", "socket", KEY_STRING, video.socket),
+	UKEY("video", "max-held-frames", video.max_held, 1, 64),
 };
 
 void
@@ -67,6 +70,13 @@ umms_config_init(struct umms_config *config)
 			.pitch_correction = true,
 			.trickmode_rate = 2,
 		},
+		.video = {
+			.enabled = true,
+			/* As WAYLAND_DISPLAY names a compositor's socket. */
+			.socket = g_strdup(g_getenv("UMMS_DISPLAY") && *g_getenv("UMMS_DISPLAY") ?
+				g_getenv("UMMS_DISPLAY") : "umms-0"),
+			.max_held = 8,
+		},
 	};
 }
 
@@ -78,6 +88,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->log.scopes);
 	g_free(config->log.gst_debug);
 	g_strfreev(config->engine.disable_decoders);
+	g_free(config->video.socket);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

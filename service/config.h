@@ -4,7 +4,8 @@
  * every key is listed in docs/config.md and every variable in
  * docs/env_vars.md.
  *
- * Order of precedence: defaults < configuration file < --set/flags.
+ * Order of precedence: defaults < environment (UMMS_DISPLAY) < configuration
+ * file < --set/flags.
  * The file is $XDG_CONFIG_HOME/umms/ummsd.conf (GKeyFile syntax) unless
  * --config names another; a missing default file is not an error, a missing
  * named file is.
@@ -49,6 +50,11 @@ struct umms_config {
 		bool pitch_correction;    /* keep the pitch at rates != 1 */
 		unsigned trickmode_rate;  /* |rate| above which only key frames play */
 	} engine;
+	struct {
+		bool enabled;             /* serve umms_video_v1 */
+		char *socket;             /* name in $XDG_RUNTIME_DIR, or absolute path */
+		unsigned max_held;        /* frames one client may hold unreleased */
+	} video;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

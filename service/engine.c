@@ -20,6 +20,7 @@ umms_engine_init(struct umms_engine *engine, const struct umms_engine_impl *impl
 	wl_signal_init(&engine->events.info);
 	wl_signal_init(&engine->events.eos);
 	wl_signal_init(&engine->events.error);
+	wl_signal_init(&engine->events.frame);
 	wl_signal_init(&engine->events.destroy);
 }
 
@@ -31,6 +32,7 @@ umms_engine_finish(struct umms_engine *engine)
 	g_assert(wl_list_empty(&engine->events.info.listener_list));
 	g_assert(wl_list_empty(&engine->events.eos.listener_list));
 	g_assert(wl_list_empty(&engine->events.error.listener_list));
+	g_assert(wl_list_empty(&engine->events.frame.listener_list));
 	umms_media_info_finish(&engine->info);
 }
 

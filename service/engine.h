@@ -23,14 +23,16 @@
  * reported by events.error (data: const GError *) and leave the engine IDLE.
  * The end of the media emits events.eos; the engine stays where it is until
  * asked to move. events.info (data NULL) says engine->info may have changed;
- * it may be emitted more often than needed.
+ * it may be emitted more often than needed. While video output is wanted
+ * (set_video_output), every frame due on screen is emitted by events.frame
+ * (data: struct umms_frame *; a listener that keeps it takes a reference).
  *
  * Engines run on the thread-default main context of the thread that created
  * them; streaming threads never emit events directly.
  *
  * Mandatory members: name, probe_uri, create, destroy, open, set_state,
  * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
- * get_position, get_stats. Optional: init.
+ * get_position, get_stats, set_video_output, set_video_delay. Optional: init.
  */
 #ifndef UMMS_SERVICE_ENGINE_H
 #define UMMS_SERVICE_ENGINE_H
@@ -41,6 +43,7 @@
 #include <wayland-server-core.h>
 
 #include "config.h"
+#include "frame.h"
 #include "media-info.h"
 
 enum umms_engine_state {
@@ -95,6 +98,19 @@ struct umms_engine_impl {
 
 	/* Immediate. */
 	void (*set_volume)(struct umms_engine *engine, double volume, bool mute);
+	/*
+	 * Whether frames are wanted on events.frame, and in which wl_shm
+	 * formats (@formats, preferred first; @n 0: the engine's choice).
+	 * Without a wanted output, frames are clocked, counted and dropped.
+	 * False when none of the formats can be made.
+	 */
+	bool (*set_video_output)(struct umms_engine *engine, bool wanted,
+		const uint32_t *formats, size_t n, GError **error);
+	/*
+	 * Frames reach the screen @ns after they leave: emit them that much
+	 * before they are due, so picture and sound meet.
+	 */
+	void (*set_video_delay)(struct umms_engine *engine, int64_t ns);
 	/* µs, or -1 if unknown. */
 	int64_t (*get_position)(struct umms_engine *engine);
 	void (*get_stats)(struct umms_engine *engine, struct umms_engine_stats *stats);
@@ -110,6 +126,7 @@ struct umms_engine {
 		struct wl_signal info;
 		struct wl_signal eos;
 		struct wl_signal error;   /* const GError * */
+		struct wl_signal frame;   /* struct umms_frame * */
 		struct wl_signal destroy;
 	} events;
 };

@@ -206,6 +206,33 @@ bad_type:
 	return false;
 }
 
+static struct entry *
+add_entry(struct umms_manager *manager, const struct umms_player_options *opts,
+	GError **error)
+{
+	if (manager->entries->len >= manager->config->service.max_players) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+			"too many players: %u exist (service.max-players)", manager->entries->len);
+		return NULL;
+	}
+	struct entry *entry = g_new0(struct entry, 1);
+	entry->manager = manager;
+	unsigned id = ++manager->next_id;
+	entry->path = g_strdup_printf(PLAYER_PREFIX "/%u", id);
+	entry->player = umms_player_create(id, manager->config, opts);
+	entry->release.notify = on_release;
+	wl_signal_add(&entry->player->events.release, &entry->release);
+	if (opts->attended && opts->owner)
+		entry->client = client_ref(manager, opts->owner);
+	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
+	if (manager->config->service.mpris)
+		entry->mpris = umms_mpris_create(entry->player, entry->path, manager->bus_address);
+	g_ptr_array_add(manager->entries, entry);
+	umms_dbus_iface_changed(manager->iface);
+	umms_dbus_iface_flush_changes(manager->iface);
+	return entry;
+}
+
 static void
 create_player(struct umms_manager *manager, const char *sender, GVariant *params,
 	GDBusMethodInvocation *invocation)
@@ -217,31 +244,56 @@ create_player(struct umms_manager *manager, const char *sender, GVariant *params
 		umms_dbus_return_error(invocation, error);
 		return;
 	}
-	if (manager->entries->len >= manager->config->service.max_players) {
-		umms_dbus_return_error(invocation, g_error_new(UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
-			"too many players: %u exist (service.max-players)",
-			manager->entries->len));
+	opts.owner = sender;
+	struct entry *entry = add_entry(manager, &opts, &error);
+	if (!entry) {
+		umms_dbus_return_error(invocation, error);
 		return;
 	}
-	opts.owner = sender;
-
-	struct entry *entry = g_new0(struct entry, 1);
-	entry->manager = manager;
-	unsigned id = ++manager->next_id;
-	entry->path = g_strdup_printf(PLAYER_PREFIX "/%u", id);
-	entry->player = umms_player_create(id, manager->config, &opts);
-	entry->release.notify = on_release;
-	wl_signal_add(&entry->player->events.release, &entry->release);
-	if (opts.attended && sender)
-		entry->client = client_ref(manager, sender);
-	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
-	if (manager->config->service.mpris)
-		entry->mpris = umms_mpris_create(entry->player, entry->path, manager->bus_address);
-	g_ptr_array_add(manager->entries, entry);
-	umms_dbus_iface_changed(manager->iface);
-	umms_dbus_iface_flush_changes(manager->iface);
-
 	g_dbus_method_invocation_return_value(invocation, g_variant_new("(o)", entry->path));
+}
+
+struct umms_player *
+umms_manager_find_player(struct umms_manager *manager, const char *path)
+{
+	struct entry *entry = find_entry(manager, path);
+	return entry ? entry->player : NULL;
+}
+
+const char *
+umms_manager_player_path(struct umms_manager *manager, struct umms_player *player)
+{
+	for (guint i = 0; i < manager->entries->len; i++) {
+		struct entry *entry = manager->entries->pdata[i];
+		if (entry->player == player)
+			return entry->path;
+	}
+	return NULL;
+}
+
+struct umms_player *
+umms_manager_create_owned_player(struct umms_manager *manager, GError **error)
+{
+	/* Its owner destroys it; neither a bus name nor a ttl does. */
+	struct umms_player_options opts = {
+		.attended = false,
+		.ttl = 0,
+		.priority = UMMS_PRIORITY_FOREGROUND,
+	};
+	struct entry *entry = add_entry(manager, &opts, error);
+	return entry ? entry->player : NULL;
+}
+
+void
+umms_manager_destroy_player(struct umms_manager *manager, struct umms_player *player)
+{
+	for (guint i = 0; i < manager->entries->len; i++) {
+		struct entry *entry = manager->entries->pdata[i];
+		if (entry->player == player) {
+			entry_destroy(entry);
+			return;
+		}
+	}
 }
 
 static void

@@ -24,4 +24,16 @@ void umms_manager_destroy(struct umms_manager *manager);
 
 unsigned umms_manager_player_count(struct umms_manager *manager);
 
+struct umms_player;
+/* The player at D-Bus object path @path, or NULL. */
+struct umms_player *umms_manager_find_player(struct umms_manager *manager, const char *path);
+const char *umms_manager_player_path(struct umms_manager *manager, struct umms_player *player);
+/*
+ * A player with default options owned by the caller (the video server, for
+ * a Wayland client): no bus name or ttl ends it; the caller destroys it.
+ */
+struct umms_player *umms_manager_create_owned_player(struct umms_manager *manager,
+	GError **error);
+void umms_manager_destroy_player(struct umms_manager *manager, struct umms_player *player);
+
 #endif

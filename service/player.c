@@ -224,6 +224,13 @@ engine_error(struct wl_listener *listener, void *data)
 }
 
 static void
+engine_frame(struct wl_listener *listener, void *data)
+{
+	struct umms_player *player = wl_container_of(listener, player, engine_frame);
+	wl_signal_emit_mutable(&player->events.frame, data);
+}
+
+static void
 detach_engine(struct umms_player *player)
 {
 	if (!player->engine)
@@ -232,6 +239,7 @@ detach_engine(struct umms_player *player)
 	wl_list_remove(&player->engine_info.link);
 	wl_list_remove(&player->engine_eos.link);
 	wl_list_remove(&player->engine_error.link);
+	wl_list_remove(&player->engine_frame.link);
 	umms_engine_destroy(player->engine);
 	player->engine = NULL;
 }
@@ -254,7 +262,13 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 	wl_signal_add(&engine->events.eos, &player->engine_eos);
 	player->engine_error.notify = engine_error;
 	wl_signal_add(&engine->events.error, &player->engine_error);
+	player->engine_frame.notify = engine_frame;
+	wl_signal_add(&engine->events.frame, &player->engine_frame);
 	engine->impl->set_volume(engine, player->volume, player->mute);
+	if (player->video_wanted)
+		engine->impl->set_video_output(engine, true, player->video_formats,
+			player->n_video_formats, NULL);
+	engine->impl->set_video_delay(engine, player->video_delay_ns);
 	return true;
 }
 
@@ -278,6 +292,7 @@ umms_player_create(unsigned id, const struct umms_config *config,
 	wl_signal_init(&player->events.eos);
 	wl_signal_init(&player->events.error);
 	wl_signal_init(&player->events.release);
+	wl_signal_init(&player->events.frame);
 	wl_signal_init(&player->events.destroy);
 	update_timers(player);
 	umms_info("player %u created (%s, %s)", id, player->attended ? "attended" : "unattended",
@@ -298,6 +313,7 @@ umms_player_destroy(struct umms_player *player)
 	detach_engine(player);
 	g_assert(wl_list_empty(&player->events.changed.listener_list));
 	umms_info("player %u destroyed", player->id);
+	g_free(player->video_formats);
 	g_free(player->owner);
 	g_free(player->uri);
 	g_free(player);
@@ -627,6 +643,43 @@ umms_player_set_mute(struct umms_player *player, bool mute)
 	emit_changed(player);
 }
 
+bool
+umms_player_set_video_output(struct umms_player *player, bool wanted,
+	const uint32_t *formats, size_t n, GError **error)
+{
+	if (player->engine && !player->engine->impl->set_video_output(player->engine, wanted,
+			formats, n, error))
+		return false;
+	player->video_wanted = wanted;
+	g_free(player->video_formats);
+	player->video_formats = n ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
+	player->n_video_formats = wanted ? n : 0;
+	return true;
+}
+
+void
+umms_player_report_display(struct umms_player *player, bool shown, int64_t latency_ns)
+{
+	if (!shown) {
+		player->frames_discarded++;
+		return;
+	}
+	player->frames_displayed++;
+	/* Smoothed over about 16 frames: one late frame does not move it much. */
+	player->display_latency_ns = player->frames_displayed == 1 ? latency_ns :
+		player->display_latency_ns + (latency_ns - player->display_latency_ns) / 16;
+	/*
+	 * Lip sync: send frames earlier by what they are late, slowly (an
+	 * integrator), within 0–100 ms. Latency is measured against the due
+	 * time, so it tends to 0 once the delay matches the display path.
+	 */
+	int64_t delay = CLAMP(player->video_delay_ns + latency_ns / 16, 0, 100 * 1000000);
+	if (delay != player->video_delay_ns && player->engine) {
+		player->video_delay_ns = delay;
+		player->engine->impl->set_video_delay(player->engine, delay);
+	}
+}
+
 int64_t
 umms_player_get_position(struct umms_player *player)
 {
@@ -660,6 +713,8 @@ umms_player_get_stats(struct umms_player *player, struct umms_engine_stats *stat
 	*stats = (struct umms_engine_stats){ 0 };
 	if (player->engine)
 		player->engine->impl->get_stats(player->engine, stats);
+	/* A frame a compositor threw away was dropped as much as a late one. */
+	stats->dropped += player->frames_discarded;
 }
 
 char *

@@ -18,6 +18,8 @@
  *              completed; the player is stopped already
  *   release  — the player asks its owner to destroy it: an unattended
  *              player's ttl ran out, or a client asked it to quit
+ *   frame    — data: struct umms_frame *, a frame due on screen now (only
+ *              while video output is wanted); listeners ref what they keep
  *   destroy  — the player is going away
  */
 #ifndef UMMS_SERVICE_PLAYER_H
@@ -67,7 +69,15 @@ struct umms_player {
 	bool mute;
 
 	struct umms_engine *engine;
-	struct wl_listener engine_settled, engine_info, engine_eos, engine_error, engine_destroy;
+	struct wl_listener engine_settled, engine_info, engine_eos, engine_error, engine_frame;
+	/* Video output asked for, kept across engines. */
+	bool video_wanted;
+	uint32_t *video_formats;
+	size_t n_video_formats;
+	/* What clients' compositors said about the frames (presentation feedback). */
+	uint64_t frames_displayed, frames_discarded;
+	int64_t display_latency_ns; /* smoothed, presented − due */
+	int64_t video_delay_ns;     /* how early frames leave to arrive on time */
 	GQueue pending;           /* struct pending_request * */
 	GSource *ttl_timer, *stats_timer, *open_timer;
 
@@ -77,6 +87,7 @@ struct umms_player {
 		struct wl_signal eos;
 		struct wl_signal error;
 		struct wl_signal release;
+		struct wl_signal frame;
 		struct wl_signal destroy;
 	} events;
 };
@@ -120,6 +131,15 @@ bool umms_player_set_subtitle_uri(struct umms_player *player, const char *uri,
 bool umms_player_set_rate(struct umms_player *player, double rate, GError **error);
 bool umms_player_set_volume(struct umms_player *player, double volume, GError **error);
 void umms_player_set_mute(struct umms_player *player, bool mute);
+
+/*
+ * Frames wanted on events.frame, in these wl_shm formats (preferred first;
+ * @n 0: the engine's choice). False if no format can be made.
+ */
+bool umms_player_set_video_output(struct umms_player *player, bool wanted,
+	const uint32_t *formats, size_t n, GError **error);
+/* A client's compositor showed a frame (@latency_ns late), or discarded it. */
+void umms_player_report_display(struct umms_player *player, bool shown, int64_t latency_ns);
 
 /* Any call from a client counts as activity for the ttl. */
 void umms_player_touch(struct umms_player *player);

@@ -7,12 +7,14 @@
 #include "log.h"
 #include "manager.h"
 #include "server.h"
+#include "video-server.h"
 
 struct server {
 	struct umms_server base;
 	GDBusConnection *connection;
 	char *bus_address;
 	struct umms_manager *manager;
+	struct umms_video_server *video;
 	gulong closed_handler;
 };
 
@@ -89,6 +91,10 @@ umms_server_create(const struct umms_config *config, GError **error)
 		server->bus_address, error);
 	if (!server->manager || !request_name(server, error))
 		goto fail;
+	/* After the name: a second ummsd is told the name is taken, not the socket. */
+	if (config->video.enabled &&
+			!(server->video = umms_video_server_create(config, server->manager, error)))
+		goto fail;
 	umms_info("serving %s on %s", config->service.bus_name, server->bus_address);
 	return &server->base;
 
@@ -103,6 +109,7 @@ umms_server_destroy(struct umms_server *base)
 	if (!base)
 		return;
 	struct server *server = wl_container_of(base, server, base);
+	umms_video_server_destroy(server->video);
 	umms_manager_destroy(server->manager);
 	if (server->connection) {
 		g_signal_handler_disconnect(server->connection, server->closed_handler);

@@ -92,6 +92,8 @@ gst_engine_drop_ops(struct gst_engine *engine)
 static void
 go_idle(struct gst_engine *engine)
 {
+	/* A frame prerolled on the way down is no news for anyone. */
+	gst_video_hold(engine, true);
 	/*
 	 * NULL, not READY: playbin reused from READY after a failure can fail
 	 * the next media with a stale "internal data stream error".
@@ -102,7 +104,10 @@ go_idle(struct gst_engine *engine)
 	gst_bus_set_flushing(bus, TRUE);
 	gst_bus_set_flushing(bus, FALSE);
 	gst_object_unref(bus);
+	gst_video_drop_pending(engine);
 	engine->base.state = UMMS_ENGINE_IDLE;
+	gst_video_forget_shown(engine);
+	gst_video_hold(engine, false);
 	engine->buffering = false;
 	engine->base.info.buffering = 100;
 }
@@ -188,6 +193,8 @@ do_seek(struct gst_engine *engine, double rate, int64_t position, GError **error
 	umms_debug("seek to %" G_GINT64_FORMAT " µs at rate %g", position, rate);
 	/* Until the seek lands, the position is where it goes, not where it was. */
 	engine->seek_target = position;
+	gst_video_forget_shown(engine);
+	gst_video_hold(engine, false);
 	wait_for(engine, GST_WAIT_ASYNC_DONE);
 	return true;
 }
@@ -242,6 +249,9 @@ run_state(struct gst_engine *engine, struct gst_op *op, GError **error)
 		gst_engine_emit_info(engine);
 		return true;
 	}
+	/* The first frame of a preroll that is only a step towards a seek is not shown. */
+	if (!gst_engine_prerolled(engine) && engine->start_position > 0)
+		gst_video_hold(engine, true);
 	if (op->state == GST_STATE_PLAYING && !gst_engine_prerolled(engine)) {
 		/*
 		 * Preroll first: tracks, position and rate asked for while idle
@@ -647,11 +657,8 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	}
 	gst_object_ref_sink(engine->pipeline);
 
-	/*
-	 * Until a video target is attached, frames go to a clocked sink that
-	 * drops late frames like a display would and counts what it shows.
-	 */
-	engine->video_sink = make_sink("fakesink", "umms-video-sink", error);
+	/* Frames leave through our own clocked sink (gst-video.c). */
+	engine->video_sink = gst_video_create_sink(engine, error);
 	GstElement *audio_sink = config->engine.audio_output == UMMS_AUDIO_NONE ?
 		make_sink("fakesink", "umms-audio-sink", error) :
 		make_sink("autoaudiosink", "umms-audio-sink", error);
@@ -664,8 +671,6 @@ gst_engine_create(const struct umms_config *config, GError **error)
 			gst_object_unref(gst_object_ref_sink(text_sink));
 		goto fail;
 	}
-	g_object_set(engine->video_sink, "sync", TRUE, "qos", TRUE,
-		"max-lateness", (gint64)20 * GST_MSECOND, "enable-last-sample", FALSE, NULL);
 	if (config->engine.audio_output == UMMS_AUDIO_NONE)
 		g_object_set(audio_sink, "sync", TRUE, NULL);
 	/*
@@ -710,6 +715,7 @@ gst_engine_destroy(struct umms_engine *base)
 		gst_object_unref(engine->pipeline);
 	}
 	g_clear_object(&engine->video_sink);
+	gst_video_finish(engine);
 	gst_media_reset(engine);
 	g_hash_table_unref(engine->stream_caps);
 	g_ptr_array_unref(engine->video_decoders);

@@ -17,6 +17,7 @@
 #include <gst/gst.h>
 
 #include "engine.h"
+#include "frame.h"
 
 enum gst_op_type {
 	GST_OP_OPEN,
@@ -89,6 +90,17 @@ struct gst_engine {
 	char *current_video_id;        /* stream id of the video track shown */
 	guint64 decoded;
 	guint64 presented;
+	guint64 copies;                /* frames copied into memfd memory */
+	bool video_wanted;             /* someone shows frames: build them */
+
+	/* Video output (gst-video.c). */
+	GstAllocator *memfd_allocator;
+	GstBufferPool *copy_pool;      /* streaming thread only */
+	GstBuffer *preroll_buffer;     /* last frame shown from a preroll (lock) */
+	int64_t shown_position;        /* µs of the last video frame shown, -1 none (lock) */
+	bool hold_frames;              /* prerolling only to seek elsewhere: show nothing (lock) */
+	GAsyncQueue *frames;           /* struct gst_frame *, streaming → main */
+	GSource *frame_source;
 	GHashTable *qos_dropped;       /* element name → guint64 dropped */
 };
 
@@ -138,6 +150,22 @@ void gst_support_watch_pipeline(struct gst_engine *engine);
 void gst_support_qos(struct gst_engine *engine, GstMessage *message);
 void gst_support_reset_stats(struct gst_engine *engine);
 void gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats);
+
+/* gst-video.c: the video sink and the memory frames live in. */
+GstElement *gst_video_create_sink(struct gst_engine *engine, GError **error);
+void gst_video_finish(struct gst_engine *engine);
+/* wl_shm formats the output may produce, preferred first; none: any. */
+bool gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_formats, size_t n,
+	GError **error);
+/* Whether frames are built and emitted, or only counted. */
+void gst_video_set_wanted(struct gst_engine *engine, bool wanted);
+/* µs of the video frame on screen (paused: exactly the one sought), -1 if none. */
+int64_t gst_video_shown_position(struct gst_engine *engine);
+void gst_video_forget_shown(struct gst_engine *engine);
+/* Frames on their way to the main loop are dropped (the pipeline was reset). */
+void gst_video_drop_pending(struct gst_engine *engine);
+/* While set, frames are not shown (a preroll on the way to a seek). */
+void gst_video_hold(struct gst_engine *engine, bool hold);
 
 /* gst-engine.c: the SUBTITLE op's completion. */
 void gst_engine_subtitles_loaded(struct gst_engine *engine, const GError *error);

@@ -120,6 +120,24 @@ engine_set_volume(struct umms_engine *base, double volume, bool mute)
 	g_object_set(engine->pipeline, "volume", volume, "mute", mute, NULL);
 }
 
+static bool
+engine_set_video_output(struct umms_engine *base, bool wanted, const uint32_t *formats,
+	size_t n, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (!gst_video_set_formats(engine, wanted ? formats : NULL, wanted ? n : 0, error))
+		return false;
+	gst_video_set_wanted(engine, wanted);
+	return true;
+}
+
+static void
+engine_set_video_delay(struct umms_engine *base, int64_t ns)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	g_object_set(engine->video_sink, "ts-offset", (gint64)-ns, NULL);
+}
+
 static int64_t
 engine_get_position(struct umms_engine *base)
 {
@@ -128,6 +146,13 @@ engine_get_position(struct umms_engine *base)
 		return engine->start_position >= 0 ? engine->start_position : 0;
 	if (engine->wait == GST_WAIT_ASYNC_DONE && engine->seek_target >= 0)
 		return engine->seek_target;
+	/*
+	 * Paused, the position is the frame on screen: sinks' own answers can
+	 * be a frame ahead, or follow the audio.
+	 */
+	int64_t shown = gst_video_shown_position(engine);
+	if (engine->base.state == UMMS_ENGINE_PAUSED && shown >= 0)
+		return shown;
 	return gst_engine_query_position(engine);
 }
 
@@ -151,6 +176,8 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.select_track = engine_select_track,
 	.set_subtitle_uri = engine_set_subtitle_uri,
 	.set_volume = engine_set_volume,
+	.set_video_output = engine_set_video_output,
+	.set_video_delay = engine_set_video_delay,
 	.get_position = engine_get_position,
 	.get_stats = engine_get_stats,
 };

@@ -303,21 +303,9 @@ stream_tags_changed_cb(GstElement *playbin, gint stream, gpointer data)
 	streams_changed_cb(playbin, data);
 }
 
-/* Streaming thread: the video sink shows a frame, on time. */
-static void
-presented_cb(GstElement *sink, GstBuffer *buffer, GstPad *pad, gpointer data)
-{
-	struct gst_engine *engine = data;
-	g_mutex_lock(&engine->lock);
-	engine->presented++;
-	g_mutex_unlock(&engine->lock);
-}
-
 void
 gst_support_watch_pipeline(struct gst_engine *engine)
 {
-	g_object_set(engine->video_sink, "signal-handoffs", TRUE, NULL);
-	g_signal_connect(engine->video_sink, "handoff", G_CALLBACK(presented_cb), engine);
 	g_signal_connect(engine->pipeline, "deep-element-added",
 		G_CALLBACK(element_added_cb), engine);
 	g_signal_connect(engine->pipeline, "deep-element-removed",
@@ -351,6 +339,7 @@ gst_support_reset_stats(struct gst_engine *engine)
 	g_mutex_lock(&engine->lock);
 	engine->decoded = 0;
 	engine->presented = 0;
+	engine->copies = 0;
 	g_mutex_unlock(&engine->lock);
 	g_hash_table_remove_all(engine->qos_dropped);
 }
@@ -362,6 +351,7 @@ gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats
 	g_mutex_lock(&engine->lock);
 	stats->decoded = engine->decoded;
 	stats->presented = engine->presented;
+	stats->copies = engine->copies;
 	g_mutex_unlock(&engine->lock);
 
 	GHashTableIter iter;
@@ -369,6 +359,4 @@ gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats
 	g_hash_table_iter_init(&iter, engine->qos_dropped);
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		stats->dropped += *(guint64 *)value;
-	/* Frames go nowhere yet, so none are copied. */
-	stats->copies = 0;
 }

@@ -1,0 +1,568 @@
+/*
+ * The GStreamer engine's video output: an appsink whose upstream decodes or
+ * converts straight into memfd memory of ours (offered in the ALLOCATION
+ * query), so frames leave the engine as struct umms_frame without a copy.
+ * dma-buf frames (hardware decoders) pass through as they are. A frame in
+ * any other memory is copied into memfd memory and counted in Stats.
+ *
+ * The appsink is clocked: a frame arrives here when it is due. It crosses to
+ * the main loop through a queue and a source; if several wait there, only
+ * the newest is shown.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <gst/allocators/allocators.h>
+#include <gst/app/app.h>
+#include <gst/base/base.h>
+#include <gst/video/video.h>
+
+#include "error.h"
+#include "gst-private.h"
+#include "log.h"
+
+/* ---- memfd memory -------------------------------------------------------- */
+
+typedef struct {
+	GstFdAllocator parent;
+} UmmsMemfdAllocator;
+
+typedef struct {
+	GstFdAllocatorClass parent_class;
+} UmmsMemfdAllocatorClass;
+
+static GType umms_memfd_allocator_get_type(void);
+G_DEFINE_TYPE(UmmsMemfdAllocator, umms_memfd_allocator, GST_TYPE_FD_ALLOCATOR)
+
+static GQuark
+memory_id_quark(void)
+{
+	static GQuark quark;
+	if (!quark)
+		quark = g_quark_from_static_string("umms-memory-id");
+	return quark;
+}
+
+/* A number for each piece of memory, so clients hear of it once. */
+static uint64_t
+memory_id(GstMemory *memory)
+{
+	static gsize next_id;
+	gpointer id = gst_mini_object_get_qdata(GST_MINI_OBJECT(memory), memory_id_quark());
+	if (!id) {
+		id = GSIZE_TO_POINTER((gsize)g_atomic_pointer_add(&next_id, 1) + 1);
+		gst_mini_object_set_qdata(GST_MINI_OBJECT(memory), memory_id_quark(), id, NULL);
+	}
+	return (uint64_t)GPOINTER_TO_SIZE(id);
+}
+
+static GstMemory *
+memfd_alloc(GstAllocator *allocator, gsize size, GstAllocationParams *params)
+{
+	gsize align = params->align | gst_memory_alignment;
+	gsize total = size + params->prefix + params->padding + align;
+	int fd = memfd_create("umms-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		umms_warn("memfd_create: %s", strerror(errno));
+		return NULL;
+	}
+	if (ftruncate(fd, (off_t)total) < 0) {
+		umms_warn("memfd of %" G_GSIZE_FORMAT " bytes: %s", total, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	/* The memory owns (and closes) the fd; it stays mapped while it lives. */
+	GstMemory *memory = gst_fd_allocator_alloc(allocator, fd, total,
+		GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+	if (!memory)
+		return NULL;
+	gst_memory_resize(memory, (gssize)params->prefix, size);
+	memory_id(memory);
+	return memory;
+}
+
+static void
+umms_memfd_allocator_class_init(UmmsMemfdAllocatorClass *klass)
+{
+	GST_ALLOCATOR_CLASS(klass)->alloc = memfd_alloc;
+}
+
+static void
+umms_memfd_allocator_init(UmmsMemfdAllocator *self)
+{
+	GST_OBJECT_FLAG_UNSET(self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+static bool
+is_ours(struct gst_engine *engine, GstMemory *memory)
+{
+	return memory->allocator == engine->memfd_allocator;
+}
+
+/* ---- formats ------------------------------------------------------------- */
+
+/* wl_shm.format values: DRM fourccs, except the two oldest. */
+#define SHM_ARGB8888 0u
+#define SHM_XRGB8888 1u
+#define FOURCC(a, b, c, d) ((uint32_t)(a) | ((uint32_t)(b) << 8) | \
+	((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
+
+static const struct {
+	GstVideoFormat video;
+	uint32_t shm;   /* wl_shm.format */
+	uint32_t drm;   /* DRM fourcc */
+} formats[] = {
+	{ GST_VIDEO_FORMAT_BGRx, SHM_XRGB8888, FOURCC('X', 'R', '2', '4') },
+	{ GST_VIDEO_FORMAT_BGRA, SHM_ARGB8888, FOURCC('A', 'R', '2', '4') },
+	{ GST_VIDEO_FORMAT_RGBx, FOURCC('X', 'B', '2', '4'), FOURCC('X', 'B', '2', '4') },
+	{ GST_VIDEO_FORMAT_RGBA, FOURCC('A', 'B', '2', '4'), FOURCC('A', 'B', '2', '4') },
+	{ GST_VIDEO_FORMAT_xRGB, FOURCC('B', 'X', '2', '4'), FOURCC('B', 'X', '2', '4') },
+	{ GST_VIDEO_FORMAT_ARGB, FOURCC('B', 'A', '2', '4'), FOURCC('B', 'A', '2', '4') },
+	{ GST_VIDEO_FORMAT_xBGR, FOURCC('R', 'X', '2', '4'), FOURCC('R', 'X', '2', '4') },
+	{ GST_VIDEO_FORMAT_ABGR, FOURCC('R', 'A', '2', '4'), FOURCC('R', 'A', '2', '4') },
+	{ GST_VIDEO_FORMAT_RGB16, FOURCC('R', 'G', '1', '6'), FOURCC('R', 'G', '1', '6') },
+	{ GST_VIDEO_FORMAT_NV12, FOURCC('N', 'V', '1', '2'), FOURCC('N', 'V', '1', '2') },
+	{ GST_VIDEO_FORMAT_I420, FOURCC('Y', 'U', '1', '2'), FOURCC('Y', 'U', '1', '2') },
+	{ GST_VIDEO_FORMAT_YV12, FOURCC('Y', 'V', '1', '2'), FOURCC('Y', 'V', '1', '2') },
+	{ GST_VIDEO_FORMAT_YUY2, FOURCC('Y', 'U', 'Y', 'V'), FOURCC('Y', 'U', 'Y', 'V') },
+	{ GST_VIDEO_FORMAT_P010_10LE, FOURCC('P', '0', '1', '0'), FOURCC('P', '0', '1', '0') },
+};
+
+static bool
+format_of(GstVideoFormat video, uint32_t *shm, uint32_t *drm)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+		if (formats[i].video == video) {
+			*shm = formats[i].shm;
+			*drm = formats[i].drm;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Caps for the wl_shm formats clients can show, in their order; NULL: any. */
+static GstCaps *
+caps_for(const uint32_t *shm_formats, size_t n)
+{
+	if (n == 0)
+		return gst_caps_new_empty_simple("video/x-raw");
+	GValue list = G_VALUE_INIT;
+	g_value_init(&list, GST_TYPE_LIST);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
+			if (formats[f].shm != shm_formats[i])
+				continue;
+			GValue name = G_VALUE_INIT;
+			g_value_init(&name, G_TYPE_STRING);
+			g_value_set_string(&name, gst_video_format_to_string(formats[f].video));
+			gst_value_list_append_and_take_value(&list, &name);
+		}
+	}
+	if (gst_value_list_get_size(&list) == 0) {
+		g_value_unset(&list);
+		return NULL;
+	}
+	GstCaps *caps = gst_caps_new_empty_simple("video/x-raw");
+	gst_caps_set_value(caps, "format", &list);
+	g_value_unset(&list);
+	return caps;
+}
+
+bool
+gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_formats, size_t n,
+	GError **error)
+{
+	GstCaps *caps = caps_for(shm_formats, n);
+	if (!caps) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"none of the %zu formats the client can show is one this engine makes", n);
+		return false;
+	}
+	GstCaps *old = gst_app_sink_get_caps(GST_APP_SINK(engine->video_sink));
+	bool same = old && gst_caps_is_equal(old, caps);
+	if (old)
+		gst_caps_unref(old);
+	if (!same) {
+		g_autofree char *text = gst_caps_to_string(caps);
+		umms_debug("video output: %s", text);
+		gst_app_sink_set_caps(GST_APP_SINK(engine->video_sink), caps);
+		/* Upstream picks new caps (converting if it must) on its next buffer. */
+		GstPad *pad = gst_element_get_static_pad(engine->video_sink, "sink");
+		gst_pad_push_event(pad, gst_event_new_reconfigure());
+		gst_object_unref(pad);
+	}
+	gst_caps_unref(caps);
+	return true;
+}
+
+/* ---- the pool offered upstream ------------------------------------------- */
+
+static GstPadProbeReturn
+allocation_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	struct gst_engine *engine = data;
+	GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+	if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION)
+		return GST_PAD_PROBE_OK;
+	GstCaps *caps = NULL;
+	gboolean need_pool = FALSE;
+	gst_query_parse_allocation(query, &caps, &need_pool);
+	GstVideoInfo video;
+	if (!caps || !gst_video_info_from_caps(&video, caps))
+		return GST_PAD_PROBE_OK;
+
+	/*
+	 * No upper bound: a decoder writing into the pool keeps its reference
+	 * frames in it, and clients hold what they show.
+	 */
+	GstBufferPool *pool = gst_video_buffer_pool_new();
+	GstStructure *config = gst_buffer_pool_get_config(pool);
+	gst_buffer_pool_config_set_params(config, caps, (guint)video.size, 2, 0);
+	gst_buffer_pool_config_set_allocator(config, engine->memfd_allocator, NULL);
+	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+	if (!gst_buffer_pool_set_config(pool, config)) {
+		gst_object_unref(pool);
+		return GST_PAD_PROBE_OK;
+	}
+	gst_query_add_allocation_pool(query, pool, (guint)video.size, 2, 0);
+	gst_query_add_allocation_param(query, engine->memfd_allocator, NULL);
+	gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
+	gst_object_unref(pool);
+	return GST_PAD_PROBE_HANDLED;
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+struct gst_frame {
+	struct umms_frame base;
+	GstSample *sample; /* holds the memory until the last client let go */
+};
+
+static void
+frame_destroy(struct umms_frame *base)
+{
+	struct gst_frame *frame = wl_container_of(base, frame, base);
+	gst_sample_unref(frame->sample);
+	g_free(frame);
+}
+
+/* A pool of memfd buffers for copies, so their memory is reused too. */
+static GstBufferPool *
+copy_pool(struct gst_engine *engine, GstCaps *caps, const GstVideoInfo *video)
+{
+	if (engine->copy_pool) {
+		GstStructure *config = gst_buffer_pool_get_config(engine->copy_pool);
+		GstCaps *pool_caps = NULL;
+		gst_buffer_pool_config_get_params(config, &pool_caps, NULL, NULL, NULL);
+		bool same = pool_caps && gst_caps_is_equal(pool_caps, caps);
+		gst_structure_free(config);
+		if (same)
+			return engine->copy_pool;
+		gst_buffer_pool_set_active(engine->copy_pool, FALSE);
+		gst_clear_object(&engine->copy_pool);
+	}
+	GstBufferPool *pool = gst_video_buffer_pool_new();
+	GstStructure *config = gst_buffer_pool_get_config(pool);
+	gst_buffer_pool_config_set_params(config, caps, (guint)video->size, 2, 0);
+	gst_buffer_pool_config_set_allocator(config, engine->memfd_allocator, NULL);
+	gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+	if (!gst_buffer_pool_set_config(pool, config) || !gst_buffer_pool_set_active(pool, TRUE)) {
+		gst_object_unref(pool);
+		return NULL;
+	}
+	engine->copy_pool = pool;
+	return pool;
+}
+
+/* Streaming thread: a frame in foreign memory, copied into ours (counted). */
+static GstBuffer *
+copy_into_memfd(struct gst_engine *engine, GstSample *sample, const GstVideoInfo *video)
+{
+	GstBuffer *source = gst_sample_get_buffer(sample);
+	GstBufferPool *pool = copy_pool(engine, gst_sample_get_caps(sample), video);
+	GstBuffer *copy = NULL;
+	if (!pool || gst_buffer_pool_acquire_buffer(pool, &copy, NULL) != GST_FLOW_OK)
+		return NULL;
+	GstVideoFrame in, out;
+	bool ok = gst_video_frame_map(&in, (GstVideoInfo *)video, source, GST_MAP_READ);
+	if (ok && !gst_video_frame_map(&out, (GstVideoInfo *)video, copy, GST_MAP_WRITE)) {
+		gst_video_frame_unmap(&in);
+		ok = false;
+	}
+	if (ok) {
+		ok = gst_video_frame_copy(&out, &in);
+		gst_video_frame_unmap(&out);
+		gst_video_frame_unmap(&in);
+	}
+	if (!ok) {
+		gst_buffer_unref(copy);
+		return NULL;
+	}
+	gst_buffer_copy_into(copy, source, GST_BUFFER_COPY_TIMESTAMPS | GST_BUFFER_COPY_META, 0, -1);
+	g_mutex_lock(&engine->lock);
+	engine->copies++;
+	g_mutex_unlock(&engine->lock);
+	return copy;
+}
+
+static bool
+fill_planes(struct gst_engine *engine, struct umms_frame *frame, GstBuffer *buffer,
+	const GstVideoInfo *video)
+{
+	GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+	frame->n_planes = (int)GST_VIDEO_INFO_N_PLANES(video);
+	guint n_memory = gst_buffer_n_memory(buffer);
+	GstMemory *first = gst_buffer_peek_memory(buffer, 0);
+
+	if (n_memory == 1 && is_ours(engine, first)) {
+		frame->kind = UMMS_FRAME_MEMFD;
+		frame->memory_id = memory_id(first);
+		for (int p = 0; p < frame->n_planes; p++) {
+			frame->planes[p].fd = gst_fd_memory_get_fd(first);
+			frame->planes[p].offset = (uint32_t)(first->offset +
+				(meta ? meta->offset[p] : video->offset[p]));
+			frame->planes[p].stride = (uint32_t)(meta ? meta->stride[p] : video->stride[p]);
+		}
+		return true;
+	}
+	/* dma-buf from a hardware decoder: one memory for all planes, or one each. */
+	bool dmabuf = true;
+	for (guint m = 0; m < n_memory; m++)
+		dmabuf &= gst_is_dmabuf_memory(gst_buffer_peek_memory(buffer, m));
+	if (dmabuf && (n_memory == 1 || n_memory == (guint)frame->n_planes)) {
+		frame->kind = UMMS_FRAME_DMABUF;
+		frame->memory_id = memory_id(first);
+		frame->modifier = 0; /* linear: GStreamer 1.22 caps carry no modifier */
+		for (int p = 0; p < frame->n_planes; p++) {
+			GstMemory *memory = gst_buffer_peek_memory(buffer, n_memory == 1 ? 0 : (guint)p);
+			frame->planes[p].fd = gst_dmabuf_memory_get_fd(memory);
+			frame->planes[p].offset = (uint32_t)(memory->offset +
+				(n_memory == 1 ? (meta ? meta->offset[p] : video->offset[p]) : 0));
+			frame->planes[p].stride = (uint32_t)(meta ? meta->stride[p] : video->stride[p]);
+		}
+		return true;
+	}
+	return false;
+}
+
+/* Streaming thread: a frame for the screen, now. */
+static GstFlowReturn
+deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *sample, bool preroll)
+{
+	GstSegment *shown_segment = gst_sample_get_segment(sample);
+	GstClockTime shown_pts = GST_BUFFER_PTS(gst_sample_get_buffer(sample));
+	GstClockTime shown_time = gst_segment_to_stream_time(shown_segment, GST_FORMAT_TIME,
+		shown_pts);
+	g_mutex_lock(&engine->lock);
+	engine->shown_position = GST_CLOCK_TIME_IS_VALID(shown_time) ?
+		(int64_t)(shown_time / 1000) : -1;
+	GstBuffer *shown = gst_sample_get_buffer(sample);
+	/* Playing starts with the frame a preroll already showed: once is enough. */
+	bool again = !preroll && shown == engine->preroll_buffer;
+	gst_clear_buffer(&engine->preroll_buffer);
+	if (preroll)
+		engine->preroll_buffer = gst_buffer_ref(shown);
+	else
+		engine->presented++;
+	bool wanted = engine->video_wanted && !again && !engine->hold_frames;
+	g_mutex_unlock(&engine->lock);
+
+	GstVideoInfo video;
+	GstBuffer *buffer = gst_sample_get_buffer(sample);
+	uint32_t shm, drm;
+	if (!wanted || !buffer || !gst_video_info_from_caps(&video, gst_sample_get_caps(sample)) ||
+			!format_of(GST_VIDEO_INFO_FORMAT(&video), &shm, &drm)) {
+		gst_sample_unref(sample);
+		return GST_FLOW_OK;
+	}
+
+	struct gst_frame *frame = g_new0(struct gst_frame, 1);
+	frame->base.refs = 1;
+	frame->base.destroy = frame_destroy;
+	frame->base.width = GST_VIDEO_INFO_WIDTH(&video);
+	frame->base.height = GST_VIDEO_INFO_HEIGHT(&video);
+	frame->base.par_n = (unsigned)MAX(GST_VIDEO_INFO_PAR_N(&video), 1);
+	frame->base.par_d = (unsigned)MAX(GST_VIDEO_INFO_PAR_D(&video), 1);
+	GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(buffer);
+	frame->base.crop_x = crop ? (int)crop->x : 0;
+	frame->base.crop_y = crop ? (int)crop->y : 0;
+	frame->base.crop_width = crop ? (int)crop->width : frame->base.width;
+	frame->base.crop_height = crop ? (int)crop->height : frame->base.height;
+
+	if (!fill_planes(engine, &frame->base, buffer, &video)) {
+		GstBuffer *copy = copy_into_memfd(engine, sample, &video);
+		if (!copy || !fill_planes(engine, &frame->base, copy, &video)) {
+			if (copy)
+				gst_buffer_unref(copy);
+			g_free(frame);
+			gst_sample_unref(sample);
+			return GST_FLOW_OK;
+		}
+		GstSample *copied = gst_sample_new(copy, gst_sample_get_caps(sample),
+			gst_sample_get_segment(sample), NULL);
+		gst_buffer_unref(copy);
+		gst_sample_unref(sample);
+		sample = copied;
+	}
+	frame->sample = sample;
+	frame->base.format = frame->base.kind == UMMS_FRAME_MEMFD ? shm : drm;
+
+	/* Due now: the system clock is CLOCK_MONOTONIC, as Wayland's times are. */
+	GstSegment *segment = gst_sample_get_segment(sample);
+	GstClockTime pts = GST_BUFFER_PTS(gst_sample_get_buffer(sample));
+	GstClockTime running = gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts);
+	/* A sink renders at base time + running time + the pipeline's latency. */
+	GstClockTime base = gst_element_get_base_time(GST_ELEMENT(sink));
+	GstClockTime latency = gst_base_sink_get_latency(GST_BASE_SINK(sink));
+	frame->base.present_ns = GST_CLOCK_TIME_IS_VALID(running) ?
+		(int64_t)(running + base + latency) : g_get_monotonic_time() * 1000;
+	GstClockTime stream = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
+	frame->base.position = GST_CLOCK_TIME_IS_VALID(stream) ? (int64_t)(stream / 1000) : -1;
+
+	g_async_queue_push(engine->frames, frame);
+	g_source_set_ready_time(engine->frame_source, 0);
+	return GST_FLOW_OK;
+}
+
+/* Streaming thread: the appsink has a frame that is due now. */
+static GstFlowReturn
+new_sample_cb(GstAppSink *sink, gpointer data)
+{
+	GstSample *sample = gst_app_sink_pull_sample(sink);
+	return sample ? deliver(data, sink, sample, false) : GST_FLOW_OK;
+}
+
+/*
+ * Streaming thread: paused on a new frame (opened, sought or stepped while
+ * paused): it is what the screen should show.
+ */
+static GstFlowReturn
+new_preroll_cb(GstAppSink *sink, gpointer data)
+{
+	GstSample *sample = gst_app_sink_pull_preroll(sink);
+	return sample ? deliver(data, sink, sample, true) : GST_FLOW_OK;
+}
+
+/* Main loop: hand the newest waiting frame to whoever listens. */
+static gboolean
+frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
+{
+	struct gst_engine *engine = data;
+	g_source_set_ready_time(source, -1);
+	struct gst_frame *frame, *newest = NULL;
+	while ((frame = g_async_queue_try_pop(engine->frames))) {
+		if (newest)
+			umms_frame_unref(&newest->base);
+		newest = frame;
+	}
+	if (newest) {
+		wl_signal_emit_mutable(&engine->base.events.frame, &newest->base);
+		umms_frame_unref(&newest->base);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs frame_source_funcs = {
+	.dispatch = frame_dispatch,
+};
+
+static void
+frame_queue_free(gpointer data)
+{
+	umms_frame_unref(&((struct gst_frame *)data)->base);
+}
+
+GstElement *
+gst_video_create_sink(struct gst_engine *engine, GError **error)
+{
+	GstElement *sink = gst_element_factory_make("appsink", "umms-video-sink");
+	if (!sink) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"GStreamer's appsink is not installed (gstreamer1.0-plugins-base)");
+		return NULL;
+	}
+	engine->shown_position = -1;
+	engine->memfd_allocator = g_object_new(umms_memfd_allocator_get_type(), NULL);
+	gst_object_ref_sink(engine->memfd_allocator);
+	engine->frames = g_async_queue_new_full(frame_queue_free);
+	engine->frame_source = g_source_new(&frame_source_funcs, sizeof(GSource));
+	g_source_set_callback(engine->frame_source, NULL, engine, NULL);
+	g_source_set_ready_time(engine->frame_source, -1);
+	g_source_attach(engine->frame_source, g_main_context_get_thread_default());
+
+	/* A display drops late frames: so does this sink. */
+	g_object_set(sink, "sync", TRUE, "qos", TRUE, "max-lateness", (gint64)20 * GST_MSECOND,
+		"enable-last-sample", FALSE, "emit-signals", FALSE, NULL);
+	GstAppSinkCallbacks callbacks = { .new_sample = new_sample_cb, .new_preroll = new_preroll_cb };
+	gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, engine, NULL);
+	GstCaps *any = caps_for(NULL, 0);
+	gst_app_sink_set_caps(GST_APP_SINK(sink), any);
+	gst_caps_unref(any);
+	GstPad *pad = gst_element_get_static_pad(sink, "sink");
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, allocation_probe, engine, NULL);
+	gst_object_unref(pad);
+	return sink;
+}
+
+void
+gst_video_finish(struct gst_engine *engine)
+{
+	if (engine->frame_source) {
+		g_source_destroy(engine->frame_source);
+		g_source_unref(engine->frame_source);
+	}
+	if (engine->frames)
+		g_async_queue_unref(engine->frames);
+	gst_clear_buffer(&engine->preroll_buffer);
+	if (engine->copy_pool) {
+		gst_buffer_pool_set_active(engine->copy_pool, FALSE);
+		gst_object_unref(engine->copy_pool);
+	}
+	if (engine->memfd_allocator)
+		gst_object_unref(engine->memfd_allocator);
+}
+
+int64_t
+gst_video_shown_position(struct gst_engine *engine)
+{
+	g_mutex_lock(&engine->lock);
+	int64_t position = engine->shown_position;
+	g_mutex_unlock(&engine->lock);
+	return position;
+}
+
+void
+gst_video_forget_shown(struct gst_engine *engine)
+{
+	g_mutex_lock(&engine->lock);
+	engine->shown_position = -1;
+	g_mutex_unlock(&engine->lock);
+}
+
+void
+gst_video_drop_pending(struct gst_engine *engine)
+{
+	struct gst_frame *frame;
+	while ((frame = g_async_queue_try_pop(engine->frames)))
+		umms_frame_unref(&frame->base);
+}
+
+void
+gst_video_hold(struct gst_engine *engine, bool hold)
+{
+	g_mutex_lock(&engine->lock);
+	engine->hold_frames = hold;
+	g_mutex_unlock(&engine->lock);
+}
+
+void
+gst_video_set_wanted(struct gst_engine *engine, bool wanted)
+{
+	g_mutex_lock(&engine->lock);
+	engine->video_wanted = wanted;
+	g_mutex_unlock(&engine->lock);
+}

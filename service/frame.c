@@ -1,0 +1,30 @@
+#include <glib.h>
+
+#include "frame.h"
+
+struct umms_frame *
+umms_frame_ref(struct umms_frame *frame)
+{
+	g_assert(frame->refs > 0);
+	frame->refs++;
+	return frame;
+}
+
+void
+umms_frame_unref(struct umms_frame *frame)
+{
+	if (!frame)
+		return;
+	g_assert(frame->refs > 0);
+	if (--frame->refs == 0)
+		frame->destroy(frame);
+}
+
+bool
+umms_frame_same_geometry(const struct umms_frame *a, const struct umms_frame *b)
+{
+	return a->width == b->width && a->height == b->height &&
+		a->crop_x == b->crop_x && a->crop_y == b->crop_y &&
+		a->crop_width == b->crop_width && a->crop_height == b->crop_height &&
+		a->par_n == b->par_n && a->par_d == b->par_d;
+}

@@ -1,0 +1,283 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_VIDEO
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "log.h"
+#include "manager.h"
+#include "umms-video-v1-protocol.h"
+#include "video-private.h"
+
+/* wl_shm.format XRGB8888: what every compositor takes. */
+#define SHM_XRGB8888 1u
+
+/* ---- the display inside the GLib main loop ------------------------------- */
+
+struct display_source {
+	GSource base;
+	struct wl_display *display;
+};
+
+static gboolean
+display_prepare(GSource *base, gint *timeout)
+{
+	struct display_source *source = (struct display_source *)base;
+	/* Events queued since the last dispatch leave before we sleep. */
+	wl_display_flush_clients(source->display);
+	*timeout = -1;
+	return FALSE;
+}
+
+static gboolean
+display_dispatch(GSource *base, GSourceFunc callback, gpointer data)
+{
+	struct display_source *source = (struct display_source *)base;
+	wl_event_loop_dispatch(wl_display_get_event_loop(source->display), 0);
+	wl_display_flush_clients(source->display);
+	return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs display_source_funcs = {
+	.prepare = display_prepare,
+	.dispatch = display_dispatch,
+};
+
+/* ---- umms_video_manager_v1 ------------------------------------------------ */
+
+struct manager_object {
+	struct umms_video_server *server;
+	GArray *formats; /* uint32_t wl_shm formats, preferred first */
+	bool attached;
+};
+
+static void
+manager_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static void
+manager_shm_format(struct wl_client *client, struct wl_resource *resource, uint32_t format)
+{
+	struct manager_object *object = wl_resource_get_user_data(resource);
+	if (object->attached) {
+		wl_resource_post_error(resource, UMMS_VIDEO_MANAGER_V1_ERROR_ATTACHED,
+			"shm_format after a player was attached");
+		return;
+	}
+	g_array_append_val(object->formats, format);
+}
+
+static void
+manager_dmabuf_format(struct wl_client *client, struct wl_resource *resource,
+	uint32_t format, uint32_t modifier_hi, uint32_t modifier_lo)
+{
+	struct manager_object *object = wl_resource_get_user_data(resource);
+	if (object->attached) {
+		wl_resource_post_error(resource, UMMS_VIDEO_MANAGER_V1_ERROR_ATTACHED,
+			"dmabuf_format after a player was attached");
+		return;
+	}
+	/*
+	 * Noted for hardware decoding: a software decoder's frames always go
+	 * out as shared memory, so nothing here uses the list yet.
+	 */
+	umms_debug("client takes dma-buf %.4s modifier %#llx", (const char *)&format,
+		(unsigned long long)modifier_hi << 32 | modifier_lo);
+}
+
+static void
+make_view(struct manager_object *object, struct wl_client *client, struct wl_resource *resource,
+	uint32_t id, struct umms_player *player, bool owned)
+{
+	object->attached = true;
+	/* A client that said nothing gets what every compositor takes. */
+	static const uint32_t fallback = SHM_XRGB8888;
+	const uint32_t *formats = object->formats->len ?
+		(const uint32_t *)(void *)object->formats->data : &fallback;
+	size_t n = object->formats->len ? object->formats->len : 1;
+	video_view_create(object->server, client, wl_resource_get_version(resource), id,
+		player, owned, formats, n);
+}
+
+static void
+manager_attach(struct wl_client *client, struct wl_resource *resource, uint32_t id,
+	const char *path)
+{
+	struct manager_object *object = wl_resource_get_user_data(resource);
+	make_view(object, client, resource, id,
+		umms_manager_find_player(object->server->manager, path), false);
+}
+
+static void
+manager_create_player(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct manager_object *object = wl_resource_get_user_data(resource);
+	g_autoptr(GError) error = NULL;
+	struct umms_player *player = umms_manager_create_owned_player(object->server->manager,
+		&error);
+	if (!player)
+		umms_info("create_player refused: %s", error->message);
+	make_view(object, client, resource, id, player, player != NULL);
+}
+
+static const struct umms_video_manager_v1_interface manager_impl = {
+	.destroy = manager_destroy,
+	.shm_format = manager_shm_format,
+	.dmabuf_format = manager_dmabuf_format,
+	.attach = manager_attach,
+	.create_player = manager_create_player,
+};
+
+static void
+manager_resource_destroy(struct wl_resource *resource)
+{
+	struct manager_object *object = wl_resource_get_user_data(resource);
+	g_array_unref(object->formats);
+	g_free(object);
+}
+
+static void
+bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct manager_object *object = g_new0(struct manager_object, 1);
+	object->server = data;
+	object->formats = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	struct wl_resource *resource = wl_resource_create(client,
+		&umms_video_manager_v1_interface, (int)version, id);
+	if (!resource) {
+		g_array_unref(object->formats);
+		g_free(object);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &manager_impl, object, manager_resource_destroy);
+}
+
+/* ---- the socket ---------------------------------------------------------- */
+
+/*
+ * An absolute socket path (libwayland 1.21 takes only names in
+ * $XDG_RUNTIME_DIR): bound here, with a lock file like libwayland's.
+ */
+static bool
+add_socket_path(struct umms_video_server *server, const char *path, GError **error)
+{
+	server->lock_path = g_strdup_printf("%s.lock", path);
+	int lock = open(server->lock_path, O_CREAT | O_CLOEXEC | O_RDWR, 0640);
+	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+			"video socket %s is in use (is another ummsd running?)", path);
+		if (lock >= 0)
+			close(lock);
+		return false;
+	}
+	server->lock_fd = lock;
+	struct sockaddr_un address = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(address.sun_path)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"video socket path %s is too long", path);
+		return false;
+	}
+	strcpy(address.sun_path, path);
+	unlink(path);
+	server->socket_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (server->socket_fd < 0 ||
+			bind(server->socket_fd, (struct sockaddr *)&address, sizeof(address)) < 0 ||
+			listen(server->socket_fd, 128) < 0 ||
+			wl_display_add_socket_fd(server->display, server->socket_fd) < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"cannot serve video on %s: %s", path, strerror(errno));
+		return false;
+	}
+	server->socket_path = g_strdup(path);
+	return true;
+}
+
+static bool
+add_socket(struct umms_video_server *server, const char *name, GError **error)
+{
+	if (name[0] == '/')
+		return add_socket_path(server, name, error);
+	if (wl_display_add_socket(server->display, name) < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+			"video socket %s in %s is in use (is another ummsd running?) or "
+			"XDG_RUNTIME_DIR is not set", name, g_get_user_runtime_dir());
+		return false;
+	}
+	server->socket_path = g_build_filename(g_get_user_runtime_dir(), name, NULL);
+	return true;
+}
+
+struct umms_video_server *
+umms_video_server_create(const struct umms_config *config, struct umms_manager *manager,
+	GError **error)
+{
+	struct umms_video_server *server = g_new0(struct umms_video_server, 1);
+	server->config = config;
+	server->manager = manager;
+	server->socket_fd = -1;
+	server->lock_fd = -1;
+	wl_list_init(&server->views);
+	server->display = wl_display_create();
+	if (!server->display) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot create a Wayland display");
+		goto fail;
+	}
+	if (!add_socket(server, config->video.socket, error))
+		goto fail;
+	server->global = wl_global_create(server->display, &umms_video_manager_v1_interface, 1,
+		server, bind_manager);
+
+	struct display_source *source = (struct display_source *)g_source_new(
+		&display_source_funcs, sizeof(struct display_source));
+	source->display = server->display;
+	g_source_add_unix_fd(&source->base,
+		wl_event_loop_get_fd(wl_display_get_event_loop(server->display)),
+		G_IO_IN | G_IO_ERR | G_IO_HUP);
+	g_source_attach(&source->base, g_main_context_get_thread_default());
+	server->source = &source->base;
+	umms_info("serving video on %s", server->socket_path);
+	return server;
+
+fail:
+	umms_video_server_destroy(server);
+	return NULL;
+}
+
+void
+umms_video_server_destroy(struct umms_video_server *server)
+{
+	if (!server)
+		return;
+	if (server->source) {
+		g_source_destroy(server->source);
+		g_source_unref(server->source);
+	}
+	if (server->display) {
+		video_views_finish(server);
+		wl_display_destroy_clients(server->display);
+		wl_display_destroy(server->display);
+	}
+	if (server->socket_fd >= 0 && server->socket_path)
+		unlink(server->socket_path);
+	if (server->lock_fd >= 0) {
+		unlink(server->lock_path);
+		close(server->lock_fd);
+	}
+	g_free(server->lock_path);
+	g_free(server->socket_path);
+	g_free(server);
+}
+
+const char *
+umms_video_server_socket(struct umms_video_server *server)
+{
+	return server->socket_path;
+}

@@ -1,0 +1,31 @@
+/*
+ * The Wayland side of ummsd: umms_video_v1 on its own socket
+ * ($XDG_RUNTIME_DIR/umms-0), carrying players' frames to the applications
+ * that show them (protocol/umms-video-v1.xml).
+ *
+ * The wl_display runs inside ummsd's GLib main loop (a GSource on its event
+ * loop's fd). Each umms_video_player_v1 object is a "view" of one player
+ * (video-view.c): it announces each buffer once, shows frames, holds them
+ * until released, and reports presentation feedback to the player.
+ */
+#ifndef UMMS_SERVICE_VIDEO_SERVER_H
+#define UMMS_SERVICE_VIDEO_SERVER_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+#include "config.h"
+
+struct umms_manager;
+struct umms_video_server;
+
+/* Opens the socket and serves. Fails (named error) if the socket is taken. */
+struct umms_video_server *umms_video_server_create(const struct umms_config *config,
+	struct umms_manager *manager, GError **error);
+/* Disconnects every client (their held frames are released). NULL is a no-op. */
+void umms_video_server_destroy(struct umms_video_server *server);
+
+/* The socket's path, for logs and tests. */
+const char *umms_video_server_socket(struct umms_video_server *server);
+
+#endif

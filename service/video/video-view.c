@@ -1,0 +1,397 @@
+/*
+ * umms_video_player_v1 and umms_video_buffer_v1: one client watching one
+ * player. Each piece of frame memory is announced once as a buffer; each
+ * frame is a show of a buffer, held (the memory stays ours to reuse only
+ * after it) until the client releases it.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_VIDEO
+
+#include <string.h>
+
+#include "error.h"
+#include "log.h"
+#include "manager.h"
+#include "player.h"
+#include "umms-video-v1-protocol.h"
+#include "video-private.h"
+
+#define FEEDBACK_SLOTS 64
+
+struct view_buffer {
+	struct wl_resource *resource;
+	struct video_view *view;   /* NULL once the view is gone */
+	uint64_t memory_id;
+	GQueue held;               /* struct umms_frame *, shown and not released */
+	bool retired;
+	struct wl_list link;       /* video_view.buffers */
+};
+
+struct video_view {
+	struct wl_list link;       /* umms_video_server.views */
+	struct umms_video_server *server;
+	struct wl_resource *resource;
+	struct umms_player *player;
+	bool owned;
+	GArray *formats;           /* uint32_t wl_shm formats, preferred first */
+	struct wl_listener frame, eos, error, destroy;
+	struct wl_list buffers;    /* view_buffer.link, retired ones too */
+	struct umms_frame *shape;  /* last frame whose geometry and format were sent */
+	unsigned held;             /* frames held, all buffers */
+	uint32_t serial;
+	struct {
+		uint32_t serial;
+		int64_t due_ns;
+	} feedback[FEEDBACK_SLOTS];
+};
+
+static void detach_player(struct video_view *view);
+
+/* ---- buffers -------------------------------------------------------------- */
+
+static void
+release_held(struct view_buffer *buffer)
+{
+	struct umms_frame *frame;
+	while ((frame = g_queue_pop_head(&buffer->held))) {
+		if (buffer->view)
+			buffer->view->held--;
+		umms_frame_unref(frame);
+	}
+}
+
+static void
+buffer_release(struct wl_client *client, struct wl_resource *resource)
+{
+	struct view_buffer *buffer = wl_resource_get_user_data(resource);
+	struct umms_frame *frame = g_queue_pop_head(&buffer->held);
+	if (!frame) {
+		wl_resource_post_error(resource, UMMS_VIDEO_BUFFER_V1_ERROR_NOT_SHOWN,
+			"release of buffer %u without a show waiting for it",
+			wl_resource_get_id(resource));
+		return;
+	}
+	if (buffer->view)
+		buffer->view->held--;
+	umms_frame_unref(frame);
+}
+
+static void
+buffer_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct umms_video_buffer_v1_interface buffer_impl = {
+	.release = buffer_release,
+	.destroy = buffer_destroy,
+};
+
+static void
+buffer_resource_destroy(struct wl_resource *resource)
+{
+	struct view_buffer *buffer = wl_resource_get_user_data(resource);
+	release_held(buffer);
+	wl_list_remove(&buffer->link);
+	g_free(buffer);
+}
+
+static struct view_buffer *
+find_buffer(struct video_view *view, uint64_t memory_id)
+{
+	struct view_buffer *buffer;
+	wl_list_for_each(buffer, &view->buffers, link) {
+		if (!buffer->retired && buffer->memory_id == memory_id)
+			return buffer;
+	}
+	return NULL;
+}
+
+/* Tells the client about memory it has not seen: once per piece of memory. */
+static struct view_buffer *
+announce_buffer(struct video_view *view, const struct umms_frame *frame)
+{
+	struct wl_client *client = wl_resource_get_client(view->resource);
+	struct wl_resource *resource = wl_resource_create(client, &umms_video_buffer_v1_interface,
+		wl_resource_get_version(view->resource), 0);
+	if (!resource) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	struct view_buffer *buffer = g_new0(struct view_buffer, 1);
+	buffer->resource = resource;
+	buffer->view = view;
+	buffer->memory_id = frame->memory_id;
+	g_queue_init(&buffer->held);
+	wl_list_insert(&view->buffers, &buffer->link);
+	wl_resource_set_implementation(resource, &buffer_impl, buffer, buffer_resource_destroy);
+
+	umms_video_player_v1_send_buffer(view->resource, resource,
+		frame->kind == UMMS_FRAME_DMABUF ? UMMS_VIDEO_BUFFER_V1_KIND_DMABUF :
+		UMMS_VIDEO_BUFFER_V1_KIND_MEMFD, frame->format, frame->width, frame->height,
+		(uint32_t)(frame->modifier >> 32), (uint32_t)frame->modifier);
+	for (int p = 0; p < frame->n_planes; p++)
+		umms_video_buffer_v1_send_plane(resource, frame->planes[p].fd,
+			frame->planes[p].offset, frame->planes[p].stride);
+	umms_video_buffer_v1_send_done(resource);
+	umms_debug("view %u: buffer %u for memory %" G_GUINT64_FORMAT,
+		wl_resource_get_id(view->resource), wl_resource_get_id(resource), frame->memory_id);
+	return buffer;
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+static bool
+same_shape(const struct umms_frame *a, const struct umms_frame *b)
+{
+	return umms_frame_same_geometry(a, b) && a->format == b->format && a->kind == b->kind;
+}
+
+/* New size or format: buffers of the old one will not be shown again. */
+static void
+send_shape(struct video_view *view, struct umms_frame *frame)
+{
+	struct view_buffer *buffer;
+	wl_list_for_each(buffer, &view->buffers, link) {
+		if (!buffer->retired) {
+			buffer->retired = true;
+			umms_video_buffer_v1_send_retired(buffer->resource);
+		}
+	}
+	umms_video_player_v1_send_geometry(view->resource, frame->width, frame->height,
+		frame->crop_x, frame->crop_y, frame->crop_width, frame->crop_height,
+		frame->par_n, frame->par_d);
+	umms_frame_unref(view->shape);
+	view->shape = umms_frame_ref(frame);
+}
+
+static void
+on_frame(struct wl_listener *listener, void *data)
+{
+	struct video_view *view = wl_container_of(listener, view, frame);
+	struct umms_frame *frame = data;
+	if (view->held >= view->server->config->video.max_held) {
+		/* The client is behind: it misses this frame rather than stall the decoder. */
+		umms_player_report_display(view->player, false, 0);
+		return;
+	}
+	if (!view->shape || !same_shape(view->shape, frame))
+		send_shape(view, frame);
+	struct view_buffer *buffer = find_buffer(view, frame->memory_id);
+	if (!buffer && !(buffer = announce_buffer(view, frame)))
+		return;
+	g_queue_push_tail(&buffer->held, umms_frame_ref(frame));
+	view->held++;
+
+	uint32_t serial = ++view->serial;
+	view->feedback[serial % FEEDBACK_SLOTS].serial = serial;
+	view->feedback[serial % FEEDBACK_SLOTS].due_ns = frame->present_ns;
+	uint64_t seconds = (uint64_t)frame->present_ns / 1000000000;
+	umms_video_player_v1_send_show(view->resource, buffer->resource, serial,
+		(uint32_t)(seconds >> 32), (uint32_t)seconds,
+		(uint32_t)((uint64_t)frame->present_ns % 1000000000));
+}
+
+static void
+on_eos(struct wl_listener *listener, void *data)
+{
+	struct video_view *view = wl_container_of(listener, view, eos);
+	umms_video_player_v1_send_end_of_stream(view->resource);
+}
+
+static void
+on_error(struct wl_listener *listener, void *data)
+{
+	struct video_view *view = wl_container_of(listener, view, error);
+	const GError *error = data;
+	umms_video_player_v1_send_error(view->resource, umms_error_dbus_name_of(error),
+		error->message);
+}
+
+static void
+on_player_destroy(struct wl_listener *listener, void *data)
+{
+	struct video_view *view = wl_container_of(listener, view, destroy);
+	struct umms_player *player = view->player;
+	detach_player(view);
+	g_autofree char *message = g_strdup_printf("player %u was destroyed", player->id);
+	umms_video_player_v1_send_error(view->resource,
+		umms_error_dbus_name(UMMS_ERROR_NOT_FOUND), message);
+}
+
+/* ---- formats shared by every view of a player ------------------------------- */
+
+/*
+ * One engine output serves every view of a player: the formats all their
+ * compositors take, in the first view's order; XRGB8888 if none is common
+ * (every compositor takes it).
+ */
+static void
+update_output(struct umms_video_server *server, struct umms_player *player)
+{
+	GArray *common = NULL;
+	struct video_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->player != player)
+			continue;
+		if (!common) {
+			common = g_array_copy(view->formats);
+			continue;
+		}
+		for (guint i = common->len; i > 0; i--) {
+			uint32_t format = g_array_index(common, uint32_t, i - 1);
+			bool found = false;
+			for (guint j = 0; j < view->formats->len; j++)
+				found |= g_array_index(view->formats, uint32_t, j) == format;
+			if (!found)
+				g_array_remove_index(common, i - 1);
+		}
+	}
+	g_autoptr(GError) error = NULL;
+	if (!common) {
+		umms_player_set_video_output(player, false, NULL, 0, NULL);
+		return;
+	}
+	if (common->len == 0) {
+		uint32_t xrgb8888 = 1;
+		g_array_append_val(common, xrgb8888);
+	}
+	if (!umms_player_set_video_output(player, true, (const uint32_t *)(void *)common->data,
+			common->len, &error))
+		umms_warn("player %u: %s", player->id, error->message);
+	g_array_unref(common);
+}
+
+/* ---- umms_video_player_v1 ----------------------------------------------------- */
+
+static void
+view_presented(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
+	uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
+	uint32_t flags)
+{
+	struct video_view *view = wl_resource_get_user_data(resource);
+	if (serial == 0 || serial > view->serial) {
+		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_UNKNOWN_SERIAL,
+			"presented for serial %u, never shown", serial);
+		return;
+	}
+	if (!view->player || view->feedback[serial % FEEDBACK_SLOTS].serial != serial)
+		return; /* too old to matter */
+	int64_t when = (int64_t)(((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000 + tv_nsec);
+	umms_player_report_display(view->player, true,
+		when - view->feedback[serial % FEEDBACK_SLOTS].due_ns);
+}
+
+static void
+view_discarded(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
+{
+	struct video_view *view = wl_resource_get_user_data(resource);
+	if (serial == 0 || serial > view->serial) {
+		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_UNKNOWN_SERIAL,
+			"discarded for serial %u, never shown", serial);
+		return;
+	}
+	if (view->player)
+		umms_player_report_display(view->player, false, 0);
+}
+
+static void
+view_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct umms_video_player_v1_interface view_impl = {
+	.destroy = view_destroy,
+	.presented = view_presented,
+	.discarded = view_discarded,
+};
+
+static void
+detach_player(struct video_view *view)
+{
+	if (!view->player)
+		return;
+	struct umms_player *player = view->player;
+	wl_list_remove(&view->frame.link);
+	wl_list_remove(&view->eos.link);
+	wl_list_remove(&view->error.link);
+	wl_list_remove(&view->destroy.link);
+	view->player = NULL;
+	/* What this client held goes back to the engine. */
+	struct view_buffer *buffer;
+	wl_list_for_each(buffer, &view->buffers, link)
+		release_held(buffer);
+	update_output(view->server, player);
+}
+
+static void
+view_resource_destroy(struct wl_resource *resource)
+{
+	struct video_view *view = wl_resource_get_user_data(resource);
+	struct umms_player *player = view->player;
+	wl_list_remove(&view->link);
+	detach_player(view);
+	struct view_buffer *buffer, *tmp;
+	wl_list_for_each_safe(buffer, tmp, &view->buffers, link) {
+		release_held(buffer);
+		buffer->view = NULL;
+		wl_list_remove(&buffer->link);
+		wl_list_init(&buffer->link);
+	}
+	umms_frame_unref(view->shape);
+	if (view->owned && player)
+		umms_manager_destroy_player(view->server->manager, player);
+	g_array_unref(view->formats);
+	g_free(view);
+}
+
+void
+video_view_create(struct umms_video_server *server, struct wl_client *client,
+	uint32_t version, uint32_t id, struct umms_player *player, bool owned,
+	const uint32_t *formats, size_t n_formats)
+{
+	struct wl_resource *resource = wl_resource_create(client, &umms_video_player_v1_interface,
+		(int)version, id);
+	if (!resource) {
+		wl_client_post_no_memory(client);
+		if (owned)
+			umms_manager_destroy_player(server->manager, player);
+		return;
+	}
+	struct video_view *view = g_new0(struct video_view, 1);
+	view->server = server;
+	view->resource = resource;
+	view->owned = owned;
+	view->formats = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	g_array_append_vals(view->formats, formats, (guint)n_formats);
+	wl_list_init(&view->buffers);
+	wl_list_insert(&server->views, &view->link);
+	wl_resource_set_implementation(resource, &view_impl, view, view_resource_destroy);
+
+	if (!player) {
+		umms_video_player_v1_send_failed(resource,
+			owned ? "no player could be created" : "no such player");
+		return;
+	}
+	view->player = player;
+	view->frame.notify = on_frame;
+	wl_signal_add(&player->events.frame, &view->frame);
+	view->eos.notify = on_eos;
+	wl_signal_add(&player->events.eos, &view->eos);
+	view->error.notify = on_error;
+	wl_signal_add(&player->events.error, &view->error);
+	view->destroy.notify = on_player_destroy;
+	wl_signal_add(&player->events.destroy, &view->destroy);
+	umms_video_player_v1_send_path(resource,
+		umms_manager_player_path(server->manager, player));
+	update_output(server, player);
+	umms_info("client attached to player %u (%s)", player->id, owned ? "owned" : "shared");
+}
+
+void
+video_views_finish(struct umms_video_server *server)
+{
+	struct video_view *view;
+	wl_list_for_each(view, &server->views, link)
+		detach_player(view);
+}

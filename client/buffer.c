@@ -1,0 +1,389 @@
+/*
+ * Frame memory from ummsd, imported into the compositor once: memfd as a
+ * wl_shm buffer, dma-buf through zwp_linux_dmabuf_v1 (non-immediate create:
+ * a refused import is copied into shared memory instead). Each show is
+ * attached, reported back (presentation feedback) and released to ummsd
+ * when the compositor releases it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client-private.h"
+
+#define MAX_PLANES 4
+
+struct client_buffer {
+	struct umms_video_buffer_v1 *proxy;
+	struct umms_client_video *video;
+	uint32_t kind, format;
+	int width, height;
+	uint64_t modifier;
+	int n_planes;
+	int fds[MAX_PLANES];
+	uint32_t offsets[MAX_PLANES], strides[MAX_PLANES];
+	struct wl_buffer *buffer;   /* imported; NULL until then or if refused */
+	bool refused;               /* dma-buf import refused: copied into shm */
+	struct wl_buffer *copy;     /* shared-memory stand-in for a refused dma-buf */
+	void *copy_data;
+	size_t copy_size;
+	bool retired;
+	unsigned attached;          /* shows on screen, not yet released by the compositor */
+	struct wl_list link;        /* umms_client_video.buffers */
+};
+
+struct feedback {
+	struct umms_client_video *video; /* NULL once the video is gone */
+	struct wp_presentation_feedback *proxy;
+	uint32_t serial;
+	struct wl_list link;             /* umms_client_video.feedbacks */
+};
+
+static void
+flush_umms(struct client_buffer *buffer)
+{
+	if (buffer->video)
+		wl_display_flush(buffer->video->client->umms);
+}
+
+static void
+maybe_forget(struct client_buffer *buffer)
+{
+	if (buffer->retired && buffer->attached == 0)
+		client_buffer_destroy(buffer);
+}
+
+static void
+wl_buffer_release(void *data, struct wl_buffer *wl_buffer)
+{
+	struct client_buffer *buffer = data;
+	if (buffer->attached == 0)
+		return;
+	buffer->attached--;
+	umms_video_buffer_v1_release(buffer->proxy);
+	flush_umms(buffer);
+	maybe_forget(buffer);
+}
+
+static const struct wl_buffer_listener wl_buffer_listener = { .release = wl_buffer_release };
+
+/* The compositor has the memory; our copies of the fds are no longer needed. */
+static void
+close_fds(struct client_buffer *buffer)
+{
+	for (int p = 0; p < buffer->n_planes; p++) {
+		if (buffer->fds[p] >= 0)
+			close(buffer->fds[p]);
+		buffer->fds[p] = -1;
+	}
+}
+
+static void
+import_memfd(struct client_buffer *buffer)
+{
+	struct umms_client *client = buffer->video->client;
+	struct stat st;
+	if (buffer->n_planes < 1 || fstat(buffer->fds[0], &st) < 0 || st.st_size <= 0)
+		return;
+	struct wl_shm_pool *pool = wl_shm_create_pool(client->shm, buffer->fds[0],
+		(int32_t)st.st_size);
+	buffer->buffer = wl_shm_pool_create_buffer(pool, (int32_t)buffer->offsets[0],
+		buffer->width, buffer->height, (int32_t)buffer->strides[0], buffer->format);
+	wl_shm_pool_destroy(pool);
+	wl_buffer_add_listener(buffer->buffer, &wl_buffer_listener, buffer);
+	close_fds(buffer);
+}
+
+static void
+dmabuf_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_buffer *wl_buffer)
+{
+	struct client_buffer *buffer = data;
+	buffer->buffer = wl_buffer;
+	wl_buffer_add_listener(wl_buffer, &wl_buffer_listener, buffer);
+	zwp_linux_buffer_params_v1_destroy(params);
+	close_fds(buffer);
+}
+
+static void
+dmabuf_failed(void *data, struct zwp_linux_buffer_params_v1 *params)
+{
+	struct client_buffer *buffer = data;
+	/* Shown by copying into shared memory from now on (see copy_to_shm). */
+	buffer->refused = true;
+	zwp_linux_buffer_params_v1_destroy(params);
+}
+
+static const struct zwp_linux_buffer_params_v1_listener params_listener = {
+	.created = dmabuf_created,
+	.failed = dmabuf_failed,
+};
+
+static void
+import_dmabuf(struct client_buffer *buffer)
+{
+	struct umms_client *client = buffer->video->client;
+	if (!client->dmabuf) {
+		buffer->refused = true;
+		return;
+	}
+	struct zwp_linux_buffer_params_v1 *params =
+		zwp_linux_dmabuf_v1_create_params(client->dmabuf);
+	for (int p = 0; p < buffer->n_planes; p++)
+		zwp_linux_buffer_params_v1_add(params, buffer->fds[p], (uint32_t)p,
+			buffer->offsets[p], buffer->strides[p], (uint32_t)(buffer->modifier >> 32),
+			(uint32_t)buffer->modifier);
+	zwp_linux_buffer_params_v1_add_listener(params, &params_listener, buffer);
+	zwp_linux_buffer_params_v1_create(params, buffer->width, buffer->height,
+		buffer->format, 0);
+}
+
+static void
+proxy_plane(void *data, struct umms_video_buffer_v1 *proxy, int32_t fd, uint32_t offset,
+	uint32_t stride)
+{
+	struct client_buffer *buffer = data;
+	if (buffer->n_planes >= MAX_PLANES) {
+		close(fd);
+		return;
+	}
+	buffer->fds[buffer->n_planes] = fd;
+	buffer->offsets[buffer->n_planes] = offset;
+	buffer->strides[buffer->n_planes] = stride;
+	buffer->n_planes++;
+}
+
+static void
+proxy_done(void *data, struct umms_video_buffer_v1 *proxy)
+{
+	struct client_buffer *buffer = data;
+	if (!buffer->video)
+		return;
+	if (buffer->kind == UMMS_VIDEO_BUFFER_V1_KIND_DMABUF)
+		import_dmabuf(buffer);
+	else
+		import_memfd(buffer);
+}
+
+static void
+proxy_retired(void *data, struct umms_video_buffer_v1 *proxy)
+{
+	struct client_buffer *buffer = data;
+	buffer->retired = true;
+	maybe_forget(buffer);
+}
+
+static const struct umms_video_buffer_v1_listener proxy_listener = {
+	.plane = proxy_plane,
+	.done = proxy_done,
+	.retired = proxy_retired,
+};
+
+struct client_buffer *
+client_buffer_create(struct umms_client_video *video, struct umms_video_buffer_v1 *proxy,
+	uint32_t kind, uint32_t format, int width, int height, uint64_t modifier)
+{
+	struct client_buffer *buffer = calloc(1, sizeof(*buffer));
+	if (!buffer)
+		abort();
+	buffer->proxy = proxy;
+	buffer->video = video;
+	buffer->kind = kind;
+	buffer->format = format;
+	buffer->width = width;
+	buffer->height = height;
+	buffer->modifier = modifier;
+	for (int p = 0; p < MAX_PLANES; p++)
+		buffer->fds[p] = -1;
+	wl_list_insert(&video->buffers, &buffer->link);
+	umms_video_buffer_v1_add_listener(proxy, &proxy_listener, buffer);
+	return buffer;
+}
+
+void
+client_buffer_destroy(struct client_buffer *buffer)
+{
+	if (buffer->video && buffer->video->current == buffer)
+		buffer->video->current = NULL;
+	wl_list_remove(&buffer->link);
+	close_fds(buffer);
+	if (buffer->buffer)
+		wl_buffer_destroy(buffer->buffer);
+	if (buffer->copy) {
+		wl_buffer_destroy(buffer->copy);
+		munmap(buffer->copy_data, buffer->copy_size);
+	}
+	/* Releases, on ummsd's side, shows still attached. */
+	umms_video_buffer_v1_destroy(buffer->proxy);
+	flush_umms(buffer);
+	free(buffer);
+}
+
+void
+client_buffers_destroy_all(struct umms_client_video *video)
+{
+	struct client_buffer *buffer, *tmp;
+	wl_list_for_each_safe(buffer, tmp, &video->buffers, link)
+		client_buffer_destroy(buffer);
+}
+
+static void
+feedback_sync_output(void *data, struct wp_presentation_feedback *proxy, struct wl_output *output)
+{
+}
+
+static void
+feedback_presented(void *data, struct wp_presentation_feedback *proxy, uint32_t tv_sec_hi,
+	uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo,
+	uint32_t flags)
+{
+	struct feedback *feedback = data;
+	struct umms_client_video *video = feedback->video;
+	wl_list_remove(&feedback->link);
+	if (video && video->player) {
+		video->shown++;
+		/* umms_video_v1 speaks CLOCK_MONOTONIC; the compositor may not. */
+		int64_t when = (int64_t)(((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000 + tv_nsec);
+		clockid_t clock = video->client->presentation_clock;
+		if (clock != CLOCK_MONOTONIC) {
+			struct timespec theirs, ours;
+			clock_gettime(clock, &theirs);
+			clock_gettime(CLOCK_MONOTONIC, &ours);
+			when += (ours.tv_sec - theirs.tv_sec) * 1000000000LL + (ours.tv_nsec - theirs.tv_nsec);
+		}
+		uint64_t seconds = (uint64_t)when / 1000000000;
+		/* wp_presentation's kinds share their bits with umms_video_v1's flags. */
+		umms_video_player_v1_presented(video->player, feedback->serial,
+			(uint32_t)(seconds >> 32), (uint32_t)seconds,
+			(uint32_t)((uint64_t)when % 1000000000), refresh, flags);
+		wl_display_flush(video->client->umms);
+	}
+	wp_presentation_feedback_destroy(proxy);
+	free(feedback);
+}
+
+static void
+feedback_discarded(void *data, struct wp_presentation_feedback *proxy)
+{
+	struct feedback *feedback = data;
+	struct umms_client_video *video = feedback->video;
+	wl_list_remove(&feedback->link);
+	if (video && video->player) {
+		video->discarded++;
+		umms_video_player_v1_discarded(video->player, feedback->serial);
+		wl_display_flush(video->client->umms);
+	}
+	wp_presentation_feedback_destroy(proxy);
+	free(feedback);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = feedback_sync_output,
+	.presented = feedback_presented,
+	.discarded = feedback_discarded,
+};
+
+void
+client_buffer_skip(struct client_buffer *buffer, uint32_t serial)
+{
+	struct umms_client_video *video = buffer->video;
+	umms_video_buffer_v1_release(buffer->proxy);
+	if (video && video->player) {
+		video->discarded++;
+		umms_video_player_v1_discarded(video->player, serial);
+	}
+	flush_umms(buffer);
+}
+
+/*
+ * A dma-buf the compositor refused: read it (linear, one plane) into shared
+ * memory of ours. A copy, the one this library ever makes.
+ */
+static struct wl_buffer *
+copy_to_shm(struct client_buffer *buffer)
+{
+	if (buffer->n_planes != 1 || buffer->modifier != 0)
+		return NULL;
+	size_t size = (size_t)buffer->strides[0] * (size_t)buffer->height;
+	if (!buffer->copy) {
+		int fd = memfd_create("umms-client-copy", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		buffer->copy_data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (buffer->copy_data == MAP_FAILED) {
+			buffer->copy_data = NULL;
+			close(fd);
+			return NULL;
+		}
+		buffer->copy_size = size;
+		/* wl_shm names the two oldest formats differently from DRM. */
+		uint32_t format = buffer->format == WL_SHM_FORMAT_XRGB8888 ? buffer->format :
+			buffer->format == 0x34325258 ? WL_SHM_FORMAT_XRGB8888 :
+			buffer->format == 0x34325241 ? WL_SHM_FORMAT_ARGB8888 : buffer->format;
+		struct wl_shm_pool *pool = wl_shm_create_pool(buffer->video->client->shm, fd,
+			(int32_t)size);
+		buffer->copy = wl_shm_pool_create_buffer(pool, 0, buffer->width, buffer->height,
+			(int32_t)buffer->strides[0], format);
+		wl_shm_pool_destroy(pool);
+		close(fd);
+	}
+	void *source = mmap(NULL, size + buffer->offsets[0], PROT_READ, MAP_SHARED,
+		buffer->fds[0], 0);
+	if (source == MAP_FAILED)
+		return NULL;
+	memcpy(buffer->copy_data, (char *)source + buffer->offsets[0], size);
+	munmap(source, size + buffer->offsets[0]);
+	return buffer->copy;
+}
+
+void
+client_buffer_show(struct client_buffer *buffer, uint32_t serial)
+{
+	struct umms_client_video *video = buffer->video;
+	struct wl_buffer *wl_buffer = buffer->buffer;
+	bool copied = false;
+	if (!wl_buffer && buffer->refused && (wl_buffer = copy_to_shm(buffer)))
+		copied = true;
+	if (!wl_buffer || !video->video_surface || !video->in.width || !video->have_geometry) {
+		/* Nothing to show it with, or nowhere to show it. */
+		client_buffer_skip(buffer, serial);
+		return;
+	}
+	wl_surface_attach(video->video_surface, wl_buffer, 0, 0);
+	wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
+	if (copied) {
+		/* ummsd's memory was read already: give it back now. */
+		umms_video_buffer_v1_release(buffer->proxy);
+	} else {
+		buffer->attached++;
+		video->current = buffer;
+	}
+	if (video->client->presentation) {
+		struct feedback *feedback = calloc(1, sizeof(*feedback));
+		if (!feedback)
+			abort();
+		feedback->video = video;
+		feedback->serial = serial;
+		feedback->proxy = wp_presentation_feedback(video->client->presentation,
+			video->video_surface);
+		wp_presentation_feedback_add_listener(feedback->proxy, &feedback_listener, feedback);
+		wl_list_insert(&video->feedbacks, &feedback->link);
+	}
+	wl_surface_commit(video->video_surface);
+}
+
+void
+client_feedbacks_orphan(struct umms_client_video *video)
+{
+	struct feedback *feedback, *tmp;
+	wl_list_for_each_safe(feedback, tmp, &video->feedbacks, link) {
+		feedback->video = NULL;
+		wl_list_remove(&feedback->link);
+		wl_list_init(&feedback->link);
+	}
+}

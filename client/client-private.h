@@ -1,0 +1,112 @@
+/*
+ * Inside libumms-client: the connection (client.c), one embedded video
+ * (video.c), the placement arithmetic (layout.c) and frame buffers
+ * (buffer.c).
+ */
+#ifndef UMMS_CLIENT_PRIVATE_H
+#define UMMS_CLIENT_PRIVATE_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
+#include "presentation-time-client-protocol.h"
+#include "single-pixel-buffer-v1-client-protocol.h"
+#include "umms-client.h"
+#include "umms-video-v1-client-protocol.h"
+#include "viewporter-client-protocol.h"
+
+#define UMMS_CLIENT_MAX_FORMATS 64
+
+#define CLAMP_D(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+#define MAX_I(a, b) ((a) > (b) ? (a) : (b))
+
+struct umms_client {
+	struct wl_display *display;   /* the application's compositor */
+	struct wl_compositor *compositor;
+	struct wl_subcompositor *subcompositor;
+	struct wp_viewporter *viewporter;
+	struct wl_shm *shm;
+	struct wp_presentation *presentation;
+	clockid_t presentation_clock; /* what its times are in (weston: MONOTONIC_RAW) */
+	struct wp_single_pixel_buffer_manager_v1 *single_pixel;
+	struct zwp_linux_dmabuf_v1 *dmabuf;
+	uint32_t shm_formats[UMMS_CLIENT_MAX_FORMATS];
+	int n_shm_formats;
+
+	struct wl_display *umms;      /* ummsd */
+	struct umms_video_manager_v1 *manager;
+	struct wl_list videos;        /* umms_client_video.link */
+};
+
+/* Where things go, in the parent's coordinates (layout.c). */
+struct umms_client_layout {
+	bool visible;
+	int bg_x, bg_y, bg_width, bg_height;         /* the bars: the whole rectangle */
+	int video_x, video_y, video_width, video_height;
+	double src_x, src_y, src_width, src_height;  /* viewport source, buffer pixels */
+};
+
+struct umms_client_layout_input {
+	int x, y, width, height;                     /* the rectangle */
+	enum umms_client_scale scale;
+	int buffer_width, buffer_height;
+	int crop_x, crop_y, crop_width, crop_height; /* the picture in the buffer */
+	unsigned par_n, par_d;
+	int user_x, user_y, user_width, user_height; /* set_source_crop, within the picture */
+};
+
+void umms_client_compute_layout(const struct umms_client_layout_input *in,
+	struct umms_client_layout *out);
+
+struct client_buffer;
+
+struct umms_client_video {
+	struct umms_client *client;
+	struct wl_list link;          /* umms_client.videos */
+	struct wl_surface *parent;
+	struct umms_video_player_v1 *player;
+	char *path;
+	const struct umms_client_video_listener *listener;
+	void *listener_data;
+
+	struct wl_surface *bg_surface, *video_surface;
+	struct wl_subsurface *bg_sub, *video_sub;
+	struct wp_viewport *bg_viewport, *video_viewport;
+	struct wl_buffer *black;
+	bool bg_attached;
+
+	struct umms_client_layout_input in; /* rectangle, scale, geometry, crop */
+	bool have_geometry;
+	enum umms_client_stacking stacking;
+	bool sync;
+	bool in_sync;                 /* subsurfaces synchronized until the parent commits */
+	struct wl_callback *parent_done;
+
+	struct wl_list buffers;       /* client_buffer.link */
+	struct wl_list feedbacks;     /* presentation feedback still pending */
+	struct client_buffer *current; /* attached to the video surface */
+	unsigned shown, discarded;
+};
+
+/* buffer.c */
+struct client_buffer *client_buffer_create(struct umms_client_video *video,
+	struct umms_video_buffer_v1 *proxy, uint32_t kind, uint32_t format, int width,
+	int height, uint64_t modifier);
+void client_buffer_destroy(struct client_buffer *buffer);
+void client_buffers_destroy_all(struct umms_client_video *video);
+/* Shows it (attach, damage, commit) with presentation feedback for @serial. */
+void client_buffer_show(struct client_buffer *buffer, uint32_t serial);
+/* A show that never reaches the screen: released and reported discarded. */
+void client_buffer_skip(struct client_buffer *buffer, uint32_t serial);
+/* The video is going: pending feedback must not reach it. */
+void client_feedbacks_orphan(struct umms_client_video *video);
+
+/* video.c */
+/*
+ * Size, position and viewport of both subsurfaces from video->in; @from_app:
+ * an application's change, which in synchronized mode waits for its commit.
+ */
+void client_video_apply_layout(struct umms_client_video *video, bool from_app);
+
+#endif

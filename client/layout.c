@@ -1,0 +1,86 @@
+/*
+ * Placing a picture in a rectangle: scale modes, pixel aspect ratio, crops.
+ * Pure arithmetic, so it is tested with tables of cases.
+ */
+#include <math.h>
+
+#include "client-private.h"
+
+static int
+round_int(double v)
+{
+	return (int)lround(v);
+}
+
+void
+umms_client_compute_layout(const struct umms_client_layout_input *in,
+	struct umms_client_layout *out)
+{
+	*out = (struct umms_client_layout){ 0 };
+	if (in->width <= 0 || in->height <= 0 || in->buffer_width <= 0 || in->buffer_height <= 0)
+		return;
+	out->visible = true;
+	out->bg_x = in->x;
+	out->bg_y = in->y;
+	out->bg_width = in->width;
+	out->bg_height = in->height;
+
+	/* The picture: the frame's crop, narrowed by the application's. */
+	double sx = in->crop_width > 0 ? in->crop_x : 0;
+	double sy = in->crop_height > 0 ? in->crop_y : 0;
+	double sw = in->crop_width > 0 ? in->crop_width : in->buffer_width;
+	double sh = in->crop_height > 0 ? in->crop_height : in->buffer_height;
+	if (in->user_width > 0 && in->user_height > 0) {
+		double ux = CLAMP_D(in->user_x, 0, sw - 1), uy = CLAMP_D(in->user_y, 0, sh - 1);
+		sx += ux;
+		sy += uy;
+		sw = fmin(in->user_width, sw - ux);
+		sh = fmin(in->user_height, sh - uy);
+	}
+
+	/* Its shape on screen: pixels as wide as the pixel aspect ratio says. */
+	double par = in->par_n > 0 && in->par_d > 0 ? (double)in->par_n / in->par_d : 1.0;
+	double pw = sw * par, ph = sh;
+	double rw = in->width, rh = in->height;
+	double dw = rw, dh = rh;
+
+	switch (in->scale) {
+	case UMMS_CLIENT_SCALE_FILL:
+		break;
+	case UMMS_CLIENT_SCALE_LETTERBOX: {
+		double s = fmin(rw / pw, rh / ph);
+		dw = pw * s;
+		dh = ph * s;
+		break;
+	}
+	case UMMS_CLIENT_SCALE_CROP: {
+		/* Cover the rectangle; cut from the picture what falls outside. */
+		double s = fmax(rw / pw, rh / ph);
+		double cw = rw / s / par, ch = rh / s;
+		sx += (sw - cw) / 2;
+		sy += (sh - ch) / 2;
+		sw = cw;
+		sh = ch;
+		break;
+	}
+	case UMMS_CLIENT_SCALE_NONE: {
+		/* One picture pixel per unit; what does not fit is cut evenly. */
+		dw = fmin(pw, rw);
+		dh = fmin(ph, rh);
+		double cw = dw / par, ch = dh;
+		sx += (sw - cw) / 2;
+		sy += (sh - ch) / 2;
+		sw = cw;
+		sh = ch;
+		break;
+	}
+	}
+	out->video_width = MAX_I(1, round_int(dw));
+	out->video_height = MAX_I(1, round_int(dh));
+	out->video_x = in->x + round_int((rw - out->video_width) / 2);
+	out->video_y = in->y + round_int((rh - out->video_height) / 2);
+	out->src_x = sx;
+	out->src_y = sy;
+	out->src_width = sw;
+	out->src_height = sh;
+}

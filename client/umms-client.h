@@ -1,0 +1,135 @@
+/*
+ * libumms-client: show a umms player's video inside your own Wayland window,
+ * on any compositor.
+ *
+ * Wayland gives no way to put another process's surface inside yours, so
+ * ummsd sends decoded frames over its own socket (protocol umms_video_v1)
+ * and this library presents them on subsurfaces of a surface of yours:
+ * shared-memory frames as wl_shm buffers, dma-buf frames through
+ * zwp_linux_dmabuf_v1, with no copy on the way. You place the video with a
+ * rectangle in your surface's coordinates; the library keeps the picture's
+ * shape (scale modes, pixel aspect ratio) and paints the bars.
+ *
+ * Use:
+ *
+ *	struct umms_client *client = umms_client_connect(display, NULL);
+ *	struct umms_client_video *video = umms_client_video_create(client, surface, NULL);
+ *	umms_client_video_set_rect(video, 40, 40, 640, 360);
+ *	wl_surface_commit(surface);
+ *	// in your loop: poll umms_client_get_fd(client) with your display's fd,
+ *	// and call umms_client_dispatch(client) when it is readable.
+ *
+ * The player itself (open, play, seek…) is driven over D-Bus
+ * (org.umms.Player1 at umms_client_video_get_path()).
+ *
+ * Threading: call everything from the thread that dispatches your
+ * wl_display. The library's objects on your display use its default event
+ * queue, so your usual dispatching delivers their events.
+ *
+ * Geometry is double-buffered like the rest of Wayland: in synchronized mode
+ * (the default), set_rect and the other geometry calls take effect with your
+ * next wl_surface_commit() of the parent surface, in the same frame as your
+ * own drawing, so the video never lags behind your UI. Always commit the
+ * parent after changing geometry. In desynchronized mode the size applies
+ * with the next video frame and the position with your next commit.
+ */
+#ifndef UMMS_CLIENT_H
+#define UMMS_CLIENT_H
+
+#include <stdbool.h>
+#include <wayland-client.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(UMMS_CLIENT_BUILD)
+#define UMMS_CLIENT_EXPORT __attribute__((visibility("default")))
+#else
+#define UMMS_CLIENT_EXPORT
+#endif
+
+struct umms_client;
+struct umms_client_video;
+
+enum umms_client_scale {
+	UMMS_CLIENT_SCALE_LETTERBOX, /* keep the shape, fit inside, bars on two sides */
+	UMMS_CLIENT_SCALE_FILL,      /* stretch to the rectangle */
+	UMMS_CLIENT_SCALE_CROP,      /* keep the shape, cover the rectangle, cut the excess */
+	UMMS_CLIENT_SCALE_NONE,      /* one video pixel per surface unit, centred, clipped */
+};
+
+enum umms_client_stacking {
+	UMMS_CLIENT_ABOVE, /* over the parent's own pixels (the default) */
+	UMMS_CLIENT_BELOW, /* under them: the parent must be transparent there */
+};
+
+struct umms_client_video_listener {
+	/* The player exists; control it at this D-Bus object path. */
+	void (*ready)(void *data, struct umms_client_video *video, const char *path);
+	/* There is no player to show (no such path, or none could be made). */
+	void (*failed)(void *data, struct umms_client_video *video, const char *reason);
+	/* The picture's shape changed: @width x @height with square pixels. */
+	void (*size)(void *data, struct umms_client_video *video, int width, int height);
+	/* The media ended. */
+	void (*end_of_stream)(void *data, struct umms_client_video *video);
+	/* Playback failed: @name is an org.umms.Error.* name. */
+	void (*error)(void *data, struct umms_client_video *video, const char *name,
+		const char *message);
+};
+
+/*
+ * Connects to ummsd's video socket (@name, else $UMMS_DISPLAY, else umms-0,
+ * in $XDG_RUNTIME_DIR unless absolute) and finds what @display's compositor
+ * offers. Returns NULL (errno set) if ummsd is not there or the compositor
+ * lacks wl_subcompositor or wp_viewporter.
+ */
+UMMS_CLIENT_EXPORT struct umms_client *umms_client_connect(struct wl_display *display, const char *name);
+/* Destroys every video first. NULL is a no-op. */
+UMMS_CLIENT_EXPORT void umms_client_disconnect(struct umms_client *client);
+
+/* ummsd's socket: poll it for reading, then call umms_client_dispatch(). */
+UMMS_CLIENT_EXPORT int umms_client_get_fd(struct umms_client *client);
+/*
+ * Handles what ummsd sent (frames, events) without blocking and flushes
+ * your display. Returns -1 once ummsd is gone.
+ */
+UMMS_CLIENT_EXPORT int umms_client_dispatch(struct umms_client *client);
+/* Blocks until ummsd has answered everything sent so far. -1 if gone. */
+UMMS_CLIENT_EXPORT int umms_client_roundtrip(struct umms_client *client);
+
+/*
+ * Shows player @player_path (an org.umms.Player1 object path) in @parent,
+ * or a new player owned by this connection when @player_path is NULL (it is
+ * destroyed with the video). Nothing shows until a rectangle is set.
+ */
+UMMS_CLIENT_EXPORT struct umms_client_video *umms_client_video_create(struct umms_client *client,
+	struct wl_surface *parent, const char *player_path);
+UMMS_CLIENT_EXPORT void umms_client_video_destroy(struct umms_client_video *video);
+
+UMMS_CLIENT_EXPORT void umms_client_video_set_listener(struct umms_client_video *video,
+	const struct umms_client_video_listener *listener, void *data);
+/* The player's D-Bus object path, or NULL before ready. */
+UMMS_CLIENT_EXPORT const char *umms_client_video_get_path(struct umms_client_video *video);
+
+/* Where the video goes, in @parent's surface coordinates; width 0 hides it. */
+UMMS_CLIENT_EXPORT void umms_client_video_set_rect(struct umms_client_video *video, int x, int y, int width,
+	int height);
+UMMS_CLIENT_EXPORT void umms_client_video_set_scale(struct umms_client_video *video, enum umms_client_scale scale);
+/* Shows only this part of the picture (in video pixels); width 0: all of it. */
+UMMS_CLIENT_EXPORT void umms_client_video_set_source_crop(struct umms_client_video *video, int x, int y,
+	int width, int height);
+UMMS_CLIENT_EXPORT void umms_client_video_set_stacking(struct umms_client_video *video,
+	enum umms_client_stacking stacking);
+/* Synchronized (true, the default) or desynchronized geometry; see above. */
+UMMS_CLIENT_EXPORT void umms_client_video_set_sync(struct umms_client_video *video, bool sync);
+
+/* Frames shown and frames the compositor dropped, for the curious. */
+UMMS_CLIENT_EXPORT void umms_client_video_get_counts(struct umms_client_video *video, unsigned *shown,
+	unsigned *discarded);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,397 @@
+/*
+ * One player shown in one surface of the application: the bars, a black
+ * subsurface of the parent covering the whole rectangle, and the picture, a
+ * subsurface of the bars placed inside them; each scaled by a viewport.
+ *
+ * Nesting the picture in the bars means its position is the bars' state, not
+ * the parent's: when the video changes shape, the library moves the picture
+ * on its own, without the application committing. Frames go to the picture
+ * in desynchronized mode. A geometry change in synchronized mode switches
+ * both to synchronized until the application's next commit of the parent has
+ * been shown (a frame callback the library adds to that commit), so the new
+ * geometry lands together with the application's own drawing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "client-private.h"
+
+static void
+notify_size(struct umms_client_video *video)
+{
+	const struct umms_client_layout_input *in = &video->in;
+	if (!video->listener || !video->listener->size)
+		return;
+	double par = in->par_d ? (double)in->par_n / in->par_d : 1.0;
+	video->listener->size(video->listener_data, video, (int)(in->crop_width * par + 0.5),
+		in->crop_height);
+}
+
+static struct wl_buffer *
+black_buffer(struct umms_client *client)
+{
+	if (client->single_pixel)
+		return wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(client->single_pixel,
+			0, 0, 0, UINT32_MAX);
+	/* One black pixel in shared memory, scaled by the viewport. */
+	int fd = memfd_create("umms-client-black", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, 4) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	struct wl_shm_pool *pool = wl_shm_create_pool(client->shm, fd, 4);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, 1, 1, 4,
+		WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+static void
+apply_stacking(struct umms_client_video *video)
+{
+	/* The picture always sits on its bars; the pair goes above or below the parent. */
+	if (video->stacking == UMMS_CLIENT_BELOW)
+		wl_subsurface_place_below(video->bg_sub, video->parent);
+	else
+		wl_subsurface_place_above(video->bg_sub, video->parent);
+}
+
+/* The picture inside the bars (positions are relative to the bars). */
+static void
+place_picture(struct umms_client_video *video, const struct umms_client_layout *layout)
+{
+	wl_subsurface_set_position(video->video_sub, layout->video_x - layout->bg_x,
+		layout->video_y - layout->bg_y);
+	wp_viewport_set_source(video->video_viewport, wl_fixed_from_double(layout->src_x),
+		wl_fixed_from_double(layout->src_y), wl_fixed_from_double(layout->src_width),
+		wl_fixed_from_double(layout->src_height));
+	wp_viewport_set_destination(video->video_viewport, layout->video_width,
+		layout->video_height);
+}
+
+static void
+parent_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	struct umms_client_video *video = data;
+	wl_callback_destroy(callback);
+	video->parent_done = NULL;
+	/* The parent's commit with our geometry is on screen: frames flow freely again. */
+	video->in_sync = false;
+	wl_subsurface_set_desync(video->bg_sub);
+	wl_subsurface_set_desync(video->video_sub);
+}
+
+static const struct wl_callback_listener parent_done_listener = { .done = parent_done };
+
+/* The next geometry lands with the application's next commit of the parent. */
+static void
+hold_for_parent(struct umms_client_video *video)
+{
+	if (!video->sync)
+		return;
+	if (!video->in_sync) {
+		video->in_sync = true;
+		wl_subsurface_set_sync(video->bg_sub);
+		wl_subsurface_set_sync(video->video_sub);
+	}
+	if (!video->parent_done) {
+		video->parent_done = wl_surface_frame(video->parent);
+		wl_callback_add_listener(video->parent_done, &parent_done_listener, video);
+	}
+}
+
+void
+client_video_apply_layout(struct umms_client_video *video, bool from_app)
+{
+	struct umms_client_layout layout;
+	umms_client_compute_layout(&video->in, &layout);
+	/* Only the application's changes wait for its commit; the video's own do not. */
+	if (from_app)
+		hold_for_parent(video);
+	bool has_rect = video->in.width > 0 && video->in.height > 0;
+	if (has_rect) {
+		/* The parent's state: lands with the application's next commit. */
+		wl_subsurface_set_position(video->bg_sub, video->in.x, video->in.y);
+		wp_viewport_set_destination(video->bg_viewport, video->in.width, video->in.height);
+	}
+	if (!has_rect) {
+		wl_surface_attach(video->bg_surface, NULL, 0, 0);
+		wl_surface_commit(video->bg_surface);
+		video->bg_attached = false;
+		wl_surface_attach(video->video_surface, NULL, 0, 0);
+		wl_surface_commit(video->video_surface);
+		video->current = NULL;
+		return;
+	}
+	if (!layout.visible) {
+		/*
+		 * No frame yet: the rectangle is black until one comes. Both
+		 * surfaces are mapped now, with the application's commit, so
+		 * compositors (weston) know which output they are on when frames
+		 * start arriving on their own.
+		 */
+		wl_subsurface_set_position(video->video_sub, 0, 0);
+		wp_viewport_set_source(video->video_viewport, wl_fixed_from_int(-1),
+			wl_fixed_from_int(-1), wl_fixed_from_int(-1), wl_fixed_from_int(-1));
+		wp_viewport_set_destination(video->video_viewport, video->in.width, video->in.height);
+		wl_surface_attach(video->video_surface, video->black, 0, 0);
+		wl_surface_damage_buffer(video->video_surface, 0, 0, 1, 1);
+		wl_surface_commit(video->video_surface);
+		video->current = NULL;
+	} else {
+		place_picture(video, &layout);
+		/* Without a frame, the picture's viewport waits for the next one. */
+		if (video->current)
+			wl_surface_commit(video->video_surface);
+	}
+	if (!video->bg_attached && video->black) {
+		wl_surface_attach(video->bg_surface, video->black, 0, 0);
+		wl_surface_damage_buffer(video->bg_surface, 0, 0, 1, 1);
+		video->bg_attached = true;
+	}
+	/* Applies the picture's place too (it is the bars' state). */
+	wl_surface_commit(video->bg_surface);
+}
+
+/* ---- ummsd's events ---------------------------------------------------------- */
+
+static void
+player_path(void *data, struct umms_video_player_v1 *player, const char *path)
+{
+	struct umms_client_video *video = data;
+	free(video->path);
+	video->path = strdup(path);
+	if (video->listener && video->listener->ready)
+		video->listener->ready(video->listener_data, video, path);
+}
+
+static void
+player_failed(void *data, struct umms_video_player_v1 *player, const char *reason)
+{
+	struct umms_client_video *video = data;
+	if (video->listener && video->listener->failed)
+		video->listener->failed(video->listener_data, video, reason);
+}
+
+static void
+player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, int32_t height,
+	int32_t crop_x, int32_t crop_y, int32_t crop_width, int32_t crop_height, uint32_t par_n,
+	uint32_t par_d)
+{
+	struct umms_client_video *video = data;
+	struct umms_client_layout_input *in = &video->in;
+	in->buffer_width = width;
+	in->buffer_height = height;
+	in->crop_x = crop_x;
+	in->crop_y = crop_y;
+	in->crop_width = crop_width;
+	in->crop_height = crop_height;
+	in->par_n = par_n;
+	in->par_d = par_d;
+	bool first = !video->have_geometry;
+	video->have_geometry = true;
+	struct umms_client_layout layout;
+	umms_client_compute_layout(in, &layout);
+	if (first) {
+		/* The rectangle may have been set before anything could show. */
+		client_video_apply_layout(video, false);
+	} else if (layout.visible) {
+		/*
+		 * The video's own change: the picture's viewport goes with the
+		 * first frame of the new shape (its source must fit that frame),
+		 * its place with the bars' commit, now.
+		 */
+		place_picture(video, &layout);
+		wl_surface_commit(video->bg_surface);
+	}
+	notify_size(video);
+}
+
+static void
+player_buffer(void *data, struct umms_video_player_v1 *player, struct umms_video_buffer_v1 *id,
+	uint32_t kind, uint32_t format, int32_t width, int32_t height, uint32_t modifier_hi,
+	uint32_t modifier_lo)
+{
+	struct umms_client_video *video = data;
+	client_buffer_create(video, id, kind, format, width, height,
+		(uint64_t)modifier_hi << 32 | modifier_lo);
+}
+
+static void
+player_show(void *data, struct umms_video_player_v1 *player, struct umms_video_buffer_v1 *proxy,
+	uint32_t serial, uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec)
+{
+	struct client_buffer *buffer = proxy ? umms_video_buffer_v1_get_user_data(proxy) : NULL;
+	if (buffer)
+		client_buffer_show(buffer, serial);
+}
+
+static void
+player_end_of_stream(void *data, struct umms_video_player_v1 *player)
+{
+	struct umms_client_video *video = data;
+	if (video->listener && video->listener->end_of_stream)
+		video->listener->end_of_stream(video->listener_data, video);
+}
+
+static void
+player_error(void *data, struct umms_video_player_v1 *player, const char *name,
+	const char *message)
+{
+	struct umms_client_video *video = data;
+	if (video->listener && video->listener->error)
+		video->listener->error(video->listener_data, video, name, message);
+}
+
+static const struct umms_video_player_v1_listener player_listener = {
+	.path = player_path,
+	.failed = player_failed,
+	.geometry = player_geometry,
+	.buffer = player_buffer,
+	.show = player_show,
+	.end_of_stream = player_end_of_stream,
+	.error = player_error,
+};
+
+/* ---- the API -------------------------------------------------------------------- */
+
+struct umms_client_video *
+umms_client_video_create(struct umms_client *client, struct wl_surface *parent,
+	const char *player_path)
+{
+	struct umms_client_video *video = calloc(1, sizeof(*video));
+	if (!video)
+		return NULL;
+	video->client = client;
+	video->parent = parent;
+	video->sync = true;
+	video->stacking = UMMS_CLIENT_ABOVE;
+	video->in.scale = UMMS_CLIENT_SCALE_LETTERBOX;
+	wl_list_init(&video->buffers);
+	wl_list_init(&video->feedbacks);
+	wl_list_insert(&client->videos, &video->link);
+
+	video->bg_surface = wl_compositor_create_surface(client->compositor);
+	video->video_surface = wl_compositor_create_surface(client->compositor);
+	video->bg_sub = wl_subcompositor_get_subsurface(client->subcompositor, video->bg_surface,
+		parent);
+	video->video_sub = wl_subcompositor_get_subsurface(client->subcompositor,
+		video->video_surface, video->bg_surface);
+	video->bg_viewport = wp_viewporter_get_viewport(client->viewporter, video->bg_surface);
+	video->video_viewport = wp_viewporter_get_viewport(client->viewporter,
+		video->video_surface);
+	/* The video surface takes no input: clicks reach the application. */
+	struct wl_region *empty = wl_compositor_create_region(client->compositor);
+	wl_surface_set_input_region(video->bg_surface, empty);
+	wl_surface_set_input_region(video->video_surface, empty);
+	wl_region_destroy(empty);
+	video->black = black_buffer(client);
+	wl_subsurface_set_desync(video->bg_sub);
+	wl_subsurface_set_desync(video->video_sub);
+	apply_stacking(video);
+
+	if (player_path)
+		video->player = umms_video_manager_v1_attach(client->manager, player_path);
+	else
+		video->player = umms_video_manager_v1_create_player(client->manager);
+	umms_video_player_v1_add_listener(video->player, &player_listener, video);
+	wl_display_flush(client->umms);
+	return video;
+}
+
+void
+umms_client_video_destroy(struct umms_client_video *video)
+{
+	if (!video)
+		return;
+	client_feedbacks_orphan(video);
+	client_buffers_destroy_all(video);
+	if (video->player)
+		umms_video_player_v1_destroy(video->player);
+	if (video->parent_done)
+		wl_callback_destroy(video->parent_done);
+	wp_viewport_destroy(video->bg_viewport);
+	wp_viewport_destroy(video->video_viewport);
+	wl_subsurface_destroy(video->bg_sub);
+	wl_subsurface_destroy(video->video_sub);
+	wl_surface_destroy(video->bg_surface);
+	wl_surface_destroy(video->video_surface);
+	if (video->black)
+		wl_buffer_destroy(video->black);
+	wl_list_remove(&video->link);
+	wl_display_flush(video->client->umms);
+	wl_display_flush(video->client->display);
+	free(video->path);
+	free(video);
+}
+
+void
+umms_client_video_set_listener(struct umms_client_video *video,
+	const struct umms_client_video_listener *listener, void *data)
+{
+	video->listener = listener;
+	video->listener_data = data;
+}
+
+const char *
+umms_client_video_get_path(struct umms_client_video *video)
+{
+	return video->path;
+}
+
+void
+umms_client_video_set_rect(struct umms_client_video *video, int x, int y, int width, int height)
+{
+	video->in.x = x;
+	video->in.y = y;
+	video->in.width = width > 0 ? width : 0;
+	video->in.height = height > 0 ? height : 0;
+	client_video_apply_layout(video, true);
+}
+
+void
+umms_client_video_set_scale(struct umms_client_video *video, enum umms_client_scale scale)
+{
+	video->in.scale = scale;
+	client_video_apply_layout(video, true);
+}
+
+void
+umms_client_video_set_source_crop(struct umms_client_video *video, int x, int y, int width,
+	int height)
+{
+	video->in.user_x = x;
+	video->in.user_y = y;
+	video->in.user_width = width;
+	video->in.user_height = height;
+	client_video_apply_layout(video, true);
+}
+
+void
+umms_client_video_set_stacking(struct umms_client_video *video,
+	enum umms_client_stacking stacking)
+{
+	video->stacking = stacking;
+	/* Stacking is the parent's state: it changes with the parent's next commit. */
+	apply_stacking(video);
+}
+
+void
+umms_client_video_set_sync(struct umms_client_video *video, bool sync)
+{
+	video->sync = sync;
+}
+
+void
+umms_client_video_get_counts(struct umms_client_video *video, unsigned *shown,
+	unsigned *discarded)
+{
+	if (shown)
+		*shown = video->shown;
+	if (discarded)
+		*discarded = video->discarded;
+}

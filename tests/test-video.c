@@ -1,0 +1,562 @@
+/*
+ * umms_video_v1 from a plain client (no compositor): what ummsd sends, byte
+ * for byte. Frames arrive in memfd memory announced once and reused, with
+ * the right pixels, geometry and timing; feedback reaches Stats; protocol
+ * mistakes disconnect only the client that made them.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "harness.h"
+#include "umms-video-v1-client-protocol.h"
+
+#define FOURCC(a, b, c, d) ((uint32_t)(a) | ((uint32_t)(b) << 8) | \
+	((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
+
+struct raw_buffer {
+	struct umms_video_buffer_v1 *proxy;
+	uint32_t kind, format;
+	int width, height, n_planes;
+	int fds[4];
+	uint32_t offsets[4], strides[4];
+	bool done, retired;
+	unsigned held;
+};
+
+struct raw_client {
+	struct wl_display *display;
+	struct umms_video_manager_v1 *manager;
+	struct umms_video_player_v1 *player;
+	char *path;
+	char *failed;
+	GPtrArray *buffers;   /* struct raw_buffer * */
+	unsigned shows, eos, errors;
+	struct raw_buffer *last;
+	uint32_t last_serial;
+	int64_t last_due_ns;
+	int64_t last_received_ns;
+	int geometry[8];
+	bool auto_release;
+};
+
+static const char *
+video_socket(void)
+{
+	return g_intern_string(g_build_filename(umms_test_tmpdir(), "umms-0", NULL));
+}
+
+static void
+buffer_plane(void *data, struct umms_video_buffer_v1 *proxy, int32_t fd, uint32_t offset,
+	uint32_t stride)
+{
+	struct raw_buffer *buffer = data;
+	g_assert_cmpint(buffer->n_planes, <, 4);
+	buffer->fds[buffer->n_planes] = fd;
+	buffer->offsets[buffer->n_planes] = offset;
+	buffer->strides[buffer->n_planes] = stride;
+	buffer->n_planes++;
+}
+
+static void
+buffer_done(void *data, struct umms_video_buffer_v1 *proxy)
+{
+	((struct raw_buffer *)data)->done = true;
+}
+
+static void
+buffer_retired(void *data, struct umms_video_buffer_v1 *proxy)
+{
+	((struct raw_buffer *)data)->retired = true;
+}
+
+static const struct umms_video_buffer_v1_listener buffer_listener = {
+	.plane = buffer_plane,
+	.done = buffer_done,
+	.retired = buffer_retired,
+};
+
+static void
+player_path(void *data, struct umms_video_player_v1 *player, const char *path)
+{
+	((struct raw_client *)data)->path = g_strdup(path);
+}
+
+static void
+player_failed(void *data, struct umms_video_player_v1 *player, const char *reason)
+{
+	((struct raw_client *)data)->failed = g_strdup(reason);
+}
+
+static void
+player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, int32_t height,
+	int32_t crop_x, int32_t crop_y, int32_t crop_width, int32_t crop_height, uint32_t par_n,
+	uint32_t par_d)
+{
+	struct raw_client *c = data;
+	int values[8] = { width, height, crop_x, crop_y, crop_width, crop_height,
+		(int)par_n, (int)par_d };
+	memcpy(c->geometry, values, sizeof(values));
+}
+
+static void
+player_buffer(void *data, struct umms_video_player_v1 *player, struct umms_video_buffer_v1 *id,
+	uint32_t kind, uint32_t format, int32_t width, int32_t height, uint32_t mod_hi,
+	uint32_t mod_lo)
+{
+	struct raw_client *c = data;
+	struct raw_buffer *buffer = g_new0(struct raw_buffer, 1);
+	buffer->proxy = id;
+	buffer->kind = kind;
+	buffer->format = format;
+	buffer->width = width;
+	buffer->height = height;
+	umms_video_buffer_v1_add_listener(id, &buffer_listener, buffer);
+	g_ptr_array_add(c->buffers, buffer);
+}
+
+static void
+player_show(void *data, struct umms_video_player_v1 *player, struct umms_video_buffer_v1 *proxy,
+	uint32_t serial, uint32_t sec_hi, uint32_t sec_lo, uint32_t nsec)
+{
+	struct raw_client *c = data;
+	struct raw_buffer *buffer = umms_video_buffer_v1_get_user_data(proxy);
+	g_assert_true(buffer->done);
+	g_assert_false(buffer->retired);
+	c->shows++;
+	c->last_serial = serial;
+	c->last_due_ns = (int64_t)(((uint64_t)sec_hi << 32 | sec_lo) * 1000000000 + nsec);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	c->last_received_ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+	if (c->auto_release && c->last) {
+		umms_video_buffer_v1_release(c->last->proxy);
+		c->last->held--;
+	}
+	buffer->held++;
+	c->last = buffer;
+}
+
+static void
+player_eos(void *data, struct umms_video_player_v1 *player)
+{
+	((struct raw_client *)data)->eos++;
+}
+
+static void
+player_error(void *data, struct umms_video_player_v1 *player, const char *name, const char *message)
+{
+	((struct raw_client *)data)->errors++;
+}
+
+static const struct umms_video_player_v1_listener player_listener = {
+	.path = player_path,
+	.failed = player_failed,
+	.geometry = player_geometry,
+	.buffer = player_buffer,
+	.show = player_show,
+	.end_of_stream = player_eos,
+	.error = player_error,
+};
+
+static void
+registry_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
+	uint32_t version)
+{
+	struct raw_client *c = data;
+	if (strcmp(interface, umms_video_manager_v1_interface.name) == 0)
+		c->manager = wl_registry_bind(registry, name, &umms_video_manager_v1_interface, 1);
+}
+
+static void
+registry_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_remove,
+};
+
+/* Connects; @formats: wl_shm formats to announce (0-terminated), NULL: none. */
+static struct raw_client *
+raw_connect(const uint32_t *formats)
+{
+	struct raw_client *c = g_new0(struct raw_client, 1);
+	c->buffers = g_ptr_array_new();
+	c->auto_release = true;
+	c->display = wl_display_connect(video_socket());
+	g_assert_nonnull(c->display);
+	struct wl_registry *registry = wl_display_get_registry(c->display);
+	wl_registry_add_listener(registry, &registry_listener, c);
+	g_assert_cmpint(wl_display_roundtrip(c->display), >=, 0);
+	wl_registry_destroy(registry);
+	g_assert_nonnull(c->manager);
+	for (const uint32_t *f = formats; f && *f; f++)
+		umms_video_manager_v1_shm_format(c->manager, *f == 1000 ? 0 : *f);
+	return c;
+}
+
+static void
+raw_player(struct raw_client *c, const char *path)
+{
+	c->player = path ? umms_video_manager_v1_attach(c->manager, path) :
+		umms_video_manager_v1_create_player(c->manager);
+	umms_video_player_v1_add_listener(c->player, &player_listener, c);
+	g_assert_cmpint(wl_display_roundtrip(c->display), >=, 0);
+}
+
+/* Reads what arrives for @ms; false once the server has disconnected us. */
+static bool
+raw_pump(struct raw_client *c, unsigned ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+	do {
+		while (g_main_context_iteration(NULL, FALSE))
+			;
+		while (wl_display_prepare_read(c->display) != 0) {
+			if (wl_display_dispatch_pending(c->display) < 0)
+				return false;
+		}
+		wl_display_flush(c->display);
+		struct pollfd pfd = { .fd = wl_display_get_fd(c->display), .events = POLLIN };
+		if (poll(&pfd, 1, 5) > 0) {
+			if (wl_display_read_events(c->display) < 0)
+				return false;
+		} else {
+			wl_display_cancel_read(c->display);
+		}
+		if (wl_display_dispatch_pending(c->display) < 0)
+			return false;
+	} while (g_get_monotonic_time() < end);
+	return true;
+}
+
+static void
+raw_wait_shows(struct raw_client *c, unsigned shows, unsigned timeout_ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	while (c->shows < shows) {
+		if (g_get_monotonic_time() > end)
+			g_error("only %u of %u frames arrived", c->shows, shows);
+		g_assert_true(raw_pump(c, 10));
+	}
+}
+
+static void
+raw_free(struct raw_client *c)
+{
+	for (guint i = 0; i < c->buffers->len; i++) {
+		struct raw_buffer *b = c->buffers->pdata[i];
+		for (int p = 0; p < b->n_planes; p++)
+			close(b->fds[p]);
+		g_free(b);
+	}
+	g_ptr_array_unref(c->buffers);
+	wl_display_disconnect(c->display);
+	g_free(c->path);
+	g_free(c->failed);
+	g_free(c);
+}
+
+/* The pixel at (x, y) of an XRGB8888 memfd buffer, as 0xRRGGBB. */
+static uint32_t
+raw_pixel(struct raw_buffer *buffer, int x, int y)
+{
+	struct stat st;
+	g_assert_cmpint(fstat(buffer->fds[0], &st), ==, 0);
+	uint8_t *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, buffer->fds[0], 0);
+	g_assert_true(data != MAP_FAILED);
+	uint32_t pixel = *(uint32_t *)(data + buffer->offsets[0] + (size_t)y * buffer->strides[0] +
+		(size_t)x * 4);
+	munmap(data, (size_t)st.st_size);
+	return pixel & 0xffffff;
+}
+
+static void
+assert_color(uint32_t got, uint32_t want)
+{
+	for (int shift = 0; shift < 24; shift += 8) {
+		int a = (int)((got >> shift) & 0xff), b = (int)((want >> shift) & 0xff);
+		if (abs(a - b) > 8)
+			g_error("colour %06x, expected %06x", got, want);
+	}
+}
+
+static void
+open_play(struct umms_test *t, const char *path, const char *clip)
+{
+	g_autofree char *uri = umms_test_clip_uri(clip);
+	umms_test_player_do(t->bus, path, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, path, "Play", NULL);
+}
+
+static void
+test_frames(struct umms_test *t, gconstpointer data)
+{
+	/* A client whose compositor shows XRGB8888 from shared memory. */
+	struct raw_client *c = raw_connect((const uint32_t[]){ 1, 0 });
+	raw_player(c, NULL);
+	g_assert_nonnull(c->path);
+	g_assert_true(g_str_has_prefix(c->path, "/org/umms/player/"));
+	open_play(t, c->path, "colors.mkv");
+	raw_wait_shows(c, 10, 5000);
+
+	/* 320x240, square pixels; every frame in shared memory, nothing copied. */
+	const int want[8] = { 320, 240, 0, 0, 320, 240, 1, 1 };
+	g_assert_cmpmem(c->geometry, sizeof(want), want, sizeof(want));
+	struct raw_buffer *b = c->last;
+	g_assert_cmpuint(b->kind, ==, UMMS_VIDEO_BUFFER_V1_KIND_MEMFD);
+	g_assert_cmpuint(b->format, ==, 1 /* WL_SHM_FORMAT_XRGB8888 */);
+	g_assert_cmpint(b->n_planes, ==, 1);
+	g_assert_cmpuint(b->strides[0], >=, 320 * 4);
+	/* The first second of colors.mkv is red. */
+	assert_color(raw_pixel(b, 160, 120), 0xff0000);
+	assert_color(raw_pixel(b, 5, 5), 0xff0000);
+
+	/* Frames are due now: the show time is the present (CLOCK_MONOTONIC). */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t now_ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+	g_assert_cmpint(llabs(c->last_due_ns - now_ns), <, 200000000);
+
+	/* Memory is announced once and reused: many shows, few buffers. */
+	raw_wait_shows(c, 50, 5000);
+	g_test_message("%u shows in %u buffers", c->shows, c->buffers->len);
+	g_assert_cmpuint(c->buffers->len, <=, 12);
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, c->path, UMMS_PLAYER, "Stats");
+	guint64 copies = 99;
+	g_variant_lookup(stats, "copies", "t", &copies);
+	g_assert_cmpuint(copies, ==, 0);
+
+	/* Paused and sought, the frame at the new place is shown: the pixels follow. */
+	static const struct {
+		double at;
+		uint32_t rgb;
+	} colours[] = { { 1.5, 0x00ff00 }, { 2.5, 0x0000ff }, { 3.5, 0xffffff }, { 0.5, 0xff0000 } };
+	umms_test_player_do(t->bus, c->path, "Pause", NULL);
+	for (size_t i = 0; i < G_N_ELEMENTS(colours); i++) {
+		unsigned before = c->shows;
+		umms_test_player_do(t->bus, c->path, "SetPosition",
+			g_variant_new("(x)", US(colours[i].at)));
+		raw_wait_shows(c, before + 1, 3000);
+		assert_color(raw_pixel(c->last, 160, 120), colours[i].rgb);
+	}
+	raw_free(c);
+}
+
+static void
+test_geometry_par(struct umms_test *t, gconstpointer data)
+{
+	struct raw_client *c = raw_connect(NULL);
+	raw_player(c, NULL);
+	open_play(t, c->path, "anamorphic.mkv");
+	raw_wait_shows(c, 3, 5000);
+	const int want[8] = { 352, 288, 0, 0, 352, 288, 12, 11 };
+	g_assert_cmpmem(c->geometry, sizeof(want), want, sizeof(want));
+	raw_free(c);
+}
+
+static void
+test_feedback(struct umms_test *t, gconstpointer data)
+{
+	struct raw_client *c = raw_connect(NULL);
+	raw_player(c, NULL);
+	open_play(t, c->path, "long.mkv");
+	/* Report every frame shown 10 ms after it was due; then one discarded. */
+	for (int i = 0; i < 30; i++) {
+		unsigned before = c->shows;
+		raw_wait_shows(c, before + 1, 3000);
+		int64_t when = c->last_due_ns + 10000000;
+		umms_video_player_v1_presented(c->player, c->last_serial,
+			(uint32_t)((uint64_t)(when / 1000000000) >> 32),
+			(uint32_t)(when / 1000000000), (uint32_t)(when % 1000000000), 16666667,
+			UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_VSYNC);
+	}
+	umms_video_player_v1_discarded(c->player, c->last_serial);
+	raw_pump(c, 100);
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, c->path, UMMS_PLAYER, "Stats");
+	guint64 displayed = 0;
+	gint64 latency = 0;
+	g_variant_lookup(stats, "frames-displayed", "t", &displayed);
+	g_variant_lookup(stats, "display-latency", "x", &latency);
+	g_test_message("displayed %" G_GUINT64_FORMAT ", latency %" G_GINT64_FORMAT " µs",
+		displayed, latency);
+	g_assert_cmpuint(displayed, ==, 30);
+	g_assert_cmpint(latency, >, 0);
+	g_assert_cmpint(latency, <=, 10000);
+	/*
+	 * Frames shown late make the service send them earlier (lip sync): they
+	 * now arrive well before they are due, where at first they came on time.
+	 */
+	raw_wait_shows(c, c->shows + 2, 3000);
+	int64_t early = c->last_due_ns - c->last_received_ns;
+	g_test_message("frames now arrive %.1f ms before they are due", early / 1e6);
+	g_assert_cmpint(early, >, 5000000);
+	raw_free(c);
+}
+
+static void
+test_attach(struct umms_test *t, gconstpointer data)
+{
+	/* Attaching to a D-Bus player; two clients each get every frame. */
+	g_autofree char *path = umms_test_open(t->bus, "long.mkv");
+	struct raw_client *a = raw_connect(NULL), *b = raw_connect(NULL);
+	raw_player(a, path);
+	raw_player(b, path);
+	g_assert_cmpstr(a->path, ==, path);
+	umms_test_player_do(t->bus, path, "Play", NULL);
+	raw_wait_shows(a, 10, 5000);
+	raw_wait_shows(b, 10, 5000);
+
+	/* One leaves; the player and the other client go on. */
+	raw_free(a);
+	unsigned before = b->shows;
+	raw_wait_shows(b, before + 10, 5000);
+	g_autofree char *state = umms_test_get_string(t->bus, path, "State");
+	g_assert_cmpstr(state, ==, "playing");
+
+	struct raw_client *c = raw_connect(NULL);
+	raw_player(c, "/org/umms/player/999");
+	g_assert_null(c->path);
+	g_assert_cmpstr(c->failed, ==, "no such player");
+	raw_free(c);
+	raw_free(b);
+}
+
+static void
+test_owned_player(struct umms_test *t, gconstpointer data)
+{
+	/* A player made over Wayland dies with its client. */
+	struct raw_client *c = raw_connect(NULL);
+	raw_player(c, NULL);
+	g_autofree char *path = g_strdup(c->path);
+	open_play(t, path, "long.mkv");
+	raw_wait_shows(c, 5, 5000);
+	raw_free(c);
+	umms_test_sleep(200);
+	g_autofree char *m = umms_test_call_error(t->bus, path, UMMS_PLAYER, "Play", NULL,
+		"org.umms.Error.NotFound");
+}
+
+static void
+test_slow_client(struct umms_test *t, gconstpointer data)
+{
+	/* A client that never releases stalls nobody: it misses frames. */
+	struct raw_client *c = raw_connect(NULL);
+	c->auto_release = false;
+	raw_player(c, NULL);
+	open_play(t, c->path, "long.mkv");
+	raw_pump(c, 1500);
+	g_assert_cmpuint(c->shows, ==, 8); /* [video] max-held-frames */
+	int64_t position = umms_test_get_int64(t->bus, c->path, "Position");
+	g_assert_cmpint(position, >, US(1.2));
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, c->path, UMMS_PLAYER, "Stats");
+	guint64 dropped = 0;
+	g_variant_lookup(stats, "frames-dropped", "t", &dropped);
+	g_assert_cmpuint(dropped, >, 10);
+	/* Releasing lets frames through again. */
+	for (guint i = 0; i < c->buffers->len; i++) {
+		struct raw_buffer *b = c->buffers->pdata[i];
+		for (; b->held > 0; b->held--)
+			umms_video_buffer_v1_release(b->proxy);
+	}
+	c->last = NULL;
+	c->auto_release = true;
+	raw_wait_shows(c, 20, 3000);
+	raw_free(c);
+}
+
+static void
+test_protocol_errors(struct umms_test *t, gconstpointer data)
+{
+	/* A well-behaved client watching a player all along. */
+	g_autofree char *path = umms_test_open(t->bus, "long.mkv");
+	umms_test_player_do(t->bus, path, "Play", NULL);
+	struct raw_client *good = raw_connect(NULL);
+	raw_player(good, path);
+	raw_wait_shows(good, 5, 5000);
+
+	/* Releasing a buffer twice: a protocol error for that client only. */
+	struct raw_client *bad = raw_connect(NULL);
+	raw_player(bad, path);
+	raw_wait_shows(bad, 2, 5000);
+	struct raw_buffer *b = bad->last;
+	umms_video_buffer_v1_release(b->proxy);
+	umms_video_buffer_v1_release(b->proxy);
+	while (raw_pump(bad, 10))
+		;
+	g_assert_cmpint(wl_display_get_error(bad->display), ==, EPROTO);
+	const struct wl_interface *iface = NULL;
+	uint32_t id = 0;
+	g_assert_cmpuint(wl_display_get_protocol_error(bad->display, &iface, &id), ==,
+		UMMS_VIDEO_BUFFER_V1_ERROR_NOT_SHOWN);
+	g_assert_cmpstr(iface->name, ==, "umms_video_buffer_v1");
+	raw_free(bad);
+
+	/* Feedback for a serial never shown. */
+	bad = raw_connect(NULL);
+	raw_player(bad, path);
+	umms_video_player_v1_presented(bad->player, 123456, 0, 0, 0, 0, 0);
+	while (raw_pump(bad, 10))
+		;
+	g_assert_cmpint(wl_display_get_error(bad->display), ==, EPROTO);
+	raw_free(bad);
+
+	/* Garbage on the socket. */
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un address = { .sun_family = AF_UNIX };
+	g_strlcpy(address.sun_path, video_socket(), sizeof(address.sun_path));
+	g_assert_cmpint(connect(fd, (struct sockaddr *)&address, sizeof(address)), ==, 0);
+	/* A well-formed header for an object that does not exist, then noise. */
+	static const uint32_t junk[] = { 99, 8u << 16, 0xdeadbeef, 0xffffffff };
+	g_assert_cmpint(write(fd, junk, sizeof(junk)), ==, (ssize_t)sizeof(junk));
+	char byte;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	g_assert_cmpint(poll(&pfd, 1, 3000), ==, 1);
+	/* The server hung up (it may say why first). */
+	while (read(fd, &byte, 1) > 0)
+		;
+	close(fd);
+
+	/* The good client never noticed. */
+	unsigned before = good->shows;
+	raw_wait_shows(good, before + 10, 5000);
+	g_assert_cmpint(wl_display_get_error(good->display), ==, 0);
+	raw_free(good);
+}
+
+static void
+test_eos(struct umms_test *t, gconstpointer data)
+{
+	struct raw_client *c = raw_connect(NULL);
+	raw_player(c, NULL);
+	open_play(t, c->path, "av.mp4");
+	gint64 end = g_get_monotonic_time() + 6 * G_USEC_PER_SEC;
+	while (!c->eos && g_get_monotonic_time() < end)
+		g_assert_true(raw_pump(c, 20));
+	g_assert_cmpuint(c->eos, ==, 1);
+	g_assert_cmpuint(c->shows, >=, 60);
+	raw_free(c);
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/video/frames", test_frames);
+	UMMS_TEST_ADD("/video/geometry-par", test_geometry_par);
+	UMMS_TEST_ADD("/video/feedback", test_feedback);
+	UMMS_TEST_ADD("/video/attach", test_attach);
+	UMMS_TEST_ADD("/video/owned-player", test_owned_player);
+	UMMS_TEST_ADD("/video/slow-client", test_slow_client);
+	UMMS_TEST_ADD("/video/protocol-errors", test_protocol_errors);
+	UMMS_TEST_ADD("/video/eos", test_eos);
+	return g_test_run();
+}

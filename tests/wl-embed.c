@@ -1,0 +1,362 @@
+/*
+ * wl-embed: the application the compositor tests drive. A toplevel window of
+ * a solid UI colour, with a frame drawn around a rectangle and a umms player
+ * embedded in it through libumms-client.
+ *
+ *   wl-embed [--size WxH] [--rect X,Y,W,H] [--scale letterbox|fill|crop|none]
+ *            [--player PATH] [--desync] [--below] [--crop X,Y,W,H]
+ *
+ * Prints "path /org/umms/player/N" once the player exists, "frame N" after
+ * the Nth frame the compositor reports shown (or discarded: headless sway
+ * reports every frame discarded), then reads commands on stdin:
+ *   rect X Y W H    move the video and redraw the frame around it, one commit
+ *   scale MODE      change the scale mode
+ *   quit
+ * Each command is answered "ok" once committed.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <wayland-client.h>
+
+#include "umms-client.h"
+#include "xdg-shell-client-protocol.h"
+
+#define UI_COLOR 0xff808080u    /* the window */
+#define FRAME_COLOR 0xffffff00u /* the frame around the video, 4 px wide */
+#define FRAME 4
+
+struct app {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	int width, height;
+	bool configured;
+	int rect[4];
+	struct umms_client *client;
+	struct umms_client_video *video;
+	unsigned frames_reported;
+	bool running;
+};
+
+static void
+wm_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
+{
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_listener = { .ping = wm_ping };
+
+static void
+registry_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
+	uint32_t version)
+{
+	struct app *app = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0)
+		app->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	else if (strcmp(interface, wl_shm_interface.name) == 0)
+		app->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		app->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+		xdg_wm_base_add_listener(app->wm_base, &wm_listener, app);
+	}
+}
+
+static void
+registry_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_remove,
+};
+
+static void
+buffer_release(void *data, struct wl_buffer *buffer)
+{
+	wl_buffer_destroy(buffer);
+}
+
+static const struct wl_buffer_listener buffer_listener = { .release = buffer_release };
+
+/* The UI: its colour everywhere, the frame just outside the video rectangle. */
+static void
+draw(struct app *app)
+{
+	int stride = app->width * 4, size = stride * app->height;
+	int fd = memfd_create("wl-embed", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, size) < 0)
+		exit(1);
+	uint32_t *pixels = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int x0 = app->rect[0] - FRAME, y0 = app->rect[1] - FRAME;
+	int x1 = app->rect[0] + app->rect[2] + FRAME, y1 = app->rect[1] + app->rect[3] + FRAME;
+	for (int y = 0; y < app->height; y++) {
+		for (int x = 0; x < app->width; x++) {
+			bool frame = x >= x0 && x < x1 && y >= y0 && y < y1 &&
+				!(x >= app->rect[0] && x < x1 - FRAME && y >= app->rect[1] && y < y1 - FRAME);
+			pixels[y * app->width + x] = frame ? FRAME_COLOR : UI_COLOR;
+		}
+	}
+	munmap(pixels, (size_t)size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, app->width, app->height,
+		stride, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
+	wl_surface_attach(app->surface, buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, app->width, app->height);
+}
+
+static void
+xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct app *app = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	if (!app->configured) {
+		app->configured = true;
+		draw(app);
+		wl_surface_commit(app->surface);
+	}
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void
+toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width, int32_t height,
+	struct wl_array *states)
+{
+	/* Our own size, whatever is suggested (headless sway suggests 0x0 first). */
+}
+
+static void
+toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	((struct app *)data)->running = false;
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void
+video_ready(void *data, struct umms_client_video *video, const char *path)
+{
+	printf("path %s\n", path);
+	fflush(stdout);
+}
+
+static void
+video_failed(void *data, struct umms_client_video *video, const char *reason)
+{
+	printf("failed %s\n", reason);
+	fflush(stdout);
+	exit(1);
+}
+
+static void
+video_size(void *data, struct umms_client_video *video, int width, int height)
+{
+	printf("size %dx%d\n", width, height);
+	fflush(stdout);
+}
+
+static void
+video_eos(void *data, struct umms_client_video *video)
+{
+	printf("eos\n");
+	fflush(stdout);
+}
+
+static void
+video_error(void *data, struct umms_client_video *video, const char *name, const char *message)
+{
+	printf("error %s %s\n", name, message);
+	fflush(stdout);
+}
+
+static const struct umms_client_video_listener video_listener = {
+	.ready = video_ready,
+	.failed = video_failed,
+	.size = video_size,
+	.end_of_stream = video_eos,
+	.error = video_error,
+};
+
+static bool
+parse_scale(const char *text, enum umms_client_scale *scale)
+{
+	static const char *const names[] = { "letterbox", "fill", "crop", "none" };
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(text, names[i]) == 0) {
+			*scale = (enum umms_client_scale)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+report_frames(struct app *app)
+{
+	unsigned shown, discarded;
+	umms_client_video_get_counts(app->video, &shown, &discarded);
+	while (app->frames_reported < shown + discarded) {
+		printf("frame %u (%u shown, %u discarded)\n", ++app->frames_reported, shown, discarded);
+		fflush(stdout);
+	}
+}
+
+static void
+command(struct app *app, char *line)
+{
+	int x, y, w, h;
+	char mode[32];
+	enum umms_client_scale scale;
+	if (sscanf(line, "rect %d %d %d %d", &x, &y, &w, &h) == 4) {
+		app->rect[0] = x;
+		app->rect[1] = y;
+		app->rect[2] = w;
+		app->rect[3] = h;
+		/* The UI and the video in one commit. */
+		draw(app);
+		umms_client_video_set_rect(app->video, x, y, w, h);
+		wl_surface_commit(app->surface);
+	} else if (sscanf(line, "scale %31s", mode) == 1 && parse_scale(mode, &scale)) {
+		umms_client_video_set_scale(app->video, scale);
+		wl_surface_commit(app->surface);
+	} else if (strncmp(line, "quit", 4) == 0) {
+		app->running = false;
+		return;
+	} else {
+		printf("? %s", line);
+		fflush(stdout);
+		return;
+	}
+	wl_display_flush(app->display);
+	printf("ok\n");
+	fflush(stdout);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct app app = { .width = 640, .height = 360, .rect = { 40, 40, 320, 180 }, .running = true };
+	enum umms_client_scale scale = UMMS_CLIENT_SCALE_LETTERBOX;
+	const char *player = NULL;
+	bool desync = false, below = false;
+	int crop[4] = { 0, 0, 0, 0 };
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
+			sscanf(argv[++i], "%dx%d", &app.width, &app.height);
+		else if (strcmp(argv[i], "--rect") == 0 && i + 1 < argc)
+			sscanf(argv[++i], "%d,%d,%d,%d", &app.rect[0], &app.rect[1], &app.rect[2],
+				&app.rect[3]);
+		else if (strcmp(argv[i], "--crop") == 0 && i + 1 < argc)
+			sscanf(argv[++i], "%d,%d,%d,%d", &crop[0], &crop[1], &crop[2], &crop[3]);
+		else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc && parse_scale(argv[i + 1], &scale))
+			i++;
+		else if (strcmp(argv[i], "--player") == 0 && i + 1 < argc)
+			player = argv[++i];
+		else if (strcmp(argv[i], "--desync") == 0)
+			desync = true;
+		else if (strcmp(argv[i], "--below") == 0)
+			below = true;
+		else {
+			fprintf(stderr, "wl-embed: bad argument %s\n", argv[i]);
+			return 2;
+		}
+	}
+
+	app.display = wl_display_connect(NULL);
+	if (!app.display) {
+		fprintf(stderr, "wl-embed: no compositor: %s\n", strerror(errno));
+		return 1;
+	}
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &registry_listener, &app);
+	wl_display_roundtrip(app.display);
+	if (!app.compositor || !app.shm || !app.wm_base) {
+		fprintf(stderr, "wl-embed: compositor lacks wl_compositor, wl_shm or xdg_wm_base\n");
+		return 1;
+	}
+	app.surface = wl_compositor_create_surface(app.compositor);
+	app.xdg_surface = xdg_wm_base_get_xdg_surface(app.wm_base, app.surface);
+	xdg_surface_add_listener(app.xdg_surface, &xdg_surface_listener, &app);
+	app.toplevel = xdg_surface_get_toplevel(app.xdg_surface);
+	xdg_toplevel_add_listener(app.toplevel, &toplevel_listener, &app);
+	xdg_toplevel_set_title(app.toplevel, "wl-embed");
+	wl_surface_commit(app.surface);
+
+	app.client = umms_client_connect(app.display, NULL);
+	if (!app.client) {
+		fprintf(stderr, "wl-embed: cannot reach ummsd: %s\n", strerror(errno));
+		return 1;
+	}
+	app.video = umms_client_video_create(app.client, app.surface, player);
+	umms_client_video_set_listener(app.video, &video_listener, &app);
+	umms_client_video_set_scale(app.video, scale);
+	umms_client_video_set_sync(app.video, !desync);
+	if (below)
+		umms_client_video_set_stacking(app.video, UMMS_CLIENT_BELOW);
+	if (crop[2] > 0)
+		umms_client_video_set_source_crop(app.video, crop[0], crop[1], crop[2], crop[3]);
+	while (!app.configured && wl_display_dispatch(app.display) >= 0)
+		;
+	umms_client_video_set_rect(app.video, app.rect[0], app.rect[1], app.rect[2], app.rect[3]);
+	wl_surface_commit(app.surface);
+	wl_display_flush(app.display);
+
+	char line[256];
+	while (app.running) {
+		struct pollfd fds[3] = {
+			{ .fd = wl_display_get_fd(app.display), .events = POLLIN },
+			{ .fd = umms_client_get_fd(app.client), .events = POLLIN },
+			{ .fd = STDIN_FILENO, .events = POLLIN },
+		};
+		while (wl_display_prepare_read(app.display) != 0)
+			wl_display_dispatch_pending(app.display);
+		wl_display_flush(app.display);
+		if (poll(fds, 3, 1000) < 0 && errno != EINTR) {
+			wl_display_cancel_read(app.display);
+			break;
+		}
+		if (fds[0].revents & POLLIN) {
+			if (wl_display_read_events(app.display) < 0)
+				break;
+		} else {
+			wl_display_cancel_read(app.display);
+		}
+		wl_display_dispatch_pending(app.display);
+		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (umms_client_dispatch(app.client) < 0) {
+				fprintf(stderr, "wl-embed: ummsd went away\n");
+				break;
+			}
+		}
+		report_frames(&app);
+		if (fds[2].revents & POLLIN) {
+			if (!fgets(line, sizeof(line), stdin))
+				break;
+			command(&app, line);
+		}
+	}
+	umms_client_video_destroy(app.video);
+	umms_client_disconnect(app.client);
+	wl_display_disconnect(app.display);
+	return 0;
+}

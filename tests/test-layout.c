@@ -1,0 +1,112 @@
+/*
+ * libumms-client's placement arithmetic, with tables of cases: where the
+ * picture goes in its rectangle for every scale mode, pixel aspect ratio,
+ * frame crop and application crop.
+ */
+#include <glib.h>
+
+#include "client-private.h"
+
+struct layout_case {
+	const char *what;
+	struct umms_client_layout_input in;
+	int vx, vy, vw, vh;          /* expected picture rectangle */
+	double sx, sy, sw, sh;       /* expected viewport source */
+};
+
+#define RECT(x, y, w, h) .x = x, .y = y, .width = w, .height = h
+#define FRAME(w, h) .buffer_width = w, .buffer_height = h, .crop_width = w, .crop_height = h, \
+	.par_n = 1, .par_d = 1
+
+static const struct layout_case cases[] = {
+	{ "4:3 letterboxed in 16:9: bars left and right",
+		{ .x = 40, .y = 40, .width = 320, .height = 180, FRAME(320, 240),
+		  .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		40 + 40, 40, 240, 180, 0, 0, 320, 240 },
+	{ "16:9 letterboxed in 4:3: bars above and below",
+		{ .x = 0, .y = 0, .width = 400, .height = 300, FRAME(1920, 1080),
+		  .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		0, 38, 400, 225, 0, 0, 1920, 1080 },
+	{ "fill stretches to the rectangle",
+		{ .x = 10, .y = 20, .width = 320, .height = 180, FRAME(320, 240),
+		  .scale = UMMS_CLIENT_SCALE_FILL },
+		10, 20, 320, 180, 0, 0, 320, 240 },
+	{ "crop to fill cuts the top and bottom of 4:3 in 16:9",
+		{ .x = 0, .y = 0, .width = 320, .height = 180, FRAME(320, 240),
+		  .scale = UMMS_CLIENT_SCALE_CROP },
+		0, 0, 320, 180, 0, 30, 320, 180 },
+	{ "crop to fill cuts the sides of 16:9 in 4:3",
+		{ .x = 0, .y = 0, .width = 400, .height = 300, FRAME(1600, 900),
+		  .scale = UMMS_CLIENT_SCALE_CROP },
+		0, 0, 400, 300, 200, 0, 1200, 900 },
+	{ "none: one pixel per unit, centred",
+		{ .x = 0, .y = 0, .width = 640, .height = 480, FRAME(320, 240),
+		  .scale = UMMS_CLIENT_SCALE_NONE },
+		160, 120, 320, 240, 0, 0, 320, 240 },
+	{ "none: a picture larger than the rectangle is clipped evenly",
+		{ .x = 0, .y = 0, .width = 100, .height = 100, FRAME(320, 240),
+		  .scale = UMMS_CLIENT_SCALE_NONE },
+		0, 0, 100, 100, 110, 70, 100, 100 },
+	{ "non-square pixels (12/11) widen the picture",
+		{ .x = 0, .y = 0, .width = 640, .height = 360, .buffer_width = 352,
+		  .buffer_height = 288, .crop_width = 352, .crop_height = 288, .par_n = 12,
+		  .par_d = 11, .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		80, 0, 480, 360, 0, 0, 352, 288 },
+	{ "the frame's own crop (coded 1088 lines, 1080 shown)",
+		{ .x = 0, .y = 0, .width = 960, .height = 540, .buffer_width = 1920,
+		  .buffer_height = 1088, .crop_width = 1920, .crop_height = 1080, .par_n = 1,
+		  .par_d = 1, .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		0, 0, 960, 540, 0, 0, 1920, 1080 },
+	{ "the application's crop: the top-left quarter",
+		{ .x = 0, .y = 0, .width = 320, .height = 240, FRAME(320, 240),
+		  .user_x = 0, .user_y = 0, .user_width = 160, .user_height = 120,
+		  .scale = UMMS_CLIENT_SCALE_FILL },
+		0, 0, 320, 240, 0, 0, 160, 120 },
+};
+
+static void
+test_cases(void)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const struct layout_case *c = &cases[i];
+		struct umms_client_layout out;
+		umms_client_compute_layout(&c->in, &out);
+		g_test_message("%s", c->what);
+		g_assert_true(out.visible);
+		g_assert_cmpint(out.bg_x, ==, c->in.x);
+		g_assert_cmpint(out.bg_y, ==, c->in.y);
+		g_assert_cmpint(out.bg_width, ==, c->in.width);
+		g_assert_cmpint(out.bg_height, ==, c->in.height);
+		if (out.video_x != c->vx || out.video_y != c->vy || out.video_width != c->vw ||
+				out.video_height != c->vh)
+			g_error("%s: picture %d,%d %dx%d, expected %d,%d %dx%d", c->what,
+				out.video_x, out.video_y, out.video_width, out.video_height,
+				c->vx, c->vy, c->vw, c->vh);
+		g_assert_cmpfloat_with_epsilon(out.src_x, c->sx, 0.01);
+		g_assert_cmpfloat_with_epsilon(out.src_y, c->sy, 0.01);
+		g_assert_cmpfloat_with_epsilon(out.src_width, c->sw, 0.01);
+		g_assert_cmpfloat_with_epsilon(out.src_height, c->sh, 0.01);
+	}
+}
+
+static void
+test_invisible(void)
+{
+	struct umms_client_layout out;
+	struct umms_client_layout_input hidden = { .x = 0, .y = 0, .width = 0, .height = 100,
+		FRAME(320, 240) };
+	umms_client_compute_layout(&hidden, &out);
+	g_assert_false(out.visible);
+	struct umms_client_layout_input no_frame = { .x = 0, .y = 0, .width = 100, .height = 100 };
+	umms_client_compute_layout(&no_frame, &out);
+	g_assert_false(out.visible);
+}
+
+int
+main(int argc, char *argv[])
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/layout/cases", test_cases);
+	g_test_add_func("/layout/invisible", test_invisible);
+	return g_test_run();
+}

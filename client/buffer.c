@@ -380,10 +380,11 @@ client_buffer_show(struct client_buffer *buffer, uint32_t serial)
 void
 client_feedbacks_orphan(struct umms_client_video *video)
 {
+	/* Nobody wants the answers any more: drop the requests. */
 	struct feedback *feedback, *tmp;
 	wl_list_for_each_safe(feedback, tmp, &video->feedbacks, link) {
-		feedback->video = NULL;
 		wl_list_remove(&feedback->link);
-		wl_list_init(&feedback->link);
+		wp_presentation_feedback_destroy(feedback->proxy);
+		free(feedback);
 	}
 }

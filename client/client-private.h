@@ -99,7 +99,7 @@ void client_buffers_destroy_all(struct umms_client_video *video);
 void client_buffer_show(struct client_buffer *buffer, uint32_t serial);
 /* A show that never reaches the screen: released and reported discarded. */
 void client_buffer_skip(struct client_buffer *buffer, uint32_t serial);
-/* The video is going: pending feedback must not reach it. */
+/* The video is going: pending feedback is dropped. */
 void client_feedbacks_orphan(struct umms_client_video *video);
 
 /* video.c */

@@ -24,7 +24,9 @@
  *
  * Threading: call everything from the thread that dispatches your
  * wl_display. The library's objects on your display use its default event
- * queue, so your usual dispatching delivers their events.
+ * queue, so your usual dispatching delivers their events; as always, flush
+ * your display and dispatch what is already queued before you sleep
+ * (umms_client_dispatch flushes it too).
  *
  * Geometry is double-buffered like the rest of Wayland: in synchronized mode
  * (the default), set_rect and the other geometry calls take effect with your
@@ -102,6 +104,8 @@ UMMS_CLIENT_EXPORT int umms_client_roundtrip(struct umms_client *client);
  * Shows player @player_path (an org.umms.Player1 object path) in @parent,
  * or a new player owned by this connection when @player_path is NULL (it is
  * destroyed with the video). Nothing shows until a rectangle is set.
+ * Returns NULL only when out of memory; a player that cannot be shown is
+ * reported later through the listener's failed.
  */
 UMMS_CLIENT_EXPORT struct umms_client_video *umms_client_video_create(struct umms_client *client,
 	struct wl_surface *parent, const char *player_path);

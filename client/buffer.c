@@ -4,8 +4,15 @@
  * a refused import is copied into shared memory instead). Each show is
  * attached, reported back (presentation feedback) and released to ummsd
  * when the compositor releases it.
+ *
+ * A picture cut by the layout (crop to fill, a clipped "none", a source
+ * crop) is attached as a wl_shm buffer starting at the cut, not as the whole
+ * frame with a viewport source offset: wlroots 0.15's pixman renderer (sway
+ * 1.7 without a GPU) ignores viewport source offsets. Still no copy: those
+ * views are more wl_buffers on the same memory.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +22,18 @@
 #include "client-private.h"
 
 #define MAX_PLANES 4
+/* The whole frame, and up to two cuts of it (one on screen, one coming). */
+#define MAX_VIEWS 3
+/* Presentation feedback outstanding before the oldest is given up on. */
+#define MAX_FEEDBACKS 16
+
+/* One wl_buffer on a frame's memory. */
+struct buffer_view {
+	struct client_buffer *owner;
+	struct wl_buffer *wl;
+	int x, y, width, height;    /* the part of the frame it covers */
+	bool held;                  /* attached, not released by the compositor yet */
+};
 
 struct client_buffer {
 	struct umms_video_buffer_v1 *proxy;
@@ -25,13 +44,15 @@ struct client_buffer {
 	int n_planes;
 	int fds[MAX_PLANES];
 	uint32_t offsets[MAX_PLANES], strides[MAX_PLANES];
-	struct wl_buffer *buffer;   /* imported; NULL until then or if refused */
+	struct buffer_view views[MAX_VIEWS]; /* [0]: the whole frame, once imported */
+	struct wl_shm_pool *pool;   /* memfd frames: where cuts come from */
 	bool refused;               /* dma-buf import refused: copied into shm */
 	struct wl_buffer *copy;     /* shared-memory stand-in for a refused dma-buf */
 	void *copy_data;
 	size_t copy_size;
 	bool retired;
-	unsigned attached;          /* shows on screen, not yet released by the compositor */
+	unsigned holds;             /* views the compositor holds */
+	unsigned shows;             /* shows not released to ummsd yet */
 	struct wl_list link;        /* umms_client_video.buffers */
 };
 
@@ -52,18 +73,23 @@ flush_umms(struct client_buffer *buffer)
 static void
 maybe_forget(struct client_buffer *buffer)
 {
-	if (buffer->retired && buffer->attached == 0)
+	if (buffer->retired && buffer->holds == 0 && buffer->shows == 0)
 		client_buffer_destroy(buffer);
 }
 
 static void
 wl_buffer_release(void *data, struct wl_buffer *wl_buffer)
 {
-	struct client_buffer *buffer = data;
-	if (buffer->attached == 0)
+	struct buffer_view *view = data;
+	struct client_buffer *buffer = view->owner;
+	if (!view->held)
 		return;
-	buffer->attached--;
-	umms_video_buffer_v1_release(buffer->proxy);
+	view->held = false;
+	/* The show is over once no view of the frame is on screen. */
+	if (--buffer->holds > 0)
+		return;
+	for (; buffer->shows > 0; buffer->shows--)
+		umms_video_buffer_v1_release(buffer->proxy);
 	flush_umms(buffer);
 	maybe_forget(buffer);
 }
@@ -88,12 +114,13 @@ import_memfd(struct client_buffer *buffer)
 	struct stat st;
 	if (buffer->n_planes < 1 || fstat(buffer->fds[0], &st) < 0 || st.st_size <= 0)
 		return;
-	struct wl_shm_pool *pool = wl_shm_create_pool(client->shm, buffer->fds[0],
-		(int32_t)st.st_size);
-	buffer->buffer = wl_shm_pool_create_buffer(pool, (int32_t)buffer->offsets[0],
+	buffer->pool = wl_shm_create_pool(client->shm, buffer->fds[0], (int32_t)st.st_size);
+	struct buffer_view *view = &buffer->views[0];
+	view->wl = wl_shm_pool_create_buffer(buffer->pool, (int32_t)buffer->offsets[0],
 		buffer->width, buffer->height, (int32_t)buffer->strides[0], buffer->format);
-	wl_shm_pool_destroy(pool);
-	wl_buffer_add_listener(buffer->buffer, &wl_buffer_listener, buffer);
+	view->width = buffer->width;
+	view->height = buffer->height;
+	wl_buffer_add_listener(view->wl, &wl_buffer_listener, view);
 	close_fds(buffer);
 }
 
@@ -101,8 +128,11 @@ static void
 dmabuf_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_buffer *wl_buffer)
 {
 	struct client_buffer *buffer = data;
-	buffer->buffer = wl_buffer;
-	wl_buffer_add_listener(wl_buffer, &wl_buffer_listener, buffer);
+	struct buffer_view *view = &buffer->views[0];
+	view->wl = wl_buffer;
+	view->width = buffer->width;
+	view->height = buffer->height;
+	wl_buffer_add_listener(wl_buffer, &wl_buffer_listener, view);
 	zwp_linux_buffer_params_v1_destroy(params);
 	close_fds(buffer);
 }
@@ -197,6 +227,8 @@ client_buffer_create(struct umms_client_video *video, struct umms_video_buffer_v
 	buffer->modifier = modifier;
 	for (int p = 0; p < MAX_PLANES; p++)
 		buffer->fds[p] = -1;
+	for (int v = 0; v < MAX_VIEWS; v++)
+		buffer->views[v].owner = buffer;
 	wl_list_insert(&video->buffers, &buffer->link);
 	umms_video_buffer_v1_add_listener(proxy, &proxy_listener, buffer);
 	return buffer;
@@ -209,8 +241,12 @@ client_buffer_destroy(struct client_buffer *buffer)
 		buffer->video->current = NULL;
 	wl_list_remove(&buffer->link);
 	close_fds(buffer);
-	if (buffer->buffer)
-		wl_buffer_destroy(buffer->buffer);
+	for (int v = 0; v < MAX_VIEWS; v++) {
+		if (buffer->views[v].wl)
+			wl_buffer_destroy(buffer->views[v].wl);
+	}
+	if (buffer->pool)
+		wl_shm_pool_destroy(buffer->pool);
 	if (buffer->copy) {
 		wl_buffer_destroy(buffer->copy);
 		munmap(buffer->copy_data, buffer->copy_size);
@@ -242,8 +278,10 @@ feedback_presented(void *data, struct wp_presentation_feedback *proxy, uint32_t 
 	struct feedback *feedback = data;
 	struct umms_client_video *video = feedback->video;
 	wl_list_remove(&feedback->link);
+	if (video)
+		video->n_feedbacks--;
 	if (video && video->player) {
-		video->shown++;
+		video->counts.presented++;
 		/* umms_video_v1 speaks CLOCK_MONOTONIC; the compositor may not. */
 		int64_t when = (int64_t)(((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000 + tv_nsec);
 		clockid_t clock = video->client->presentation_clock;
@@ -270,8 +308,10 @@ feedback_discarded(void *data, struct wp_presentation_feedback *proxy)
 	struct feedback *feedback = data;
 	struct umms_client_video *video = feedback->video;
 	wl_list_remove(&feedback->link);
+	if (video)
+		video->n_feedbacks--;
 	if (video && video->player) {
-		video->discarded++;
+		video->counts.discarded++;
 		umms_video_player_v1_discarded(video->player, feedback->serial);
 		wl_display_flush(video->client->umms);
 	}
@@ -291,7 +331,7 @@ client_buffer_skip(struct client_buffer *buffer, uint32_t serial)
 	struct umms_client_video *video = buffer->video;
 	umms_video_buffer_v1_release(buffer->proxy);
 	if (video && video->player) {
-		video->discarded++;
+		video->counts.discarded++;
 		umms_video_player_v1_discarded(video->player, serial);
 	}
 	flush_umms(buffer);
@@ -341,29 +381,142 @@ copy_to_shm(struct client_buffer *buffer)
 	return buffer->copy;
 }
 
+/* Bytes per pixel of the shared-memory formats a cut can start anywhere in; 0 for others. */
+static int
+cut_bpp(uint32_t format)
+{
+	switch (format) {
+	case WL_SHM_FORMAT_ARGB8888:
+	case WL_SHM_FORMAT_XRGB8888:
+	case WL_SHM_FORMAT_ABGR8888:
+	case WL_SHM_FORMAT_XBGR8888:
+	case WL_SHM_FORMAT_RGBA8888:
+	case WL_SHM_FORMAT_RGBX8888:
+	case WL_SHM_FORMAT_BGRA8888:
+	case WL_SHM_FORMAT_BGRX8888:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/* A view of the part (x, y, width, height) of a memfd frame; NULL if none can be had now. */
+static struct buffer_view *
+cut_view(struct client_buffer *buffer, int x, int y, int width, int height)
+{
+	int bpp = cut_bpp(buffer->format);
+	if (!buffer->pool || bpp == 0)
+		return NULL;
+	struct buffer_view *free_view = NULL;
+	for (int v = 1; v < MAX_VIEWS; v++) {
+		struct buffer_view *view = &buffer->views[v];
+		if (view->wl && view->x == x && view->y == y && view->width == width &&
+				view->height == height)
+			return view;
+		if (!free_view && !view->held)
+			free_view = view;
+	}
+	if (!free_view)
+		return NULL;
+	if (free_view->wl)
+		wl_buffer_destroy(free_view->wl);
+	int64_t offset = (int64_t)buffer->offsets[0] + (int64_t)y * buffer->strides[0] +
+		(int64_t)x * bpp;
+	free_view->wl = wl_shm_pool_create_buffer(buffer->pool, (int32_t)offset, width, height,
+		(int32_t)buffer->strides[0], buffer->format);
+	wl_buffer_add_listener(free_view->wl, &wl_buffer_listener, free_view);
+	free_view->x = x;
+	free_view->y = y;
+	free_view->width = width;
+	free_view->height = height;
+	return free_view;
+}
+
+/*
+ * Attaches the part of the frame the video's layout shows and sets the
+ * picture's viewport source to match. False, with nothing done, if the
+ * frame is not imported or the layout is for a frame of another shape.
+ */
+static bool
+attach_picture(struct client_buffer *buffer)
+{
+	struct umms_client_video *video = buffer->video;
+	const struct umms_client_layout *l = &video->layout;
+	struct buffer_view *view = &buffer->views[0];
+	if (!view->wl || !l->visible || l->src_x < 0 || l->src_y < 0 ||
+			l->src_x + l->src_width > buffer->width + 0.01 ||
+			l->src_y + l->src_height > buffer->height + 0.01)
+		return false;
+	double sx = l->src_x, sy = l->src_y;
+	int x0 = (int)floor(sx + 0.01), y0 = (int)floor(sy + 0.01);
+	int x1 = MIN_I(buffer->width, (int)ceil(sx + l->src_width - 0.01));
+	int y1 = MIN_I(buffer->height, (int)ceil(sy + l->src_height - 0.01));
+	if (x0 > 0 || y0 > 0 || x1 < buffer->width || y1 < buffer->height) {
+		struct buffer_view *cut = cut_view(buffer, x0, y0, x1 - x0, y1 - y0);
+		if (cut) {
+			view = cut;
+			sx -= x0;
+			sy -= y0;
+		}
+	}
+	wl_surface_attach(video->video_surface, view->wl, 0, 0);
+	wp_viewport_set_source(video->video_viewport, wl_fixed_from_double(fmax(sx, 0)),
+		wl_fixed_from_double(fmax(sy, 0)), wl_fixed_from_double(l->src_width),
+		wl_fixed_from_double(l->src_height));
+	if (!view->held) {
+		view->held = true;
+		buffer->holds++;
+	}
+	return true;
+}
+
+bool
+client_buffer_reattach(struct client_buffer *buffer)
+{
+	/* Only while shown: a released frame's memory may hold another picture by now. */
+	if (buffer->holds == 0)
+		return false;
+	return attach_picture(buffer);
+}
+
 void
 client_buffer_show(struct client_buffer *buffer, uint32_t serial)
 {
 	struct umms_client_video *video = buffer->video;
-	struct wl_buffer *wl_buffer = buffer->buffer;
-	bool copied = false;
-	if (!wl_buffer && buffer->refused && (wl_buffer = copy_to_shm(buffer)))
-		copied = true;
-	if (!wl_buffer || !video->video_surface || !video->in.width || !video->have_geometry) {
-		/* Nothing to show it with, or nowhere to show it. */
+	if (!video->video_surface || !video->in.width || !video->have_geometry) {
+		/* Nowhere to show it. */
 		client_buffer_skip(buffer, serial);
 		return;
 	}
-	wl_surface_attach(video->video_surface, wl_buffer, 0, 0);
-	wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
-	if (copied) {
+	if (attach_picture(buffer)) {
+		buffer->shows++;
+		video->current = buffer;
+	} else {
+		struct wl_buffer *copy = buffer->refused ? copy_to_shm(buffer) : NULL;
+		if (!copy) {
+			/* Nothing to show it with. */
+			client_buffer_skip(buffer, serial);
+			return;
+		}
+		const struct umms_client_layout *l = &video->layout;
+		wl_surface_attach(video->video_surface, copy, 0, 0);
+		wp_viewport_set_source(video->video_viewport, wl_fixed_from_double(l->src_x),
+			wl_fixed_from_double(l->src_y), wl_fixed_from_double(l->src_width),
+			wl_fixed_from_double(l->src_height));
 		/* ummsd's memory was read already: give it back now. */
 		umms_video_buffer_v1_release(buffer->proxy);
-	} else {
-		buffer->attached++;
-		video->current = buffer;
 	}
+	wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
 	if (video->client->presentation) {
+		if (video->n_feedbacks >= MAX_FEEDBACKS) {
+			/* A compositor that never answers: stop waiting for the oldest. */
+			struct feedback *oldest = wl_container_of(video->feedbacks.prev, oldest, link);
+			wl_list_remove(&oldest->link);
+			wp_presentation_feedback_destroy(oldest->proxy);
+			free(oldest);
+			video->n_feedbacks--;
+			video->counts.unanswered++;
+		}
 		struct feedback *feedback = calloc(1, sizeof(*feedback));
 		if (!feedback)
 			abort();
@@ -373,8 +526,10 @@ client_buffer_show(struct client_buffer *buffer, uint32_t serial)
 			video->video_surface);
 		wp_presentation_feedback_add_listener(feedback->proxy, &feedback_listener, feedback);
 		wl_list_insert(&video->feedbacks, &feedback->link);
+		video->n_feedbacks++;
 	}
 	wl_surface_commit(video->video_surface);
+	video->counts.committed++;
 }
 
 void
@@ -387,4 +542,5 @@ client_feedbacks_orphan(struct umms_client_video *video)
 		wp_presentation_feedback_destroy(feedback->proxy);
 		free(feedback);
 	}
+	video->n_feedbacks = 0;
 }

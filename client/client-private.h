@@ -20,6 +20,7 @@
 
 #define CLAMP_D(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 #define MAX_I(a, b) ((a) > (b) ? (a) : (b))
+#define MIN_I(a, b) ((a) < (b) ? (a) : (b))
 
 struct umms_client {
 	struct wl_display *display;   /* the application's compositor */
@@ -77,6 +78,7 @@ struct umms_client_video {
 	bool bg_attached;
 
 	struct umms_client_layout_input in; /* rectangle, scale, geometry, crop */
+	struct umms_client_layout layout;   /* the picture's placement, frames follow it */
 	bool have_geometry;
 	enum umms_client_stacking stacking;
 	bool sync;
@@ -84,9 +86,10 @@ struct umms_client_video {
 	struct wl_callback *parent_done;
 
 	struct wl_list buffers;       /* client_buffer.link */
-	struct wl_list feedbacks;     /* presentation feedback still pending */
+	struct wl_list feedbacks;     /* presentation feedback still pending, newest first */
+	unsigned n_feedbacks;
 	struct client_buffer *current; /* attached to the video surface */
-	unsigned shown, discarded;
+	struct umms_client_video_counts counts;
 };
 
 /* buffer.c */
@@ -95,8 +98,19 @@ struct client_buffer *client_buffer_create(struct umms_client_video *video,
 	int height, uint64_t modifier);
 void client_buffer_destroy(struct client_buffer *buffer);
 void client_buffers_destroy_all(struct umms_client_video *video);
-/* Shows it (attach, damage, commit) with presentation feedback for @serial. */
+/*
+ * Shows it (attach, viewport source from video->layout, damage, commit)
+ * with presentation feedback for @serial.
+ */
 void client_buffer_show(struct client_buffer *buffer, uint32_t serial);
+/*
+ * Attaches the frame on screen again with the picture's new viewport
+ * source (video->layout): weston applies a viewport change only with an
+ * attach, and a new cut is a new wl_buffer. False, with nothing done, if
+ * the compositor released the frame already or the layout is for a frame of
+ * another shape. No commit, no feedback.
+ */
+bool client_buffer_reattach(struct client_buffer *buffer);
 /* A show that never reaches the screen: released and reported discarded. */
 void client_buffer_skip(struct client_buffer *buffer, uint32_t serial);
 /* The video is going: pending feedback is dropped. */

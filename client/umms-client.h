@@ -128,9 +128,20 @@ UMMS_CLIENT_EXPORT void umms_client_video_set_stacking(struct umms_client_video 
 /* Synchronized (true, the default) or desynchronized geometry; see above. */
 UMMS_CLIENT_EXPORT void umms_client_video_set_sync(struct umms_client_video *video, bool sync);
 
-/* Frames shown and frames the compositor dropped, for the curious. */
-UMMS_CLIENT_EXPORT void umms_client_video_get_counts(struct umms_client_video *video, unsigned *shown,
-	unsigned *discarded);
+/* What became of the frames ummsd sent, for the curious (and for tests). */
+struct umms_client_video_counts {
+	unsigned committed;  /* attached to the video's surface and committed */
+	unsigned presented;  /* the compositor says it showed them (wp_presentation) */
+	unsigned discarded;  /* replaced before they were shown, or never attached */
+	/*
+	 * Committed frames the compositor never said anything about: the
+	 * library stops waiting once 16 are outstanding (headless wlroots 0.15
+	 * never answers presentation feedback).
+	 */
+	unsigned unanswered;
+};
+UMMS_CLIENT_EXPORT void umms_client_video_get_counts(struct umms_client_video *video,
+	struct umms_client_video_counts *counts);
 
 #ifdef __cplusplus
 }

@@ -35,15 +35,21 @@ black_buffer(struct umms_client *client)
 	if (client->single_pixel)
 		return wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(client->single_pixel,
 			0, 0, 0, UINT32_MAX);
-	/* One black pixel in shared memory, scaled by the viewport. */
+	/*
+	 * Black in shared memory, scaled by the viewport: 16x16, not 1x1, as
+	 * pixman renderers (wlroots 0.15) map a 1x1 source's last column past
+	 * its edge when scaling it a few hundred times, leaving a column of
+	 * whatever is below. A memfd is zero-filled: XRGB black.
+	 */
+	enum { SIDE = 16, SIZE = SIDE * SIDE * 4 };
 	int fd = memfd_create("umms-client-black", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, 4) < 0) {
+	if (fd < 0 || ftruncate(fd, SIZE) < 0) {
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(client->shm, fd, 4);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, 1, 1, 4,
+	struct wl_shm_pool *pool = wl_shm_create_pool(client->shm, fd, SIZE);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, SIDE, SIDE, SIDE * 4,
 		WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
@@ -60,17 +66,26 @@ apply_stacking(struct umms_client_video *video)
 		wl_subsurface_place_above(video->bg_sub, video->parent);
 }
 
-/* The picture inside the bars (positions are relative to the bars). */
-static void
-place_picture(struct umms_client_video *video, const struct umms_client_layout *layout)
+/*
+ * The picture inside the bars (positions are relative to the bars). With
+ * @reattach, the frame on screen is attached again under the new viewport;
+ * true if it was (the picture's surface then needs a commit).
+ */
+static bool
+place_picture(struct umms_client_video *video, const struct umms_client_layout *layout,
+	bool reattach)
 {
+	video->layout = *layout;
 	wl_subsurface_set_position(video->video_sub, layout->video_x - layout->bg_x,
 		layout->video_y - layout->bg_y);
-	wp_viewport_set_source(video->video_viewport, wl_fixed_from_double(layout->src_x),
-		wl_fixed_from_double(layout->src_y), wl_fixed_from_double(layout->src_width),
-		wl_fixed_from_double(layout->src_height));
 	wp_viewport_set_destination(video->video_viewport, layout->video_width,
 		layout->video_height);
+	/*
+	 * A new viewport shows other pixels of the same buffer: say so, or
+	 * compositors that repaint only damage (weston, sway) keep the old ones.
+	 */
+	wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
+	return reattach && video->current && client_buffer_reattach(video->current);
 }
 
 static void
@@ -109,6 +124,7 @@ client_video_apply_layout(struct umms_client_video *video, bool from_app)
 {
 	struct umms_client_layout layout;
 	umms_client_compute_layout(&video->in, &layout);
+	video->layout = layout;
 	/* Only the application's changes wait for its commit; the video's own do not. */
 	if (from_app)
 		hold_for_parent(video);
@@ -117,6 +133,7 @@ client_video_apply_layout(struct umms_client_video *video, bool from_app)
 		/* The parent's state: lands with the application's next commit. */
 		wl_subsurface_set_position(video->bg_sub, video->in.x, video->in.y);
 		wp_viewport_set_destination(video->bg_viewport, video->in.width, video->in.height);
+		wl_surface_damage_buffer(video->bg_surface, 0, 0, INT32_MAX, INT32_MAX);
 	}
 	if (!has_rect) {
 		wl_surface_attach(video->bg_surface, NULL, 0, 0);
@@ -139,18 +156,17 @@ client_video_apply_layout(struct umms_client_video *video, bool from_app)
 			wl_fixed_from_int(-1), wl_fixed_from_int(-1), wl_fixed_from_int(-1));
 		wp_viewport_set_destination(video->video_viewport, video->in.width, video->in.height);
 		wl_surface_attach(video->video_surface, video->black, 0, 0);
-		wl_surface_damage_buffer(video->video_surface, 0, 0, 1, 1);
+		wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
 		wl_surface_commit(video->video_surface);
 		video->current = NULL;
 	} else {
-		place_picture(video, &layout);
-		/* Without a frame, the picture's viewport waits for the next one. */
-		if (video->current)
+		/* Without a frame on screen, the picture's viewport waits for the next one. */
+		if (place_picture(video, &layout, true))
 			wl_surface_commit(video->video_surface);
 	}
 	if (!video->bg_attached && video->black) {
 		wl_surface_attach(video->bg_surface, video->black, 0, 0);
-		wl_surface_damage_buffer(video->bg_surface, 0, 0, 1, 1);
+		wl_surface_damage_buffer(video->bg_surface, 0, 0, INT32_MAX, INT32_MAX);
 		video->bg_attached = true;
 	}
 	/* Applies the picture's place too (it is the bars' state). */
@@ -205,7 +221,7 @@ player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, 
 		 * first frame of the new shape (its source must fit that frame),
 		 * its place with the bars' commit, now.
 		 */
-		place_picture(video, &layout);
+		place_picture(video, &layout, false);
 		wl_surface_commit(video->bg_surface);
 	}
 	notify_size(video);
@@ -387,11 +403,8 @@ umms_client_video_set_sync(struct umms_client_video *video, bool sync)
 }
 
 void
-umms_client_video_get_counts(struct umms_client_video *video, unsigned *shown,
-	unsigned *discarded)
+umms_client_video_get_counts(struct umms_client_video *video,
+	struct umms_client_video_counts *counts)
 {
-	if (shown)
-		*shown = video->shown;
-	if (discarded)
-		*discarded = video->discarded;
+	*counts = video->counts;
 }

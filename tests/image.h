@@ -1,0 +1,55 @@
+/*
+ * Pictures for tests: screenshots and PNGs as packed RGB, and assertions on
+ * their pixels that save the picture beside the scratch folder on failure.
+ */
+#ifndef UMMS_TESTS_IMAGE_H
+#define UMMS_TESTS_IMAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+/* A screenshot or a loaded PNG: packed 8-bit RGB. */
+struct umms_test_image;
+
+/* Whether 0xRRGGBB colours @a and @b are within @tolerance on every channel. */
+bool umms_test_color_near(uint32_t a, uint32_t b, int tolerance);
+
+/* Decodes a PNG (any format GStreamer's pngdec reads); NULL with @error. */
+struct umms_test_image *umms_test_image_load_file(const char *png_path, GError **error);
+/* Decodes a PNG (any format GStreamer's pngdec reads); fails the test if it cannot. */
+struct umms_test_image *umms_test_image_load(const char *png_path);
+/* NULL does nothing. */
+void umms_test_image_free(struct umms_test_image *image);
+int umms_test_image_width(const struct umms_test_image *image);
+int umms_test_image_height(const struct umms_test_image *image);
+/* 0xRRGGBB; fails the test if (x, y) is outside the image. */
+uint32_t umms_test_image_pixel(const struct umms_test_image *image, int x, int y);
+/* Writes it as PNG; false (and a message on stderr) if it cannot. */
+bool umms_test_image_save(const struct umms_test_image *image, const char *png_path);
+
+/*
+ * Asserts the pixel at (x, y) is within @tolerance per channel of @rgb
+ * (0xRRGGBB). On failure the image is saved beside the test's scratch
+ * folder as <scratch folder>-<what>.png, and the test fails naming @what,
+ * the position, the expected and the found colour, and the file.
+ */
+void umms_test_image_assert_pixel(const struct umms_test_image *image, int x, int y,
+	uint32_t rgb, int tolerance, const char *what);
+/*
+ * Asserts every pixel of the rectangle (x, y, w, h) shrunk by @inset on each
+ * side is within @tolerance of @rgb; the rectangle must lie inside the image
+ * and keep at least one pixel. Fails like umms_test_image_assert_pixel(),
+ * with the first wrong pixel (in reading order), how many are wrong and
+ * the box around them.
+ */
+void umms_test_image_assert_rect(const struct umms_test_image *image, int x, int y, int w,
+	int h, int inset, uint32_t rgb, int tolerance, const char *what);
+
+/*
+ * Saves @image as <scratch folder>-<what>.png beside the scratch folder (so
+ * it outlives it); returns the path, or a note that saving failed.
+ */
+char *umms_test_image_save_for_diagnosis(const struct umms_test_image *image, const char *what);
+
+#endif

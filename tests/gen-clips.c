@@ -521,9 +521,56 @@ static const guint8 colors_yuv[COLORS_SECONDS][3] = {
 	{ 235, 128, 128 }, /* white */
 };
 
+/*
+ * pattern.mkv: 10 s of one picture whose every part tells where it went:
+ * quadrants red, green, blue, white, with a magenta band over the top 20
+ * rows and a cyan band over the bottom 20 (scale-mode tests see which rows
+ * a mode keeps and where the picture's middle lands).
+ */
+#define PATTERN_SECONDS 10
+#define PATTERN_BAND 20
+
+enum { RED, GREEN, BLUE, WHITE, MAGENTA, CYAN };
+static const guint8 pattern_yuv[][3] = {
+	[RED] = { 81, 90, 240 }, [GREEN] = { 145, 54, 34 }, [BLUE] = { 41, 240, 110 },
+	[WHITE] = { 235, 128, 128 }, [MAGENTA] = { 106, 202, 222 }, [CYAN] = { 170, 166, 16 },
+};
+
+static int
+pattern_colour(unsigned x, unsigned y)
+{
+	if (y < PATTERN_BAND)
+		return MAGENTA;
+	if (y >= COLORS_HEIGHT - PATTERN_BAND)
+		return CYAN;
+	bool right = x >= COLORS_WIDTH / 2, bottom = y >= COLORS_HEIGHT / 2;
+	return bottom ? (right ? WHITE : BLUE) : (right ? GREEN : RED);
+}
+
 struct colors_feed {
 	unsigned frame;
+	unsigned frames;
+	bool pattern;
 };
+
+/* One I420 frame: Y, U, V planes back to back (no padding at 320x240). */
+static void
+paint_pattern(guint8 *data)
+{
+	const unsigned w = COLORS_WIDTH, h = COLORS_HEIGHT;
+	guint8 *u = data + w * h, *v = u + (w / 2) * (h / 2);
+	for (unsigned y = 0; y < h; y++) {
+		for (unsigned x = 0; x < w; x++)
+			data[y * w + x] = pattern_yuv[pattern_colour(x, y)][0];
+	}
+	for (unsigned y = 0; y < h / 2; y++) {
+		for (unsigned x = 0; x < w / 2; x++) {
+			int c = pattern_colour(2 * x, 2 * y);
+			u[y * (w / 2) + x] = pattern_yuv[c][1];
+			v[y * (w / 2) + x] = pattern_yuv[c][2];
+		}
+	}
+}
 
 /* appsrc need-data: pushes the next frame, or EOS after the last one. */
 static void
@@ -535,18 +582,22 @@ colors_need_data(GstElement *src, G_GNUC_UNUSED guint length, gpointer data)
 	GstFlowReturn ret;
 	GstMapInfo map;
 
-	if (feed->frame >= COLORS_SECONDS * COLORS_FPS) {
+	if (feed->frame >= feed->frames) {
 		g_signal_emit_by_name(src, "end-of-stream", &ret);
 		return;
 	}
 
 	/* 320x240 I420 has no row padding: the planes are Y, U, V back to back. */
-	const guint8 *yuv = colors_yuv[feed->frame / COLORS_FPS];
 	GstBuffer *buffer = gst_buffer_new_allocate(NULL, luma + 2 * chroma, NULL);
 	if (gst_buffer_map(buffer, &map, GST_MAP_WRITE)) {
-		memset(map.data, yuv[0], luma);
-		memset(map.data + luma, yuv[1], chroma);
-		memset(map.data + luma + chroma, yuv[2], chroma);
+		if (feed->pattern) {
+			paint_pattern(map.data);
+		} else {
+			const guint8 *yuv = colors_yuv[feed->frame / COLORS_FPS];
+			memset(map.data, yuv[0], luma);
+			memset(map.data + luma, yuv[1], chroma);
+			memset(map.data + luma + chroma, yuv[2], chroma);
+		}
 		gst_buffer_unmap(buffer, &map);
 	}
 	GST_BUFFER_PTS(buffer) = gst_util_uint64_scale_int(feed->frame, GST_SECOND,
@@ -561,9 +612,8 @@ colors_need_data(GstElement *src, G_GNUC_UNUSED guint length, gpointer data)
 }
 
 static bool
-make_colors_mkv(const struct job *job, GError **error)
+make_painted_mkv(const struct job *job, struct colors_feed feed, GError **error)
 {
-	struct colors_feed feed = { 0 };
 	bool ok = false;
 	g_autofree char *description = g_strdup_printf(
 		"appsrc name=src format=time is-live=false ! "
@@ -598,15 +648,29 @@ make_colors_mkv(const struct job *job, GError **error)
 	if (!set_on(pipeline, "sink", "location", job->tmp, error))
 		goto out;
 	ok = run_pipeline(pipeline, error);
-	if (ok && feed.frame != COLORS_SECONDS * COLORS_FPS) {
+	if (ok && feed.frame != feed.frames) {
 		g_set_error(error, GEN_ERROR, 0, "only %u of %u frames were taken",
-			feed.frame, COLORS_SECONDS * COLORS_FPS);
+			feed.frame, feed.frames);
 		ok = false;
 	}
 out:
 	/* In NULL state now: the callback cannot run after feed goes away. */
 	gst_object_unref(pipeline);
 	return ok;
+}
+
+static bool
+make_colors_mkv(const struct job *job, GError **error)
+{
+	return make_painted_mkv(job, (struct colors_feed){ .frames = COLORS_SECONDS * COLORS_FPS },
+		error);
+}
+
+static bool
+make_pattern_mkv(const struct job *job, GError **error)
+{
+	return make_painted_mkv(job, (struct colors_feed){
+		.frames = PATTERN_SECONDS * COLORS_FPS, .pattern = true }, error);
 }
 
 /* In order: a clip comes after those it is made from. */
@@ -620,6 +684,7 @@ static const struct clip clips[] = {
 	{ "anamorphic.mkv", make_anamorphic_mkv, NULL, 0 },
 	{ "long.mkv", make_long_mkv, NULL, 0 },
 	{ "colors.mkv", make_colors_mkv, NULL, 0 },
+	{ "pattern.mkv", make_pattern_mkv, NULL, 0 },
 	{ "text.mp4", make_text, NULL, 0 },
 	{ "truncated.mp4", make_truncated, "av.mp4", 40 },
 	{ "truncated.mkv", make_truncated, "av.mkv", 50 },

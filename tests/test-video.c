@@ -49,7 +49,10 @@ struct raw_client {
 static const char *
 video_socket(void)
 {
-	return g_intern_string(g_build_filename(umms_test_tmpdir(), "umms-0", NULL));
+	static char *path;
+	if (!path)
+		path = g_build_filename(umms_test_tmpdir(), "umms-0", NULL);
+	return path;
 }
 
 static void
@@ -256,9 +259,15 @@ raw_free(struct raw_client *c)
 		struct raw_buffer *b = c->buffers->pdata[i];
 		for (int p = 0; p < b->n_planes; p++)
 			close(b->fds[p]);
+		/* Only the proxy: the connection may be gone (protocol error tests). */
+		wl_proxy_destroy((struct wl_proxy *)b->proxy);
 		g_free(b);
 	}
 	g_ptr_array_unref(c->buffers);
+	if (c->player)
+		wl_proxy_destroy((struct wl_proxy *)c->player);
+	if (c->manager)
+		wl_proxy_destroy((struct wl_proxy *)c->manager);
 	wl_display_disconnect(c->display);
 	g_free(c->path);
 	g_free(c->failed);

@@ -4,12 +4,15 @@
  * embedded in it through libumms-client.
  *
  *   wl-embed [--size WxH] [--rect X,Y,W,H] [--scale letterbox|fill|crop|none]
- *            [--player PATH] [--desync] [--below] [--crop X,Y,W,H]
+ *            [--player PATH] [--desync] [--below] [--crop X,Y,W,H] [--ui-delay MS]
  *
  * Prints "path /org/umms/player/N" once the player exists, "frame N" after
- * the Nth frame the compositor reports shown (or discarded: headless sway
- * reports every frame discarded), then reads commands on stdin:
- *   rect X Y W H    move the video and redraw the frame around it, one commit
+ * the Nth frame committed to the video's surface (with what the compositor
+ * said of them so far: headless sway says nothing), then reads commands on
+ * stdin:
+ *   rect X Y W H    move the video and redraw the frame around it, one commit;
+ *                   with --ui-delay, says "moving" once the video's part is
+ *                   sent and draws the frame MS later (a slow application)
  *   scale MODE      change the scale mode
  *   quit
  * Each command is answered "ok" once committed.
@@ -38,14 +41,17 @@ struct app {
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
 	struct wl_surface *surface;
+	struct wl_buffer *buffer;   /* the UI's newest */
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
 	int width, height;
+	int pending_width, pending_height; /* from the last xdg_toplevel.configure */
 	bool configured;
 	int rect[4];
 	struct umms_client *client;
 	struct umms_client_video *video;
 	unsigned frames_reported;
+	int ui_delay_ms;
 	bool running;
 };
 
@@ -85,6 +91,9 @@ static const struct wl_registry_listener registry_listener = {
 static void
 buffer_release(void *data, struct wl_buffer *buffer)
 {
+	struct app *app = data;
+	if (app->buffer == buffer)
+		app->buffer = NULL;
 	wl_buffer_destroy(buffer);
 }
 
@@ -114,7 +123,9 @@ draw(struct app *app)
 		stride, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
-	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
+	wl_buffer_add_listener(buffer, &buffer_listener, app);
+	/* The one on screen is released when this one replaces it. */
+	app->buffer = buffer;
 	wl_surface_attach(app->surface, buffer, 0, 0);
 	wl_surface_damage_buffer(app->surface, 0, 0, app->width, app->height);
 }
@@ -124,7 +135,13 @@ xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t seri
 {
 	struct app *app = data;
 	xdg_surface_ack_configure(xdg_surface, serial);
-	if (!app->configured) {
+	bool resize = app->pending_width > 0 && app->pending_height > 0 &&
+		(app->pending_width != app->width || app->pending_height != app->height);
+	if (resize) {
+		app->width = app->pending_width;
+		app->height = app->pending_height;
+	}
+	if (!app->configured || resize) {
 		app->configured = true;
 		draw(app);
 		wl_surface_commit(app->surface);
@@ -139,7 +156,14 @@ static void
 toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width, int32_t height,
 	struct wl_array *states)
 {
-	/* Our own size, whatever is suggested (headless sway suggests 0x0 first). */
+	/*
+	 * The size the compositor asks for, as a real application must take
+	 * it: sway 1.7 damages the subsurfaces of a window smaller than its
+	 * tile at the wrong place. 0x0 (weston, sway's first): --size.
+	 */
+	struct app *app = data;
+	app->pending_width = width;
+	app->pending_height = height;
 }
 
 static void
@@ -213,10 +237,11 @@ parse_scale(const char *text, enum umms_client_scale *scale)
 static void
 report_frames(struct app *app)
 {
-	unsigned shown, discarded;
-	umms_client_video_get_counts(app->video, &shown, &discarded);
-	while (app->frames_reported < shown + discarded) {
-		printf("frame %u (%u shown, %u discarded)\n", ++app->frames_reported, shown, discarded);
+	struct umms_client_video_counts counts;
+	umms_client_video_get_counts(app->video, &counts);
+	while (app->frames_reported < counts.committed) {
+		printf("frame %u (%u presented, %u discarded, %u unanswered)\n",
+			++app->frames_reported, counts.presented, counts.discarded, counts.unanswered);
 		fflush(stdout);
 	}
 }
@@ -232,9 +257,16 @@ command(struct app *app, char *line)
 		app->rect[1] = y;
 		app->rect[2] = w;
 		app->rect[3] = h;
-		/* The UI and the video in one commit. */
-		draw(app);
 		umms_client_video_set_rect(app->video, x, y, w, h);
+		if (app->ui_delay_ms > 0) {
+			/* A slow UI: the video's new place is sent, the UI follows later. */
+			wl_display_flush(app->display);
+			printf("moving\n");
+			fflush(stdout);
+			usleep((useconds_t)app->ui_delay_ms * 1000);
+		}
+		/* In sync mode, the video's new place lands with this commit of the UI. */
+		draw(app);
 		wl_surface_commit(app->surface);
 	} else if (sscanf(line, "scale %31s", mode) == 1 && parse_scale(mode, &scale)) {
 		umms_client_video_set_scale(app->video, scale);
@@ -276,6 +308,8 @@ main(int argc, char *argv[])
 			desync = true;
 		else if (strcmp(argv[i], "--below") == 0)
 			below = true;
+		else if (strcmp(argv[i], "--ui-delay") == 0 && i + 1 < argc)
+			app.ui_delay_ms = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "wl-embed: bad argument %s\n", argv[i]);
 			return 2;
@@ -357,6 +391,15 @@ main(int argc, char *argv[])
 	}
 	umms_client_video_destroy(app.video);
 	umms_client_disconnect(app.client);
+	xdg_toplevel_destroy(app.toplevel);
+	xdg_surface_destroy(app.xdg_surface);
+	wl_surface_destroy(app.surface);
+	if (app.buffer)
+		wl_buffer_destroy(app.buffer);
+	xdg_wm_base_destroy(app.wm_base);
+	wl_shm_destroy(app.shm);
+	wl_compositor_destroy(app.compositor);
+	wl_registry_destroy(registry);
 	wl_display_disconnect(app.display);
 	return 0;
 }

@@ -1,0 +1,467 @@
+/*
+ * Video inside an application's window, on real compositors (headless sway
+ * and weston), checked by screenshot pixels: the picture exactly inside its
+ * rectangle in every scale mode with bars where expected, geometry moving in
+ * the same frame as the application's UI, and ummsd freeing a killed
+ * client's buffers while serving the next one.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+
+#include "compositor.h"
+#include "harness.h"
+
+#define UI 0x808080u     /* wl-embed's window */
+#define FRAME 0xffff00u  /* wl-embed's frame, 4 px around the video rectangle */
+#define BLACK 0x000000u
+#define RED 0xff0000u
+#define GREEN 0x00ff00u
+#define BLUE 0x0000ffu
+#define WHITE 0xffffffu
+#define MAGENTA 0xff00ffu
+#define CYAN 0x00ffffu
+#define TOLERANCE 24
+
+/* ---- wl-embed, driven through its stdin and stdout ------------------------------ */
+
+struct embed {
+	GSubprocess *process;
+	GOutputStream *in;
+	GAsyncQueue *lines;
+	GThread *reader;
+	char *path;
+};
+
+static gpointer
+read_lines(gpointer data)
+{
+	struct embed *e = data;
+	GInputStream *out = g_subprocess_get_stdout_pipe(e->process);
+	g_autoptr(GDataInputStream) lines = g_data_input_stream_new(out);
+	char *line;
+	while ((line = g_data_input_stream_read_line(lines, NULL, NULL, NULL)))
+		g_async_queue_push(e->lines, line);
+	g_async_queue_push(e->lines, g_strdup("<exit>"));
+	return NULL;
+}
+
+/* The next line starting with @prefix (others are skipped); fails after @ms. */
+static char *
+embed_wait(struct embed *e, const char *prefix, unsigned ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+	for (;;) {
+		gint64 left = end - g_get_monotonic_time();
+		char *line = left > 0 ? g_async_queue_timeout_pop(e->lines, (guint64)left) : NULL;
+		if (!line)
+			g_error("wl-embed said no \"%s\" within %u ms", prefix, ms);
+		if (g_str_has_prefix(line, prefix))
+			return line;
+		if (strcmp(line, "<exit>") == 0)
+			g_error("wl-embed exited while waiting for \"%s\"", prefix);
+		g_free(line);
+	}
+}
+
+static struct embed *
+embed_start(struct umms_test_compositor *compositor, const char *const *args)
+{
+	struct embed *e = g_new0(struct embed, 1);
+	e->lines = g_async_queue_new_full(g_free);
+	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
+		G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY",
+		umms_test_compositor_display(compositor), TRUE);
+	GPtrArray *argv = g_ptr_array_new();
+	g_autofree char *program = g_build_filename(umms_test_build_root(), "tests", "wl-embed",
+		NULL);
+	g_ptr_array_add(argv, program);
+	for (const char *const *a = args; a && *a; a++)
+		g_ptr_array_add(argv, (char *)*a);
+	g_ptr_array_add(argv, NULL);
+	GError *error = NULL;
+	e->process = g_subprocess_launcher_spawnv(launcher, (const char *const *)argv->pdata,
+		&error);
+	g_assert_no_error(error);
+	g_ptr_array_unref(argv);
+	e->in = g_subprocess_get_stdin_pipe(e->process);
+	e->reader = g_thread_new("wl-embed", read_lines, e);
+	g_autofree char *line = embed_wait(e, "path ", 10000);
+	e->path = g_strdup(line + strlen("path "));
+	return e;
+}
+
+static void
+embed_send(struct embed *e, const char *command)
+{
+	g_autofree char *text = g_strdup_printf("%s\n", command);
+	g_assert_true(g_output_stream_write_all(e->in, text, strlen(text), NULL, NULL, NULL));
+	g_output_stream_flush(e->in, NULL, NULL);
+}
+
+/* Sends a command and waits until it is committed. */
+static void
+embed_command(struct embed *e, const char *command)
+{
+	embed_send(e, command);
+	g_free(embed_wait(e, "ok", 5000));
+}
+
+static void
+embed_free(struct embed *e)
+{
+	if (g_subprocess_get_identifier(e->process)) {
+		g_output_stream_write_all(e->in, "quit\n", 5, NULL, NULL, NULL);
+		g_output_stream_close(e->in, NULL, NULL);
+		g_assert_true(g_subprocess_wait(e->process, NULL, NULL));
+		/* A clean exit: no crash, and (sanitizer builds) no leak report. */
+		g_assert_true(g_subprocess_get_if_exited(e->process));
+		g_assert_cmpint(g_subprocess_get_exit_status(e->process), ==, 0);
+	}
+	g_thread_join(e->reader);
+	g_async_queue_unref(e->lines);
+	g_object_unref(e->process);
+	g_free(e->path);
+	g_free(e);
+}
+
+/* ---- screenshots -------------------------------------------------------------- */
+
+/* The video rectangle: inside wl-embed's yellow frame. False if no frame is on screen. */
+static bool
+find_rect(const struct umms_test_image *image, int rect[4])
+{
+	int x0 = G_MAXINT, y0 = G_MAXINT, x1 = -1, y1 = -1;
+	for (int y = 0; y < umms_test_image_height(image); y++) {
+		for (int x = 0; x < umms_test_image_width(image); x++) {
+			if (!umms_test_color_near(umms_test_image_pixel(image, x, y), FRAME, 16))
+				continue;
+			x0 = MIN(x0, x);
+			y0 = MIN(y0, y);
+			x1 = MAX(x1, x);
+			y1 = MAX(y1, y);
+		}
+	}
+	if (x1 < 0)
+		return false;
+	rect[0] = x0 + 4;
+	rect[1] = y0 + 4;
+	rect[2] = x1 - x0 + 1 - 8;
+	rect[3] = y1 - y0 + 1 - 8;
+	return true;
+}
+
+struct check {
+	double x, y;        /* fractions of the video rectangle */
+	uint32_t rgb;
+	const char *what;
+};
+
+static bool
+checks_pass(const struct umms_test_image *image, const int rect[4], const struct check *checks,
+	size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int x = rect[0] + (int)(checks[i].x * rect[2]), y = rect[1] + (int)(checks[i].y * rect[3]);
+		if (!umms_test_color_near(umms_test_image_pixel(image, x, y), checks[i].rgb, TOLERANCE))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Screenshots until the picture matches (frames and commits land when they
+ * land), then asserts on the last one so a failure names what was wrong.
+ */
+static void
+expect_screen(struct umms_test_compositor *compositor, const int size[2], const struct check *checks,
+	size_t n, const char *what)
+{
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	struct umms_test_image *image = NULL;
+	int rect[4] = { 0 };
+	for (;;) {
+		umms_test_image_free(image);
+		image = umms_test_compositor_screenshot(compositor);
+		bool found = find_rect(image, rect);
+		if (found && rect[2] == size[0] && rect[3] == size[1] &&
+				checks_pass(image, rect, checks, n))
+			break;
+		if (g_get_monotonic_time() > end) {
+			if (!found)
+				umms_test_image_assert_pixel(image, 0, 0, FRAME, 0, what);
+			g_assert_cmpint(rect[2], ==, size[0]);
+			g_assert_cmpint(rect[3], ==, size[1]);
+			for (size_t i = 0; i < n; i++) {
+				g_autofree char *label = g_strdup_printf("%s-%s", what, checks[i].what);
+				umms_test_image_assert_pixel(image, rect[0] + (int)(checks[i].x * rect[2]),
+					rect[1] + (int)(checks[i].y * rect[3]), checks[i].rgb, TOLERANCE,
+					label);
+			}
+		}
+		umms_test_sleep(50);
+	}
+	g_test_message("%s on %s: video rectangle at %d,%d %dx%d", what,
+		umms_test_compositor_name(compositor), rect[0], rect[1], rect[2], rect[3]);
+	umms_test_image_free(image);
+}
+
+/* ---- the tests ------------------------------------------------------------------ */
+
+static void
+open_paused(GDBusConnection *bus, const char *path, const char *clip, double at)
+{
+	g_autofree char *uri = umms_test_clip_uri(clip);
+	umms_test_player_do(bus, path, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(bus, path, "Pause", NULL);
+	umms_test_player_do(bus, path, "SetPosition", g_variant_new("(x)", US(at)));
+}
+
+static void
+test_scale_modes(gconstpointer data)
+{
+	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 960, 540);
+	struct umms_test_service *service = umms_test_service_start(NULL);
+	GDBusConnection *bus = umms_test_connect();
+
+	/* pattern.mkv: 4:3, quadrants R G / B W, a magenta band on top, cyan at the bottom. */
+	struct embed *e = embed_start(compositor, (const char *const[]){
+		"--rect", "40,40,320,180", "--scale", "letterbox", NULL });
+	open_paused(bus, e->path, "pattern.mkv", 0.5);
+
+	/* 4:3 in 16:9, letterboxed: a 240x180 picture between two 40 px bars. */
+	static const struct check letterbox[] = {
+		{ 20.0 / 320, 0.5, BLACK, "left-bar" }, { 300.0 / 320, 0.5, BLACK, "right-bar" },
+		{ 0.5, 5.0 / 180, MAGENTA, "top-band" }, { 0.5, 175.0 / 180, CYAN, "bottom-band" },
+		{ 100.0 / 320, 0.3, RED, "red" }, { 220.0 / 320, 0.3, GREEN, "green" },
+		{ 100.0 / 320, 0.7, BLUE, "blue" }, { 220.0 / 320, 0.7, WHITE, "white" },
+	};
+	expect_screen(compositor, (const int[]){ 320, 180 }, letterbox, G_N_ELEMENTS(letterbox),
+		"letterbox");
+
+	/* Fill: stretched edge to edge, both bands squeezed but there. */
+	embed_command(e, "scale fill");
+	static const struct check fill[] = {
+		{ 3.0 / 320, 0.3, RED, "left-edge" }, { 316.0 / 320, 0.7, WHITE, "right-edge" },
+		{ 0.5, 4.0 / 180, MAGENTA, "top-band" }, { 0.5, 176.0 / 180, CYAN, "bottom-band" },
+		{ 0.25, 0.3, RED, "red" }, { 0.75, 0.3, GREEN, "green" },
+		{ 0.25, 0.7, BLUE, "blue" }, { 0.75, 0.7, WHITE, "white" },
+	};
+	expect_screen(compositor, (const int[]){ 320, 180 }, fill, G_N_ELEMENTS(fill), "fill");
+
+	/* Crop to fill: 30 rows cut top and bottom, so the bands are gone. */
+	embed_command(e, "scale crop");
+	static const struct check crop[] = {
+		{ 0.25, 3.0 / 180, RED, "top-left" }, { 0.75, 3.0 / 180, GREEN, "top-right" },
+		{ 0.25, 176.0 / 180, BLUE, "bottom-left" }, { 0.75, 176.0 / 180, WHITE, "bottom-right" },
+		{ 3.0 / 320, 0.3, RED, "left-edge" },
+	};
+	expect_screen(compositor, (const int[]){ 320, 180 }, crop, G_N_ELEMENTS(crop), "crop");
+
+	/* None, in a larger rectangle: 320x240 at one pixel per unit, bars around. */
+	embed_command(e, "scale none");
+	embed_command(e, "rect 40 40 400 300");
+	static const struct check none[] = {
+		{ 20.0 / 400, 0.5, BLACK, "left-bar" }, { 0.5, 15.0 / 300, BLACK, "top-bar" },
+		{ 0.5, 40.0 / 300, MAGENTA, "top-band" }, { 0.5, 260.0 / 300, CYAN, "bottom-band" },
+		{ 100.0 / 400, 100.0 / 300, RED, "red" }, { 300.0 / 400, 200.0 / 300, WHITE, "white" },
+	};
+	expect_screen(compositor, (const int[]){ 400, 300 }, none, G_N_ELEMENTS(none), "none");
+
+	/* The media's own pixel aspect ratio: 352x288 at 12/11 is 384x288 on screen. */
+	embed_command(e, "scale letterbox");
+	embed_command(e, "rect 40 40 480 300");
+	open_paused(bus, e->path, "anamorphic.mkv", 0.5);
+	g_autofree char *size = embed_wait(e, "size 384x288", 5000);
+
+	embed_free(e);
+	g_object_unref(bus);
+	umms_test_service_stop(service);
+	umms_test_compositor_stop(compositor);
+}
+
+/*
+ * What shows the video and the UI out of step, or NULL: the UI's grey just
+ * inside its frame (the video is smaller or elsewhere), or anything but grey
+ * just outside (the video spills over where the UI is no longer).
+ */
+static char *
+unglued(const struct umms_test_image *image, const int rect[4])
+{
+	for (int i = 0; i < rect[2]; i++) {
+		int x = rect[0] + i;
+		int inside[2] = { rect[1], rect[1] + rect[3] - 1 };
+		int outside[2] = { rect[1] - 4 - 2, rect[1] + rect[3] + 4 + 1 };
+		for (int k = 0; k < 2; k++) {
+			if (umms_test_color_near(umms_test_image_pixel(image, x, inside[k]), UI, 12))
+				return g_strdup_printf("the UI's grey at %d,%d, inside the frame", x,
+					inside[k]);
+			uint32_t found = umms_test_image_pixel(image, x, outside[k]);
+			if (!umms_test_color_near(found, UI, 12))
+				return g_strdup_printf("#%06x at %d,%d, outside the frame", found, x,
+					outside[k]);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * data: the compositor kind, | MOVE_DESYNC for the control: desynchronized,
+ * the screenshots must catch the video ahead of the UI, or they could not
+ * catch a synchronized move going wrong either.
+ */
+#define MOVE_DESYNC 0x100
+
+static void
+test_move(gconstpointer data)
+{
+	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data) & 0xff;
+	bool sync = !(GPOINTER_TO_INT(data) & MOVE_DESYNC);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 960, 540);
+	struct umms_test_service *service = umms_test_service_start(NULL);
+	GDBusConnection *bus = umms_test_connect();
+	/* A slow application: 300 ms between sending the video's new place and its UI's. */
+	struct embed *e = embed_start(compositor, (const char *const[]){
+		"--size", "800x450", "--rect", "40,40,320,180", "--ui-delay", "300",
+		sync ? NULL : "--desync", NULL });
+	/* pattern.mkv has no grey: grey inside the frame can only be the UI. */
+	g_autofree char *uri = umms_test_clip_uri("pattern.mkv");
+	umms_test_player_do(bus, e->path, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(bus, e->path, "Play", NULL);
+	g_free(embed_wait(e, "frame 5", 5000));
+
+	/* Moves and resizes while frames keep coming, screenshots in between. */
+	static const int places[][4] = {
+		{ 40, 40, 320, 180 }, { 400, 60, 256, 144 }, { 120, 220, 384, 216 },
+		{ 420, 240, 320, 180 },
+	};
+	unsigned shots = 0, torn = 0;
+	for (int round = 0; round < 12; round++) {
+		const int *p = places[round % G_N_ELEMENTS(places)];
+		g_autofree char *command = g_strdup_printf("rect %d %d %d %d", p[0], p[1], p[2], p[3]);
+		embed_send(e, command);
+		/* One screenshot while the application is still drawing, one after. */
+		g_free(embed_wait(e, "moving", 5000));
+		for (int k = 0; k < 2; k++) {
+			if (k == 1)
+				g_free(embed_wait(e, "ok", 5000));
+			struct umms_test_image *image = umms_test_compositor_screenshot(compositor);
+			int rect[4];
+			if (find_rect(image, rect)) {
+				g_autofree char *why = unglued(image, rect);
+				if (why && sync) {
+					g_autofree char *file = g_strdup_printf("%s-unglued-%u.png",
+						umms_test_tmpdir(), shots);
+					umms_test_image_save(image, file);
+					g_error("screenshot %u: %s at %d,%d %dx%d; saved to %s", shots,
+						why, rect[0], rect[1], rect[2], rect[3], file);
+				}
+				torn += why != NULL;
+				shots++;
+			}
+			umms_test_image_free(image);
+		}
+	}
+	g_test_message("%u screenshots, %u with the video out of step", shots, torn);
+	g_assert_cmpuint(shots, >=, 20);
+	/*
+	 * Weston shows every desynchronized change early; sway 1.7 only those
+	 * that grow the video (it does not repaint what a shrinking subsurface
+	 * uncovers until the parent commits): 3 of the 12 moves.
+	 */
+	if (!sync)
+		g_assert_cmpuint(torn, >=, 2);
+
+	embed_free(e);
+	g_object_unref(bus);
+	umms_test_service_stop(service);
+	umms_test_compositor_stop(compositor);
+}
+
+static unsigned
+fd_count(GPid pid)
+{
+	g_autofree char *dir = g_strdup_printf("/proc/%d/fd", (int)pid);
+	unsigned count = 0;
+	DIR *d = opendir(dir);
+	g_assert_nonnull(d);
+	while (readdir(d))
+		count++;
+	closedir(d);
+	return count;
+}
+
+static void
+test_client_killed(void)
+{
+	/* The real ummsd, to count its file descriptors. */
+	struct umms_test_compositor *compositor = umms_test_compositor_start(UMMS_TEST_WESTON, 0, 0);
+	GDBusConnection *bus = umms_test_connect();
+	GSubprocess *ummsd = umms_test_spawn_ummsd(NULL);
+	umms_test_wait_name(bus, UMMS_NAME, true);
+	GPid pid = (GPid)atoi(g_subprocess_get_identifier(ummsd));
+	/* One player played once: what a fresh player costs stays out of the count. */
+	struct embed *warm = embed_start(compositor, NULL);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(bus, warm->path, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(bus, warm->path, "Play", NULL);
+	g_free(embed_wait(warm, "frame 5", 5000));
+	embed_free(warm);
+	umms_test_sleep(300);
+	unsigned baseline = fd_count(pid);
+
+	struct embed *e = embed_start(compositor, NULL);
+	umms_test_player_do(bus, e->path, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(bus, e->path, "Play", NULL);
+	g_free(embed_wait(e, "frame 10", 5000));
+	unsigned playing = fd_count(pid);
+	g_test_message("ummsd fds: %u before, %u while showing", baseline, playing);
+	g_assert_cmpuint(playing, >, baseline);
+
+	/* Killed mid-playback: its player and every buffer it held are freed. */
+	g_subprocess_send_signal(e->process, SIGKILL);
+	g_subprocess_wait(e->process, NULL, NULL);
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	while (fd_count(pid) > baseline && g_get_monotonic_time() < end)
+		umms_test_sleep(50);
+	g_assert_cmpuint(fd_count(pid), <=, baseline);
+	g_autofree char *m = umms_test_call_error(bus, e->path, UMMS_PLAYER, "Play", NULL,
+		"org.umms.Error.NotFound");
+	embed_free(e);
+
+	/* And it serves the next client. */
+	struct embed *next = embed_start(compositor, NULL);
+	umms_test_player_do(bus, next->path, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(bus, next->path, "Play", NULL);
+	g_free(embed_wait(next, "frame 10", 5000));
+	embed_free(next);
+
+	g_subprocess_send_signal(ummsd, SIGTERM);
+	g_assert_true(g_subprocess_wait(ummsd, NULL, NULL));
+	g_assert_cmpint(g_subprocess_get_exit_status(ummsd), ==, 0);
+	g_object_unref(ummsd);
+	g_object_unref(bus);
+	umms_test_compositor_stop(compositor);
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	g_test_add_data_func("/embed/sway/scale-modes", GINT_TO_POINTER(UMMS_TEST_SWAY),
+		test_scale_modes);
+	g_test_add_data_func("/embed/weston/scale-modes", GINT_TO_POINTER(UMMS_TEST_WESTON),
+		test_scale_modes);
+	g_test_add_data_func("/embed/sway/sync-move", GINT_TO_POINTER(UMMS_TEST_SWAY), test_move);
+	g_test_add_data_func("/embed/weston/sync-move", GINT_TO_POINTER(UMMS_TEST_WESTON),
+		test_move);
+	g_test_add_data_func("/embed/sway/desync-move-control",
+		GINT_TO_POINTER(UMMS_TEST_SWAY | MOVE_DESYNC), test_move);
+	g_test_add_data_func("/embed/weston/desync-move-control",
+		GINT_TO_POINTER(UMMS_TEST_WESTON | MOVE_DESYNC), test_move);
+	g_test_add_func("/embed/client-killed", test_client_killed);
+	return g_test_run();
+}

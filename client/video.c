@@ -36,21 +36,28 @@ black_buffer(struct umms_client *client)
 		return wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(client->single_pixel,
 			0, 0, 0, UINT32_MAX);
 	/*
-	 * Black in shared memory, scaled by the viewport: 16x16, not 1x1, as
-	 * pixman renderers (wlroots 0.15) map a 1x1 source's last column past
+	 * Black in shared memory, scaled by the viewport. 16x16, not 1x1: the
+	 * pixman renderer of wlroots 0.15 maps a 1x1 source's last column past
 	 * its edge when scaling it a few hundred times, leaving a column of
-	 * whatever is below. A memfd is zero-filled: XRGB black.
+	 * whatever is below. Opaque ARGB, not zeroed XRGB: weston 10's pixman
+	 * renderer scales a zeroed XRGB buffer of more than one pixel to white.
 	 */
 	enum { SIDE = 16, SIZE = SIDE * SIDE * 4 };
 	int fd = memfd_create("umms-client-black", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, SIZE) < 0) {
+	uint32_t *pixels = MAP_FAILED;
+	if (fd >= 0 && ftruncate(fd, SIZE) == 0)
+		pixels = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pixels == MAP_FAILED) {
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
+	for (int i = 0; i < SIDE * SIDE; i++)
+		pixels[i] = 0xff000000u;
+	munmap(pixels, SIZE);
 	struct wl_shm_pool *pool = wl_shm_create_pool(client->shm, fd, SIZE);
 	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, SIDE, SIDE, SIDE * 4,
-		WL_SHM_FORMAT_XRGB8888);
+		WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;

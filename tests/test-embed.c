@@ -223,13 +223,13 @@ static void
 test_scale_modes(gconstpointer data)
 {
 	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
-	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 960, 540);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
 	struct umms_test_service *service = umms_test_service_start(NULL);
 	GDBusConnection *bus = umms_test_connect();
 
 	/* pattern.mkv: 4:3, quadrants R G / B W, a magenta band on top, cyan at the bottom. */
 	struct embed *e = embed_start(compositor, (const char *const[]){
-		"--rect", "40,40,320,180", "--scale", "letterbox", NULL });
+		"--size", "1260x700", "--rect", "40,40,320,180", "--scale", "letterbox", NULL });
 	open_paused(bus, e->path, "pattern.mkv", 0.5);
 
 	/* 4:3 in 16:9, letterboxed: a 240x180 picture between two 40 px bars. */
@@ -272,12 +272,25 @@ test_scale_modes(gconstpointer data)
 	expect_screen(compositor, (const int[]){ 400, 300 }, none, G_N_ELEMENTS(none), "none");
 
 	/* The media's own pixel aspect ratio: 352x288 at 12/11 is 384x288 on screen. */
-	embed_command(e, "scale letterbox");
 	embed_command(e, "rect 40 40 480 300");
 	open_paused(bus, e->path, "anamorphic.mkv", 0.5);
 	g_autofree char *size = embed_wait(e, "size 384x288", 5000);
 
 	embed_free(e);
+
+	/* Large, in a window of its own: bars scaled ~75 times from a small buffer stay black. */
+	struct embed *big = embed_start(compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "20,20,1200,660", NULL });
+	open_paused(bus, big->path, "pattern.mkv", 0.5);
+	static const struct check large[] = {
+		{ 10.0 / 1200, 0.5, BLACK, "left-bar" }, { 1190.0 / 1200, 0.5, BLACK, "right-bar" },
+		{ 10.0 / 1200, 0.02, BLACK, "top-left-bar" },
+		{ 1190.0 / 1200, 0.98, BLACK, "bottom-right-bar" },
+		{ 0.3, 0.3, RED, "red" }, { 0.7, 0.7, WHITE, "white" },
+	};
+	expect_screen(compositor, (const int[]){ 1200, 660 }, large, G_N_ELEMENTS(large), "large");
+	embed_free(big);
+
 	g_object_unref(bus);
 	umms_test_service_stop(service);
 	umms_test_compositor_stop(compositor);

@@ -107,6 +107,17 @@ close_fds(struct client_buffer *buffer)
 	}
 }
 
+/* The compositor's buffer for the whole frame, imported. */
+static void
+set_whole(struct client_buffer *buffer, struct wl_buffer *wl_buffer)
+{
+	struct buffer_view *view = &buffer->views[0];
+	view->wl = wl_buffer;
+	view->width = buffer->width;
+	view->height = buffer->height;
+	wl_buffer_add_listener(wl_buffer, &wl_buffer_listener, view);
+}
+
 static void
 import_memfd(struct client_buffer *buffer)
 {
@@ -115,12 +126,8 @@ import_memfd(struct client_buffer *buffer)
 	if (buffer->n_planes < 1 || fstat(buffer->fds[0], &st) < 0 || st.st_size <= 0)
 		return;
 	buffer->pool = wl_shm_create_pool(client->shm, buffer->fds[0], (int32_t)st.st_size);
-	struct buffer_view *view = &buffer->views[0];
-	view->wl = wl_shm_pool_create_buffer(buffer->pool, (int32_t)buffer->offsets[0],
-		buffer->width, buffer->height, (int32_t)buffer->strides[0], buffer->format);
-	view->width = buffer->width;
-	view->height = buffer->height;
-	wl_buffer_add_listener(view->wl, &wl_buffer_listener, view);
+	set_whole(buffer, wl_shm_pool_create_buffer(buffer->pool, (int32_t)buffer->offsets[0],
+		buffer->width, buffer->height, (int32_t)buffer->strides[0], buffer->format));
 	close_fds(buffer);
 }
 
@@ -128,11 +135,7 @@ static void
 dmabuf_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_buffer *wl_buffer)
 {
 	struct client_buffer *buffer = data;
-	struct buffer_view *view = &buffer->views[0];
-	view->wl = wl_buffer;
-	view->width = buffer->width;
-	view->height = buffer->height;
-	wl_buffer_add_listener(wl_buffer, &wl_buffer_listener, view);
+	set_whole(buffer, wl_buffer);
 	zwp_linux_buffer_params_v1_destroy(params);
 	close_fds(buffer);
 }

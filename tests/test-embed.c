@@ -291,6 +291,20 @@ test_scale_modes(gconstpointer data)
 	expect_screen(compositor, (const int[]){ 1200, 660 }, large, G_N_ELEMENTS(large), "large");
 	embed_free(big);
 
+	/* A source crop: the red quadrant alone (x 0-160, rows 20-120), filling the rectangle. */
+	struct embed *cropped = embed_start(compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,320,200", "--scale", "fill",
+		"--crop", "0,20,160,100", NULL });
+	open_paused(bus, cropped->path, "pattern.mkv", 0.5);
+	static const struct check red_only[] = {
+		{ 0.01, 0.02, RED, "top-left" }, { 0.99, 0.02, RED, "top-right" },
+		{ 0.01, 0.98, RED, "bottom-left" }, { 0.99, 0.98, RED, "bottom-right" },
+		{ 0.5, 0.5, RED, "middle" },
+	};
+	expect_screen(compositor, (const int[]){ 320, 200 }, red_only, G_N_ELEMENTS(red_only),
+		"source-crop");
+	embed_free(cropped);
+
 	g_object_unref(bus);
 	umms_test_service_stop(service);
 	umms_test_compositor_stop(compositor);

@@ -43,7 +43,7 @@ struct umms_client {
 /* Where things go, in the parent's coordinates (layout.c). */
 struct umms_client_layout {
 	bool visible;
-	int bg_x, bg_y, bg_width, bg_height;         /* the bars: the whole rectangle */
+	int bg_x, bg_y, bg_width, bg_height;         /* the bars: the rectangle, 1x1 if covered */
 	int video_x, video_y, video_width, video_height;
 	double src_x, src_y, src_width, src_height;  /* viewport source, buffer pixels */
 };

@@ -83,4 +83,14 @@ umms_client_compute_layout(const struct umms_client_layout_input *in,
 	out->src_y = sy;
 	out->src_width = sw;
 	out->src_height = sh;
+
+	/*
+	 * A picture that covers the whole rectangle hides its bars: they shrink
+	 * to one pixel under its corner. Compositors that paint every surface
+	 * in the damage (wlroots 0.15, weston's pixman) would otherwise scale
+	 * a full-size black surface nobody sees, for every frame.
+	 */
+	if (out->video_x == in->x && out->video_y == in->y && out->video_width == in->width &&
+			out->video_height == in->height)
+		out->bg_width = out->bg_height = 1;
 }

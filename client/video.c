@@ -139,7 +139,10 @@ client_video_apply_layout(struct umms_client_video *video, bool from_app)
 	if (has_rect) {
 		/* The parent's state: lands with the application's next commit. */
 		wl_subsurface_set_position(video->bg_sub, video->in.x, video->in.y);
-		wp_viewport_set_destination(video->bg_viewport, video->in.width, video->in.height);
+		/* Until a frame comes, the bars are all there is to see. */
+		wp_viewport_set_destination(video->bg_viewport,
+			layout.visible ? layout.bg_width : video->in.width,
+			layout.visible ? layout.bg_height : video->in.height);
 		wl_surface_damage_buffer(video->bg_surface, 0, 0, INT32_MAX, INT32_MAX);
 	}
 	if (!has_rect) {

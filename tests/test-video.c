@@ -361,6 +361,34 @@ test_frames(struct umms_test *t, gconstpointer data)
 }
 
 static void
+test_format_choice(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * sway 1.7's wl_shm formats, in its order (1000 stands for ARGB8888,
+	 * 0): frames come as XRGB8888, which pixman composites without a
+	 * per-repaint conversion, whatever the order of the list.
+	 */
+	const uint32_t sway[] = { 1000, 1, 0x34324258 /* XB24 */, 0x34324241 /* AB24 */,
+		0x34324152 /* RA24 */, 0x34325852 /* RX24 */, 0 };
+	struct raw_client *c = raw_connect(sway);
+	raw_player(c, NULL);
+	open_play(t, c->path, "colors.mkv");
+	raw_wait_shows(c, 3, 5000);
+	g_assert_cmpuint(c->last->format, ==, 1 /* WL_SHM_FORMAT_XRGB8888 */);
+	raw_free(c);
+
+	/* A client that can show only XBGR8888 gets it, red still red. */
+	c = raw_connect((const uint32_t[]){ 0x34324258 /* XB24 */, 0 });
+	raw_player(c, NULL);
+	open_play(t, c->path, "colors.mkv");
+	raw_wait_shows(c, 3, 5000);
+	g_assert_cmpuint(c->last->format, ==, 0x34324258);
+	/* XBGR8888: red in the lowest byte of the little-endian word. */
+	assert_color(raw_pixel(c->last, 160, 120), 0x0000ff);
+	raw_free(c);
+}
+
+static void
 test_geometry_par(struct umms_test *t, gconstpointer data)
 {
 	struct raw_client *c = raw_connect(NULL);
@@ -560,6 +588,7 @@ main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/video/frames", test_frames);
+	UMMS_TEST_ADD("/video/format-choice", test_format_choice);
 	UMMS_TEST_ADD("/video/geometry-par", test_geometry_par);
 	UMMS_TEST_ADD("/video/feedback", test_feedback);
 	UMMS_TEST_ADD("/video/attach", test_attach);

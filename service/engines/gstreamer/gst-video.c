@@ -114,7 +114,7 @@ static const struct {
 	GstVideoFormat video;
 	uint32_t shm;   /* wl_shm.format */
 	uint32_t drm;   /* DRM fourcc */
-} formats[] = {
+} formats[] = {                /* in our order of preference (caps_for) */
 	{ GST_VIDEO_FORMAT_BGRx, SHM_XRGB8888, FOURCC('X', 'R', '2', '4') },
 	{ GST_VIDEO_FORMAT_BGRA, SHM_ARGB8888, FOURCC('A', 'R', '2', '4') },
 	{ GST_VIDEO_FORMAT_RGBx, FOURCC('X', 'B', '2', '4'), FOURCC('X', 'B', '2', '4') },
@@ -144,32 +144,31 @@ format_of(GstVideoFormat video, uint32_t *shm, uint32_t *drm)
 	return false;
 }
 
-/* Caps for the wl_shm formats clients can show, in their order; NULL: any. */
+/*
+ * Caps for the one format frames are made in, out of the wl_shm formats a
+ * client can show: the first of formats[] (our order of preference) it has.
+ * One format, not the list: given a list, videoconvert picks by its own
+ * scoring and chose xBGR on sway, which pixman then converts on every
+ * repaint (3x the compositor's CPU of XRGB8888, bench/video-cpu).
+ * XRGB8888 first: every compositor has it and composites it fastest; the
+ * conversion from the decoder's YUV happens once, here, into our pool.
+ * YUV comes last: over wl_shm, pixman renderers convert it on every
+ * repaint; YUV reaches compositors as dma-buf instead.
+ * n == 0: any format (before a client has said what it can show).
+ */
 static GstCaps *
 caps_for(const uint32_t *shm_formats, size_t n)
 {
 	if (n == 0)
 		return gst_caps_new_empty_simple("video/x-raw");
-	GValue list = G_VALUE_INIT;
-	g_value_init(&list, GST_TYPE_LIST);
-	for (size_t i = 0; i < n; i++) {
-		for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
-			if (formats[f].shm != shm_formats[i])
-				continue;
-			GValue name = G_VALUE_INIT;
-			g_value_init(&name, G_TYPE_STRING);
-			g_value_set_string(&name, gst_video_format_to_string(formats[f].video));
-			gst_value_list_append_and_take_value(&list, &name);
+	for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
+		for (size_t i = 0; i < n; i++) {
+			if (formats[f].shm == shm_formats[i])
+				return gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
+					gst_video_format_to_string(formats[f].video), NULL);
 		}
 	}
-	if (gst_value_list_get_size(&list) == 0) {
-		g_value_unset(&list);
-		return NULL;
-	}
-	GstCaps *caps = gst_caps_new_empty_simple("video/x-raw");
-	gst_caps_set_value(caps, "format", &list);
-	g_value_unset(&list);
-	return caps;
+	return NULL;
 }
 
 bool

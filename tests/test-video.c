@@ -440,6 +440,36 @@ test_feedback(struct umms_test *t, gconstpointer data)
 }
 
 static void
+test_preroll_due(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * The frame shown on opening, before any Play, is due now: a client
+	 * reporting it presented a few ms later must not look seconds late
+	 * (lip sync would then send every frame 100 ms early).
+	 */
+	struct raw_client *c = raw_connect(NULL);
+	raw_player(c, NULL);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(t->bus, c->path, "SetUri", g_variant_new("(s)", uri));
+	raw_wait_shows(c, 1, 5000);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t now_ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+	g_test_message("opening frame due %.1f ms from now", (c->last_due_ns - now_ns) / 1e6);
+	g_assert_cmpint(llabs(c->last_due_ns - now_ns), <, 200000000);
+
+	/* Paused and sought: the new frame is due now too. */
+	umms_test_player_do(t->bus, c->path, "Pause", NULL);
+	unsigned before = c->shows;
+	umms_test_player_do(t->bus, c->path, "SetPosition", g_variant_new("(x)", US(2.0)));
+	raw_wait_shows(c, before + 1, 3000);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	now_ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+	g_assert_cmpint(llabs(c->last_due_ns - now_ns), <, 200000000);
+	raw_free(c);
+}
+
+static void
 test_attach(struct umms_test *t, gconstpointer data)
 {
 	/* Attaching to a D-Bus player; two clients each get every frame. */
@@ -590,6 +620,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/video/frames", test_frames);
 	UMMS_TEST_ADD("/video/format-choice", test_format_choice);
 	UMMS_TEST_ADD("/video/geometry-par", test_geometry_par);
+	UMMS_TEST_ADD("/video/preroll-due", test_preroll_due);
 	UMMS_TEST_ADD("/video/feedback", test_feedback);
 	UMMS_TEST_ADD("/video/attach", test_attach);
 	UMMS_TEST_ADD("/video/owned-player", test_owned_player);

@@ -410,14 +410,20 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *sample, bool pre
 	frame->sample = sample;
 	frame->base.format = frame->base.kind == UMMS_FRAME_MEMFD ? shm : drm;
 
-	/* Due now: the system clock is CLOCK_MONOTONIC, as Wayland's times are. */
+	/*
+	 * When it is due on screen: the system clock is CLOCK_MONOTONIC, as
+	 * Wayland's times are. A sink renders at base time + running time +
+	 * the pipeline's latency. A prerolled frame (paused, opened, sought) is
+	 * due at once: the clock stands, and the base time is stale (0 before
+	 * the first Play), which made its feedback look seconds late and threw
+	 * lip sync to its 100 ms limit.
+	 */
 	GstSegment *segment = gst_sample_get_segment(sample);
 	GstClockTime pts = GST_BUFFER_PTS(gst_sample_get_buffer(sample));
 	GstClockTime running = gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts);
-	/* A sink renders at base time + running time + the pipeline's latency. */
 	GstClockTime base = gst_element_get_base_time(GST_ELEMENT(sink));
 	GstClockTime latency = gst_base_sink_get_latency(GST_BASE_SINK(sink));
-	frame->base.present_ns = GST_CLOCK_TIME_IS_VALID(running) ?
+	frame->base.present_ns = !preroll && GST_CLOCK_TIME_IS_VALID(running) ?
 		(int64_t)(running + base + latency) : g_get_monotonic_time() * 1000;
 	GstClockTime stream = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
 	frame->base.position = GST_CLOCK_TIME_IS_VALID(stream) ? (int64_t)(stream / 1000) : -1;

@@ -444,7 +444,7 @@ static bool
 attach_picture(struct client_buffer *buffer)
 {
 	struct umms_client_video *video = buffer->video;
-	const struct umms_client_layout *l = &video->layout;
+	const struct umms_layout *l = &video->layout;
 	struct buffer_view *view = &buffer->views[0];
 	if (!view->wl || !l->visible || l->src_x < 0 || l->src_y < 0 ||
 			l->src_x + l->src_width > buffer->width + 0.01 ||
@@ -501,7 +501,7 @@ client_buffer_show(struct client_buffer *buffer, uint32_t serial)
 			client_buffer_skip(buffer, serial);
 			return;
 		}
-		const struct umms_client_layout *l = &video->layout;
+		const struct umms_layout *l = &video->layout;
 		wl_surface_attach(video->video_surface, copy, 0, 0);
 		wp_viewport_set_source(video->video_viewport, wl_fixed_from_double(l->src_x),
 			wl_fixed_from_double(l->src_y), wl_fixed_from_double(l->src_width),

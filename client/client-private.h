@@ -12,6 +12,7 @@
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "single-pixel-buffer-v1-client-protocol.h"
+#include "layout.h"
 #include "umms-client.h"
 #include "umms-video-v1-client-protocol.h"
 #include "viewporter-client-protocol.h"
@@ -40,25 +41,7 @@ struct umms_client {
 	struct wl_list videos;        /* umms_client_video.link */
 };
 
-/* Where things go, in the parent's coordinates (layout.c). */
-struct umms_client_layout {
-	bool visible;
-	int bg_x, bg_y, bg_width, bg_height;         /* the bars: the rectangle, 1x1 if covered */
-	int video_x, video_y, video_width, video_height;
-	double src_x, src_y, src_width, src_height;  /* viewport source, buffer pixels */
-};
-
-struct umms_client_layout_input {
-	int x, y, width, height;                     /* the rectangle */
-	enum umms_client_scale scale;
-	int buffer_width, buffer_height;
-	int crop_x, crop_y, crop_width, crop_height; /* the picture in the buffer */
-	unsigned par_n, par_d;
-	int user_x, user_y, user_width, user_height; /* set_source_crop, within the picture */
-};
-
-void umms_client_compute_layout(const struct umms_client_layout_input *in,
-	struct umms_client_layout *out);
+/* Where things go, in the parent's coordinates: common/layout.h. */
 
 struct client_buffer;
 
@@ -77,8 +60,8 @@ struct umms_client_video {
 	struct wl_buffer *black;
 	bool bg_attached;
 
-	struct umms_client_layout_input in; /* rectangle, scale, geometry, crop */
-	struct umms_client_layout layout;   /* the picture's placement, frames follow it */
+	struct umms_layout_input in; /* rectangle, scale, geometry, crop */
+	struct umms_layout layout;   /* the picture's placement, frames follow it */
 	bool have_geometry;
 	enum umms_client_stacking stacking;
 	bool sync;

@@ -59,6 +59,8 @@ enum umms_client_scale {
 	UMMS_CLIENT_SCALE_FILL,      /* stretch to the rectangle */
 	UMMS_CLIENT_SCALE_CROP,      /* keep the shape, cover the rectangle, cut the excess */
 	UMMS_CLIENT_SCALE_NONE,      /* one video pixel per surface unit, centred, clipped */
+	UMMS_CLIENT_SCALE_4_3,       /* shown 4:3 whatever the stream says, fitted inside */
+	UMMS_CLIENT_SCALE_16_9,      /* shown 16:9 whatever the stream says (anamorphic) */
 };
 
 enum umms_client_stacking {

@@ -21,7 +21,7 @@
 static void
 notify_size(struct umms_client_video *video)
 {
-	const struct umms_client_layout_input *in = &video->in;
+	const struct umms_layout_input *in = &video->in;
 	if (!video->listener || !video->listener->size)
 		return;
 	double par = in->par_d ? (double)in->par_n / in->par_d : 1.0;
@@ -79,7 +79,7 @@ apply_stacking(struct umms_client_video *video)
  * true if it was (the picture's surface then needs a commit).
  */
 static bool
-place_picture(struct umms_client_video *video, const struct umms_client_layout *layout,
+place_picture(struct umms_client_video *video, const struct umms_layout *layout,
 	bool reattach)
 {
 	video->layout = *layout;
@@ -129,8 +129,8 @@ hold_for_parent(struct umms_client_video *video)
 void
 client_video_apply_layout(struct umms_client_video *video, bool from_app)
 {
-	struct umms_client_layout layout;
-	umms_client_compute_layout(&video->in, &layout);
+	struct umms_layout layout;
+	umms_layout_compute(&video->in, &layout);
 	video->layout = layout;
 	/* Only the application's changes wait for its commit; the video's own do not. */
 	if (from_app)
@@ -209,7 +209,7 @@ player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, 
 	uint32_t par_d)
 {
 	struct umms_client_video *video = data;
-	struct umms_client_layout_input *in = &video->in;
+	struct umms_layout_input *in = &video->in;
 	in->buffer_width = width;
 	in->buffer_height = height;
 	in->crop_x = crop_x;
@@ -220,8 +220,8 @@ player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, 
 	in->par_d = par_d;
 	bool first = !video->have_geometry;
 	video->have_geometry = true;
-	struct umms_client_layout layout;
-	umms_client_compute_layout(in, &layout);
+	struct umms_layout layout;
+	umms_layout_compute(in, &layout);
 	if (first) {
 		/* The rectangle may have been set before anything could show. */
 		client_video_apply_layout(video, false);
@@ -296,7 +296,7 @@ umms_client_video_create(struct umms_client *client, struct wl_surface *parent,
 	video->parent = parent;
 	video->sync = true;
 	video->stacking = UMMS_CLIENT_ABOVE;
-	video->in.scale = UMMS_CLIENT_SCALE_LETTERBOX;
+	video->in.scale = UMMS_LAYOUT_SCALE_LETTERBOX;
 	wl_list_init(&video->buffers);
 	wl_list_init(&video->feedbacks);
 	wl_list_insert(&client->videos, &video->link);
@@ -379,10 +379,14 @@ umms_client_video_set_rect(struct umms_client_video *video, int x, int y, int wi
 	client_video_apply_layout(video, true);
 }
 
+_Static_assert((int)UMMS_CLIENT_SCALE_16_9 == (int)UMMS_LAYOUT_SCALE_ANAMORPHIC &&
+	(int)UMMS_CLIENT_SCALE_NONE == (int)UMMS_LAYOUT_SCALE_NONE,
+	"the client's scale modes are the layout's");
+
 void
 umms_client_video_set_scale(struct umms_client_video *video, enum umms_client_scale scale)
 {
-	video->in.scale = scale;
+	video->in.scale = (enum umms_layout_scale)scale;
 	client_video_apply_layout(video, true);
 }
 

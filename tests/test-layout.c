@@ -1,15 +1,16 @@
 /*
- * libumms-client's placement arithmetic, with tables of cases: where the
- * picture goes in its rectangle for every scale mode, pixel aspect ratio,
- * frame crop and application crop.
+ * The placement arithmetic (common/layout.c) of libumms-client and the KMS
+ * output, with tables of cases: where the picture goes in its rectangle for
+ * every scale mode, pixel aspect ratio, frame crop and application crop.
  */
+#include <stdint.h>
 #include <glib.h>
 
-#include "client-private.h"
+#include "layout.h"
 
 struct layout_case {
 	const char *what;
-	struct umms_client_layout_input in;
+	struct umms_layout_input in;
 	int vx, vy, vw, vh;          /* expected picture rectangle */
 	double sx, sy, sw, sh;       /* expected viewport source */
 };
@@ -21,47 +22,59 @@ struct layout_case {
 static const struct layout_case cases[] = {
 	{ "4:3 letterboxed in 16:9: bars left and right",
 		{ .x = 40, .y = 40, .width = 320, .height = 180, FRAME(320, 240),
-		  .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		  .scale = UMMS_LAYOUT_SCALE_LETTERBOX },
 		40 + 40, 40, 240, 180, 0, 0, 320, 240 },
 	{ "16:9 letterboxed in 4:3: bars above and below",
 		{ .x = 0, .y = 0, .width = 400, .height = 300, FRAME(1920, 1080),
-		  .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		  .scale = UMMS_LAYOUT_SCALE_LETTERBOX },
 		0, 38, 400, 225, 0, 0, 1920, 1080 },
 	{ "fill stretches to the rectangle",
 		{ .x = 10, .y = 20, .width = 320, .height = 180, FRAME(320, 240),
-		  .scale = UMMS_CLIENT_SCALE_FILL },
+		  .scale = UMMS_LAYOUT_SCALE_FILL },
 		10, 20, 320, 180, 0, 0, 320, 240 },
 	{ "crop to fill cuts the top and bottom of 4:3 in 16:9",
 		{ .x = 0, .y = 0, .width = 320, .height = 180, FRAME(320, 240),
-		  .scale = UMMS_CLIENT_SCALE_CROP },
+		  .scale = UMMS_LAYOUT_SCALE_CROP },
 		0, 0, 320, 180, 0, 30, 320, 180 },
 	{ "crop to fill cuts the sides of 16:9 in 4:3",
 		{ .x = 0, .y = 0, .width = 400, .height = 300, FRAME(1600, 900),
-		  .scale = UMMS_CLIENT_SCALE_CROP },
+		  .scale = UMMS_LAYOUT_SCALE_CROP },
 		0, 0, 400, 300, 200, 0, 1200, 900 },
 	{ "none: one pixel per unit, centred",
 		{ .x = 0, .y = 0, .width = 640, .height = 480, FRAME(320, 240),
-		  .scale = UMMS_CLIENT_SCALE_NONE },
+		  .scale = UMMS_LAYOUT_SCALE_NONE },
 		160, 120, 320, 240, 0, 0, 320, 240 },
 	{ "none: a picture larger than the rectangle is clipped evenly",
 		{ .x = 0, .y = 0, .width = 100, .height = 100, FRAME(320, 240),
-		  .scale = UMMS_CLIENT_SCALE_NONE },
+		  .scale = UMMS_LAYOUT_SCALE_NONE },
 		0, 0, 100, 100, 110, 70, 100, 100 },
 	{ "non-square pixels (12/11) widen the picture",
 		{ .x = 0, .y = 0, .width = 640, .height = 360, .buffer_width = 352,
 		  .buffer_height = 288, .crop_width = 352, .crop_height = 288, .par_n = 12,
-		  .par_d = 11, .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		  .par_d = 11, .scale = UMMS_LAYOUT_SCALE_LETTERBOX },
 		80, 0, 480, 360, 0, 0, 352, 288 },
 	{ "the frame's own crop (coded 1088 lines, 1080 shown)",
 		{ .x = 0, .y = 0, .width = 960, .height = 540, .buffer_width = 1920,
 		  .buffer_height = 1088, .crop_width = 1920, .crop_height = 1080, .par_n = 1,
-		  .par_d = 1, .scale = UMMS_CLIENT_SCALE_LETTERBOX },
+		  .par_d = 1, .scale = UMMS_LAYOUT_SCALE_LETTERBOX },
 		0, 0, 960, 540, 0, 0, 1920, 1080 },
 	{ "the application's crop: the top-left quarter",
 		{ .x = 0, .y = 0, .width = 320, .height = 240, FRAME(320, 240),
 		  .user_x = 0, .user_y = 0, .user_width = 160, .user_height = 120,
-		  .scale = UMMS_CLIENT_SCALE_FILL },
+		  .scale = UMMS_LAYOUT_SCALE_FILL },
 		0, 0, 320, 240, 0, 0, 160, 120 },
+	{ "4:3-in-16:9: a 16:9 frame shown 4:3, pillarboxed",
+		{ .x = 0, .y = 0, .width = 1920, .height = 1080, FRAME(1920, 1080),
+		  .scale = UMMS_LAYOUT_SCALE_4_3_IN_16_9 },
+		240, 0, 1440, 1080, 0, 0, 1920, 1080 },
+	{ "anamorphic: a 4:3 frame shown 16:9 on a 4:3 screen",
+		{ .x = 0, .y = 0, .width = 1024, .height = 768, FRAME(720, 576),
+		  .scale = UMMS_LAYOUT_SCALE_ANAMORPHIC },
+		0, 96, 1024, 576, 0, 0, 720, 576 },
+	{ "a TV's overscan: the area inside 5% margins of 1280x720",
+		{ .x = 64, .y = 36, .width = 1152, .height = 648, FRAME(320, 240),
+		  .scale = UMMS_LAYOUT_SCALE_LETTERBOX },
+		208, 36, 864, 648, 0, 0, 320, 240 },
 };
 
 static void
@@ -69,8 +82,8 @@ test_cases(void)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		const struct layout_case *c = &cases[i];
-		struct umms_client_layout out;
-		umms_client_compute_layout(&c->in, &out);
+		struct umms_layout out;
+		umms_layout_compute(&c->in, &out);
 		g_test_message("%s", c->what);
 		g_assert_true(out.visible);
 		g_assert_cmpint(out.bg_x, ==, c->in.x);
@@ -95,13 +108,13 @@ test_cases(void)
 static void
 test_invisible(void)
 {
-	struct umms_client_layout out;
-	struct umms_client_layout_input hidden = { .x = 0, .y = 0, .width = 0, .height = 100,
+	struct umms_layout out;
+	struct umms_layout_input hidden = { .x = 0, .y = 0, .width = 0, .height = 100,
 		FRAME(320, 240) };
-	umms_client_compute_layout(&hidden, &out);
+	umms_layout_compute(&hidden, &out);
 	g_assert_false(out.visible);
-	struct umms_client_layout_input no_frame = { .x = 0, .y = 0, .width = 100, .height = 100 };
-	umms_client_compute_layout(&no_frame, &out);
+	struct umms_layout_input no_frame = { .x = 0, .y = 0, .width = 100, .height = 100 };
+	umms_layout_compute(&no_frame, &out);
 	g_assert_false(out.visible);
 }
 

@@ -1,10 +1,13 @@
 /*
- * Placing a picture in a rectangle: scale modes, pixel aspect ratio, crops.
- * Pure arithmetic, so it is tested with tables of cases.
+ * Placing a picture in a rectangle (layout.h). Pure arithmetic, so it is
+ * tested with tables of cases.
  */
 #include <math.h>
 
-#include "client-private.h"
+#include "layout.h"
+
+#define MAX_I(a, b) ((a) > (b) ? (a) : (b))
+#define CLAMP_D(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 
 static int
 round_int(double v)
@@ -13,10 +16,10 @@ round_int(double v)
 }
 
 void
-umms_client_compute_layout(const struct umms_client_layout_input *in,
-	struct umms_client_layout *out)
+umms_layout_compute(const struct umms_layout_input *in,
+	struct umms_layout *out)
 {
-	*out = (struct umms_client_layout){ 0 };
+	*out = (struct umms_layout){ 0 };
 	if (in->width <= 0 || in->height <= 0 || in->buffer_width <= 0 || in->buffer_height <= 0)
 		return;
 	out->visible = true;
@@ -45,15 +48,24 @@ umms_client_compute_layout(const struct umms_client_layout_input *in,
 	double dw = rw, dh = rh;
 
 	switch (in->scale) {
-	case UMMS_CLIENT_SCALE_FILL:
+	case UMMS_LAYOUT_SCALE_FILL:
 		break;
-	case UMMS_CLIENT_SCALE_LETTERBOX: {
+	case UMMS_LAYOUT_SCALE_4_3_IN_16_9:
+	case UMMS_LAYOUT_SCALE_ANAMORPHIC: {
+		/* Whatever the stream says, the picture is 4:3 (or 16:9): fit it. */
+		pw = ph * (in->scale == UMMS_LAYOUT_SCALE_ANAMORPHIC ? 16.0 / 9.0 : 4.0 / 3.0);
 		double s = fmin(rw / pw, rh / ph);
 		dw = pw * s;
 		dh = ph * s;
 		break;
 	}
-	case UMMS_CLIENT_SCALE_CROP: {
+	case UMMS_LAYOUT_SCALE_LETTERBOX: {
+		double s = fmin(rw / pw, rh / ph);
+		dw = pw * s;
+		dh = ph * s;
+		break;
+	}
+	case UMMS_LAYOUT_SCALE_CROP: {
 		/* Cover the rectangle; cut from the picture what falls outside. */
 		double s = fmax(rw / pw, rh / ph);
 		double cw = rw / s / par, ch = rh / s;
@@ -63,7 +75,7 @@ umms_client_compute_layout(const struct umms_client_layout_input *in,
 		sh = ch;
 		break;
 	}
-	case UMMS_CLIENT_SCALE_NONE: {
+	case UMMS_LAYOUT_SCALE_NONE: {
 		/* One picture pixel per unit; what does not fit is cut evenly. */
 		dw = fmin(pw, rw);
 		dh = fmin(ph, rh);

@@ -12,6 +12,7 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -63,13 +64,19 @@ static GstMemory *
 memfd_alloc(GstAllocator *allocator, gsize size, GstAllocationParams *params)
 {
 	gsize align = params->align | gst_memory_alignment;
-	gsize total = size + params->prefix + params->padding + align;
+	/* Whole pages: /dev/udmabuf (the KMS output's zero-copy path) takes only those. */
+	gsize page = (gsize)sysconf(_SC_PAGESIZE);
+	gsize total = (size + params->prefix + params->padding + align + page - 1) / page * page;
 	int fd = memfd_create("umms-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		umms_warn("memfd_create: %s", strerror(errno));
 		return NULL;
 	}
-	if (ftruncate(fd, (off_t)total) < 0) {
+	/*
+	 * Sealed against shrinking: a client that truncated it would make
+	 * ummsd fault reading it; udmabuf requires the seal too.
+	 */
+	if (ftruncate(fd, (off_t)total) < 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
 		umms_warn("memfd of %" G_GSIZE_FORMAT " bytes: %s", total, strerror(errno));
 		close(fd);
 		return NULL;

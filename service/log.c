@@ -13,6 +13,7 @@ static const char *const scope_names[UMMS_SCOPE_COUNT] = {
 	[UMMS_SCOPE_ENGINE] = "engine",
 	[UMMS_SCOPE_MPRIS] = "mpris",
 	[UMMS_SCOPE_VIDEO] = "video",
+	[UMMS_SCOPE_DISPLAY] = "display",
 };
 
 static const char *const level_names[] = {

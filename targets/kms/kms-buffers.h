@@ -1,0 +1,64 @@
+/*
+ * Buffers of the KMS output: dumb buffers it draws into (black background,
+ * composition, writeback), and framebuffers for the engine's frames.
+ *
+ * A frame becomes a framebuffer without a copy when it can: a dma-buf
+ * frame is imported as it is; a memfd frame becomes a dma-buf through
+ * /dev/udmabuf (the memfd is sealed against shrinking by the engine, as
+ * udmabuf requires). When neither works, the frame is copied into a dumb
+ * buffer and counted. Framebuffers are cached by the frame's memory_id:
+ * the engine cycles through a few pieces of memory.
+ */
+#ifndef UMMS_TARGETS_KMS_BUFFERS_H
+#define UMMS_TARGETS_KMS_BUFFERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "frame.h"
+#include "layout.h"
+
+struct kms_dumb {
+	uint32_t handle, fb_id, pitch;
+	int width, height;
+	uint32_t format;     /* DRM fourcc, 32 bits per pixel */
+	void *map;
+	size_t size;
+};
+
+bool kms_dumb_create(int fd, int width, int height, uint32_t format, struct kms_dumb *out,
+	GError **error);
+void kms_dumb_destroy(int fd, struct kms_dumb *dumb);
+
+struct kms_frame_cache;
+
+/* @udmabuf: an open /dev/udmabuf, or -1 (owned by the cache). */
+struct kms_frame_cache *kms_frame_cache_create(int drm_fd, int udmabuf);
+void kms_frame_cache_destroy(struct kms_frame_cache *cache);
+
+/* The frame's DRM fourcc (memfd frames carry wl_shm codes). */
+uint32_t kms_frame_drm_format(const struct umms_frame *frame);
+
+/*
+ * A framebuffer scanning out @frame; 0 if none can be made. *copied says
+ * whether the pixels had to be copied (counted in the cache's copies).
+ */
+uint32_t kms_frame_cache_fb(struct kms_frame_cache *cache, struct umms_frame *frame,
+	bool *copied);
+/* The frame's first plane, mapped for reading; NULL for dma-buf frames. */
+const uint8_t *kms_frame_cache_map(struct kms_frame_cache *cache, struct umms_frame *frame);
+uint64_t kms_frame_cache_copies(struct kms_frame_cache *cache);
+
+/*
+ * Draws @frame's picture into @dst: black everywhere, the picture scaled
+ * (bilinear) into @layout's video rectangle. False for formats pixman
+ * does not take.
+ */
+bool kms_composite(struct kms_dumb *dst, const uint8_t *pixels, const struct umms_frame *frame,
+	const struct umms_layout *layout);
+
+/* Writes the dumb buffer (XRGB8888) as PNG. */
+bool kms_dumb_write_png(const struct kms_dumb *dumb, const char *path, GError **error);
+
+#endif

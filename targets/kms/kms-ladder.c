@@ -1,0 +1,115 @@
+/*
+ * The plane ladder (kms-ladder.h).
+ */
+#include <drm_fourcc.h>
+#include <stdio.h>
+#include <glib.h>
+
+#include "kms-ladder.h"
+
+const char *
+umms_kms_rung_name(enum umms_kms_rung rung)
+{
+	switch (rung) {
+	case UMMS_KMS_RUNG_OVERLAY:
+		return "overlay";
+	case UMMS_KMS_RUNG_PRIMARY:
+		return "primary";
+	case UMMS_KMS_RUNG_COMPOSITE:
+		break;
+	}
+	return "composited";
+}
+
+static char *
+fourcc_text(uint32_t f, char buf[5])
+{
+	for (int i = 0; i < 4; i++) {
+		char c = (char)((f >> (8 * i)) & 0xff);
+		buf[i] = c >= ' ' && c <= '~' ? c : '?';
+	}
+	buf[4] = 0;
+	return buf;
+}
+
+int
+umms_kms_ladder_build(const struct umms_kms_ladder_input *in,
+	struct umms_kms_layout_choice out[UMMS_KMS_LADDER_MAX], char **skipped)
+{
+	GString *why = g_string_new(NULL);
+	char fmt[5];
+	fourcc_text(in->video_format, fmt);
+	int primary = -1;
+	for (int i = 0; i < in->n_planes && primary < 0; i++) {
+		if (in->planes[i].type == UMMS_KMS_PLANE_PRIMARY &&
+				umms_kms_plane_has_format(&in->planes[i], DRM_FORMAT_XRGB8888))
+			primary = i;
+	}
+	int n = 0;
+	if (primary < 0) {
+		g_string_append(why, "no primary plane takes XR24\n");
+		goto out;
+	}
+
+	/* 1. Overlays that take the format, lowest first. */
+	int order[UMMS_KMS_LADDER_MAX];
+	int n_overlays = 0;
+	for (int i = 0; i < in->n_planes; i++) {
+		const struct umms_kms_plane *p = &in->planes[i];
+		if (p->type != UMMS_KMS_PLANE_OVERLAY)
+			continue;
+		if (!umms_kms_plane_has_format(p, in->video_format)) {
+			g_string_append_printf(why, "plane %u (overlay): no %s\n", p->id, fmt);
+			continue;
+		}
+		if (p->zpos < in->planes[primary].zpos) {
+			g_string_append_printf(why, "plane %u (overlay): under the primary plane\n",
+				p->id);
+			continue;
+		}
+		if (n_overlays == UMMS_KMS_LADDER_MAX - 2)
+			break;
+		/* Insertion by zpos, stable. */
+		int at = n_overlays++;
+		while (at > 0 && in->planes[order[at - 1]].zpos > p->zpos) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = i;
+	}
+	for (int k = 0; k < n_overlays; k++) {
+		out[n] = (struct umms_kms_layout_choice){ .rung = UMMS_KMS_RUNG_OVERLAY,
+			.video_plane = order[k], .primary_plane = primary };
+		snprintf(out[n].why, sizeof(out[n].why), "%s on overlay plane %u (zpos %llu)", fmt,
+			in->planes[order[k]].id, (unsigned long long)in->planes[order[k]].zpos);
+		n++;
+	}
+
+	/* 2. The primary plane alone, when the picture is all there is to see. */
+	if (!in->covers_output)
+		g_string_append(why, "primary plane for the video: the picture leaves bars\n");
+	else if (in->ui_visible)
+		g_string_append(why, "primary plane for the video: the UI must show\n");
+	else if (!umms_kms_plane_has_format(&in->planes[primary], in->video_format))
+		g_string_append_printf(why, "primary plane for the video: no %s\n", fmt);
+	else {
+		out[n] = (struct umms_kms_layout_choice){ .rung = UMMS_KMS_RUNG_PRIMARY,
+			.video_plane = primary, .primary_plane = primary };
+		snprintf(out[n].why, sizeof(out[n].why), "%s on the primary plane %u, full screen",
+			fmt, in->planes[primary].id);
+		n++;
+	}
+
+	/* 3. Composition: always. */
+	out[n] = (struct umms_kms_layout_choice){ .rung = UMMS_KMS_RUNG_COMPOSITE,
+		.video_plane = -1, .primary_plane = primary };
+	snprintf(out[n].why, sizeof(out[n].why), "%s drawn into the primary plane %u (pixman)",
+		fmt, in->planes[primary].id);
+	n++;
+out:
+	if (skipped)
+		*skipped = g_string_free(why, FALSE);
+	else
+		g_string_free(why, TRUE);
+	return n;
+}

@@ -1,0 +1,78 @@
+/*
+ * The KMS target: ummsd drives a screen itself (a TV box, a kiosk) and puts
+ * video on it with the plane ladder (kms-ladder.h): on an overlay plane
+ * when the device takes the frame as it is, composited into the primary
+ * plane when not, every layout tried with TEST_ONLY before it is
+ * committed, the last good one kept. One atomic commit per frame;
+ * page-flip events pace the commits and give the presentation times.
+ *
+ * The picture goes inside the screen's overscan margins, placed by a zoom
+ * mode (common/layout.h) with the frame's pixel aspect ratio honoured.
+ * Margins use the connector's own "left/right/top/bottom margin"
+ * properties where the driver has them, else shrink the picture's area.
+ *
+ * umms_kms_output_create() returns a target (targets/target.h); the
+ * functions below take that target and must only be given a KMS one.
+ */
+#ifndef UMMS_TARGETS_KMS_H
+#define UMMS_TARGETS_KMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "layout.h"
+#include "target.h"
+
+struct umms_kms_margins {
+	int left, top, right, bottom;   /* pixels, or percent of the mode's width/height */
+	bool percent;
+};
+
+struct umms_kms_config {
+	const char *device;      /* NULL/"": the first card with a screen */
+	const char *connector;   /* NULL/"": the first connected */
+	const char *mode;        /* NULL/"": preferred; "WxH" or "WxH@Hz" */
+	struct umms_kms_margins margins;
+	enum umms_layout_scale zoom;
+};
+
+/* "5%" or "5%,3%,5%,3%" or "32,18,32,18" (left, top, right, bottom). */
+bool umms_kms_margins_parse(const char *text, struct umms_kms_margins *out, GError **error);
+/* "letterbox", "fill", "crop", "none", "4:3-in-16:9", "anamorphic". */
+bool umms_kms_zoom_parse(const char *text, enum umms_layout_scale *out, GError **error);
+const char *umms_kms_zoom_name(enum umms_layout_scale zoom);
+
+/* Opens the device and lights the screen (black). */
+struct umms_target *umms_kms_output_create(const struct umms_kms_config *config,
+	GError **error);
+
+/* Changes apply with the next frame (or at once, re-showing the current one). */
+bool umms_kms_output_set_mode(struct umms_target *target, const char *mode, GError **error);
+void umms_kms_output_set_margins(struct umms_target *target, const struct umms_kms_margins *m);
+void umms_kms_output_set_zoom(struct umms_target *target, enum umms_layout_scale zoom);
+
+/* Reading the state, for org.umms.Display1. */
+char **umms_kms_output_list_modes(struct umms_target *target);      /* g_strfreev */
+char *umms_kms_output_current_mode(struct umms_target *target);     /* g_free */
+/* The margins in pixels of the current mode: left, top, right, bottom. */
+void umms_kms_output_get_margins_px(struct umms_target *target, int px[4]);
+/* Whether margins leave a picture: each side 0 to 40% of the mode. */
+bool umms_kms_output_check_margins(struct umms_target *target, const struct umms_kms_margins *m,
+	GError **error);
+enum umms_layout_scale umms_kms_output_get_zoom(struct umms_target *target);
+/* aa{sv}: id, type, formats (as), zpos, use ("video", "background", "composition", ""). */
+GVariant *umms_kms_output_describe_planes(struct umms_target *target);
+/* "overlay", "primary", "composited", or "" with no video. */
+const char *umms_kms_output_get_rung(struct umms_target *target);
+/* Frames copied because their memory could not be scanned out as it is. */
+uint64_t umms_kms_output_get_copies(struct umms_target *target);
+
+/*
+ * What the screen shows now, read back through the device's writeback
+ * connector, written to @path as PNG. Blocks for up to a few frames.
+ * Fails with NotSupported where the device has no writeback connector.
+ */
+bool umms_kms_output_capture(struct umms_target *target, const char *path, GError **error);
+
+#endif

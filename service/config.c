@@ -49,6 +49,12 @@ static const struct key keys[] = {
 	KEY("video", "enabled", KEY_BOOL, video.enabled),
 	KEY("video", "socket", KEY_STRING, video.socket),
 	UKEY("video", "max-held-frames", video.max_held, 1, 64),
+	KEY("display", "enabled", KEY_BOOL, display.enabled),
+	KEY("display", "drm-device", KEY_STRING, display.drm_device),
+	KEY("display", "connector", KEY_STRING, display.connector),
+	KEY("display", "mode", KEY_STRING, display.mode),
+	KEY("display", "margins", KEY_STRING, display.margins),
+	KEY("display", "zoom", KEY_STRING, display.zoom),
 };
 
 void
@@ -77,6 +83,13 @@ umms_config_init(struct umms_config *config)
 				g_getenv("UMMS_DISPLAY") : "umms-0"),
 			.max_held = 8,
 		},
+		.display = {
+			.drm_device = g_strdup(""),
+			.connector = g_strdup(""),
+			.mode = g_strdup(""),
+			.margins = g_strdup("0"),
+			.zoom = g_strdup("letterbox"),
+		},
 	};
 }
 
@@ -89,6 +102,11 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->log.gst_debug);
 	g_strfreev(config->engine.disable_decoders);
 	g_free(config->video.socket);
+	g_free(config->display.drm_device);
+	g_free(config->display.connector);
+	g_free(config->display.mode);
+	g_free(config->display.margins);
+	g_free(config->display.zoom);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

@@ -55,6 +55,14 @@ struct umms_config {
 		char *socket;             /* name in $XDG_RUNTIME_DIR, or absolute path */
 		unsigned max_held;        /* frames one client may hold unreleased */
 	} video;
+	struct {
+		bool enabled;             /* drive a screen through KMS (ummsd --drm) */
+		char *drm_device;         /* "" : the first card with a screen */
+		char *connector;          /* "" : the first connected */
+		char *mode;               /* "" : preferred; WxH or WxH@Hz */
+		char *margins;            /* overscan, "0", "5%", "32,18" or "l,t,r,b" */
+		char *zoom;               /* letterbox, fill, crop, none, 4:3-in-16:9, anamorphic */
+	} display;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

@@ -362,7 +362,8 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->clients = g_hash_table_new(g_str_hash, g_str_equal);
 
 	GDBusInterfaceInfo *const interfaces[] = {
-		umms_manager1_interface_info(), umms_player1_interface_info(), NULL,
+		umms_manager1_interface_info(), umms_player1_interface_info(),
+		umms_display1_interface_info(), NULL,
 	};
 	GDBusInterfaceInfo *const player_interfaces[] = { umms_player1_interface_info(), NULL };
 	manager->guard = umms_dbus_guard_install(connection, interfaces);

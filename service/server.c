@@ -7,6 +7,7 @@
 #include "log.h"
 #include "manager.h"
 #include "server.h"
+#include "display.h"
 #include "video-server.h"
 
 struct server {
@@ -15,6 +16,7 @@ struct server {
 	char *bus_address;
 	struct umms_manager *manager;
 	struct umms_video_server *video;
+	struct umms_display *display;
 	gulong closed_handler;
 };
 
@@ -95,6 +97,9 @@ umms_server_create(const struct umms_config *config, GError **error)
 	if (config->video.enabled &&
 			!(server->video = umms_video_server_create(config, server->manager, error)))
 		goto fail;
+	if (config->display.enabled && !(server->display = umms_display_create(config,
+			server->manager, server->connection, error)))
+		goto fail;
 	umms_info("serving %s on %s", config->service.bus_name, server->bus_address);
 	return &server->base;
 
@@ -109,6 +114,7 @@ umms_server_destroy(struct umms_server *base)
 	if (!base)
 		return;
 	struct server *server = wl_container_of(base, server, base);
+	umms_display_destroy(server->display);
 	umms_video_server_destroy(server->video);
 	umms_manager_destroy(server->manager);
 	if (server->connection) {

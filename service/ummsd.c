@@ -14,6 +14,18 @@
 #include "umms-config.h"
 
 static int verbosity;
+static char *drm_device;
+static bool drm;
+
+/* --drm, or --drm=DEVICE: drive a screen through KMS. */
+static gboolean
+drm_cb(const char *name, const char *value, gpointer data, GError **error)
+{
+	drm = true;
+	g_free(drm_device);
+	drm_device = g_strdup(value);
+	return TRUE;
+}
 
 static gboolean
 verbose_cb(const char *name, const char *value, gpointer data, GError **error)
@@ -69,6 +81,10 @@ load_config(struct umms_config *config, const char *file, char **sets, bool sess
 		return false;
 	if (address && !umms_config_set(config, "service.bus-address", address, error))
 		return false;
+	if (drm && !umms_config_set(config, "display.enabled", "true", error))
+		return false;
+	if (drm_device && !umms_config_set(config, "display.drm-device", drm_device, error))
+		return false;
 	if (verbose >= 2)
 		config->log.level = UMMS_LOG_DEBUG;
 	else if (verbose == 1 && config->log.level < UMMS_LOG_INFO)
@@ -92,6 +108,8 @@ umms_main(int argc, char *argv[])
 		{ "session", 0, 0, G_OPTION_ARG_NONE, &session, "Serve on the session bus (default)", NULL },
 		{ "system", 0, 0, G_OPTION_ARG_NONE, &system, "Serve on the system bus", NULL },
 		{ "address", 0, 0, G_OPTION_ARG_STRING, &address, "Serve on the bus at ADDRESS", "ADDRESS" },
+		{ "drm", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer)drm_cb,
+			"Drive a screen through KMS (the first card with one, or DEVICE)", "DEVICE" },
 		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)verbose_cb,
 			"More messages (twice for debug)", NULL },
 		{ "print-config", 0, 0, G_OPTION_ARG_NONE, &print,

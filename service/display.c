@@ -1,0 +1,243 @@
+/*
+ * org.umms.Display1 over the KMS target (display.h).
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_DISPLAY
+
+#include <string.h>
+
+#include "dbus-iface.h"
+#include "display.h"
+#include "error.h"
+#include "frame.h"
+#include "kms.h"
+#include "log.h"
+#include "manager.h"
+#include "player.h"
+#include "umms-dbus.h"
+
+#define DISPLAY_PATH "/org/umms/display/0"
+
+/* The frames the KMS target takes: XRGB8888 (wl_shm code 1), which every plane scans out. */
+static const uint32_t display_formats[] = { 1 };
+
+struct umms_display {
+	struct umms_manager *manager;
+	GDBusConnection *connection;
+	struct umms_target *target;
+	UmmsDbusIface *iface;
+	struct umms_player *player;
+	char *player_path;
+	struct wl_listener frame, destroy;
+};
+
+static void
+on_presented(void *data, struct umms_frame *frame, bool shown, int64_t when_ns)
+{
+	struct umms_display *display = data;
+	/* Frames of a player no longer shown say nothing about the current one. */
+	if (display->player)
+		umms_player_report_display(display->player, shown,
+			shown ? when_ns - frame->present_ns : 0);
+}
+
+static void
+on_frame(struct wl_listener *listener, void *data)
+{
+	struct umms_display *display = wl_container_of(listener, display, frame);
+	g_autoptr(GError) error = NULL;
+	if (!umms_target_show(display->target, data, &error))
+		umms_warn("%s", error->message);
+	umms_dbus_iface_changed(display->iface);
+}
+
+static void
+unset_player(struct umms_display *display)
+{
+	if (!display->player)
+		return;
+	wl_list_remove(&display->frame.link);
+	wl_list_remove(&display->destroy.link);
+	umms_player_set_video_output(display->player, false, NULL, 0, NULL);
+	display->player = NULL;
+	g_clear_pointer(&display->player_path, g_free);
+	g_autoptr(GError) error = NULL;
+	if (!umms_target_show(display->target, NULL, &error))
+		umms_warn("%s", error->message);
+	umms_dbus_iface_changed(display->iface);
+}
+
+static void
+on_player_destroy(struct wl_listener *listener, void *data)
+{
+	struct umms_display *display = wl_container_of(listener, display, destroy);
+	unset_player(display);
+}
+
+static bool
+set_player(struct umms_display *display, const char *path, GError **error)
+{
+	if (strcmp(path, "/") == 0) {
+		unset_player(display);
+		return true;
+	}
+	struct umms_player *player = umms_manager_find_player(display->manager, path);
+	if (!player) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no player %s", path);
+		return false;
+	}
+	if (player == display->player)
+		return true;
+	unset_player(display);
+	if (!umms_player_set_video_output(player, true, display_formats,
+			G_N_ELEMENTS(display_formats), error))
+		return false;
+	display->player = player;
+	display->player_path = g_strdup(path);
+	display->frame.notify = on_frame;
+	wl_signal_add(&player->events.frame, &display->frame);
+	display->destroy.notify = on_player_destroy;
+	wl_signal_add(&player->events.destroy, &display->destroy);
+	umms_info("display: showing %s", path);
+	umms_dbus_iface_changed(display->iface);
+	return true;
+}
+
+/* ---- D-Bus ------------------------------------------------------------------ */
+
+static void
+method_call(void *data, const char *sender, const char *method, GVariant *params,
+	GDBusMethodInvocation *invocation)
+{
+	struct umms_display *display = data;
+	GError *error = NULL;
+	const char *arg;
+	g_variant_get(params, "(&s)", &arg);
+	bool ok;
+	if (strcmp(method, "ShowPlayer") == 0)
+		ok = set_player(display, arg, &error);
+	else if (strcmp(method, "SetMode") == 0)
+		ok = umms_kms_output_set_mode(display->target, arg, &error);
+	else if (strcmp(method, "Capture") == 0)
+		ok = umms_kms_output_capture(display->target, arg, &error);
+	else {
+		ok = false;
+		g_set_error(&error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no method %s", method);
+	}
+	umms_dbus_iface_changed(display->iface);
+	umms_dbus_iface_flush_changes(display->iface);
+	if (ok)
+		g_dbus_method_invocation_return_value(invocation, NULL);
+	else
+		umms_dbus_return_error(invocation, error);
+}
+
+static GVariant *
+get_property(void *data, const char *name, GError **error)
+{
+	struct umms_display *display = data;
+	struct umms_target *t = display->target;
+	if (strcmp(name, "Modes") == 0) {
+		g_auto(GStrv) modes = umms_kms_output_list_modes(t);
+		return g_variant_new_strv((const char *const *)modes, -1);
+	}
+	if (strcmp(name, "CurrentMode") == 0)
+		return g_variant_new_take_string(umms_kms_output_current_mode(t));
+	if (strcmp(name, "Margins") == 0) {
+		int m[4];
+		umms_kms_output_get_margins_px(t, m);
+		return g_variant_new("(iiii)", m[0], m[1], m[2], m[3]);
+	}
+	if (strcmp(name, "Zoom") == 0)
+		return g_variant_new_string(umms_kms_zoom_name(umms_kms_output_get_zoom(t)));
+	if (strcmp(name, "Player") == 0)
+		return g_variant_new_object_path(display->player_path ? display->player_path : "/");
+	if (strcmp(name, "VideoPath") == 0)
+		return g_variant_new_string(umms_kms_output_get_rung(t));
+	if (strcmp(name, "Planes") == 0)
+		return umms_kms_output_describe_planes(t);
+	if (strcmp(name, "Copies") == 0)
+		return g_variant_new_uint64(umms_kms_output_get_copies(t));
+	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);
+	return NULL;
+}
+
+static bool
+set_property(void *data, const char *sender, const char *name, GVariant *value,
+	GError **error)
+{
+	struct umms_display *display = data;
+	if (strcmp(name, "Zoom") == 0) {
+		enum umms_layout_scale zoom;
+		if (!umms_kms_zoom_parse(g_variant_get_string(value, NULL), &zoom, error))
+			return false;
+		umms_kms_output_set_zoom(display->target, zoom);
+	} else if (strcmp(name, "Margins") == 0) {
+		struct umms_kms_margins m = { 0 };
+		g_variant_get(value, "(iiii)", &m.left, &m.top, &m.right, &m.bottom);
+		if (!umms_kms_output_check_margins(display->target, &m, error))
+			return false;
+		umms_kms_output_set_margins(display->target, &m);
+	} else {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "%s is read-only", name);
+		return false;
+	}
+	umms_dbus_iface_changed(display->iface);
+	return true;
+}
+
+static const struct umms_dbus_iface_ops display_ops = {
+	.method_call = method_call,
+	.get_property = get_property,
+	.set_property = set_property,
+};
+
+/* ---- life ------------------------------------------------------------------- */
+
+struct umms_display *
+umms_display_create(const struct umms_config *config, struct umms_manager *manager,
+	GDBusConnection *connection, GError **error)
+{
+	struct umms_kms_config kms = {
+		.device = config->display.drm_device,
+		.connector = config->display.connector,
+		.mode = config->display.mode,
+		.zoom = UMMS_LAYOUT_SCALE_LETTERBOX,
+	};
+	if (config->display.margins &&
+			!umms_kms_margins_parse(config->display.margins, &kms.margins, error))
+		return NULL;
+	if (config->display.zoom && !umms_kms_zoom_parse(config->display.zoom, &kms.zoom, error))
+		return NULL;
+	struct umms_display *display = g_new0(struct umms_display, 1);
+	display->manager = manager;
+	display->connection = g_object_ref(connection);
+	display->target = umms_kms_output_create(&kms, error);
+	if (!display->target)
+		goto fail;
+	display->target->presented = on_presented;
+	display->target->presented_data = display;
+	display->iface = umms_dbus_iface_new(umms_display1_interface_info(), &display_ops, display);
+	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(display->iface),
+			connection, DISPLAY_PATH, error))
+		goto fail;
+	return display;
+fail:
+	umms_display_destroy(display);
+	return NULL;
+}
+
+void
+umms_display_destroy(struct umms_display *display)
+{
+	if (!display)
+		return;
+	unset_player(display);
+	if (display->iface) {
+		umms_dbus_iface_detach(display->iface);
+		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(display->iface));
+		g_object_unref(display->iface);
+	}
+	umms_target_destroy(display->target);
+	g_object_unref(display->connection);
+	g_free(display);
+}

@@ -1,0 +1,24 @@
+/*
+ * org.umms.Display1: a screen ummsd drives through KMS (targets/kms/),
+ * exported at /org/umms/display/0 while ummsd holds the device. It shows
+ * one player's video at a time (ShowPlayer), inside the overscan margins,
+ * placed by the zoom mode, and reports the frames it put on screen back to
+ * the player (frames-displayed, display latency, lip sync).
+ */
+#ifndef UMMS_SERVICE_DISPLAY_H
+#define UMMS_SERVICE_DISPLAY_H
+
+#include <gio/gio.h>
+
+#include "config.h"
+
+struct umms_manager;
+struct umms_display;
+
+/* Opens the device from config->display and exports the object. */
+struct umms_display *umms_display_create(const struct umms_config *config,
+	struct umms_manager *manager, GDBusConnection *connection, GError **error);
+/* Takes the video off, releases the device. NULL is a no-op. */
+void umms_display_destroy(struct umms_display *display);
+
+#endif

@@ -59,7 +59,12 @@ check_set(struct umms_dbus_guard *guard, GDBusConnection *connection, GDBusMessa
 	g_variant_get(body, "(&s&sv)", &iface_name, &prop_name, &value);
 	GDBusInterfaceInfo *info = find_interface(guard, iface_name);
 	GDBusPropertyInfo *prop = info ? g_dbus_interface_info_lookup_property(info, prop_name) : NULL;
-	if (!prop || g_variant_is_of_type(value, G_VARIANT_TYPE(prop->signature)))
+	if (!prop)
+		return message;
+	if (!(prop->flags & G_DBUS_PROPERTY_INFO_FLAGS_WRITABLE))
+		return refuse(connection, message, g_strdup_printf("property %s is read-only",
+			prop_name));
+	if (g_variant_is_of_type(value, G_VARIANT_TYPE(prop->signature)))
 		return message;
 	return refuse(connection, message, g_strdup_printf(
 		"property %s is of type %s, not %s", prop_name, prop->signature,

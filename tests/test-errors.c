@@ -111,6 +111,12 @@ test_no_media(struct umms_test *t, gconstpointer data)
 	GError *error = NULL;
 	g_assert_true(umms_test_set(t->bus, p, "Volume", g_variant_new_double(0.5), &error));
 	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(2.0), &error));
+	/* A read-only property is refused with our error, naming it. */
+	g_assert_false(umms_test_set(t->bus, p, "Position", g_variant_new_int64(5), &error));
+	g_autofree char *name = g_dbus_error_get_remote_error(error);
+	g_assert_cmpstr(name, ==, "org.umms.Error.InvalidArgument");
+	assert_contains(error->message, "Position is read-only");
+	g_clear_error(&error);
 }
 
 /* Either refused by SetUri, or it plays up to where the data stops. */

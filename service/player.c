@@ -647,6 +647,8 @@ bool
 umms_player_set_video_output(struct umms_player *player, bool wanted,
 	const uint32_t *formats, size_t n, GError **error)
 {
+	bool changed = wanted && (!player->video_wanted || n != player->n_video_formats ||
+		(n && memcmp(formats, player->video_formats, n * sizeof(*formats)) != 0));
 	if (player->engine && !player->engine->impl->set_video_output(player->engine, wanted,
 			formats, n, error))
 		return false;
@@ -654,6 +656,14 @@ umms_player_set_video_output(struct umms_player *player, bool wanted,
 	g_free(player->video_formats);
 	player->video_formats = n ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
 	player->n_video_formats = wanted ? n : 0;
+	/*
+	 * While the clock stands, the frame on screen came before anyone
+	 * wanted it (or in another format) and would not come again until
+	 * Play: make it again, by seeking to where the player is.
+	 */
+	if (changed && player->engine && player->uri && player->state != UMMS_PLAYER_PLAYING &&
+			player->engine->info.seekable && !player->pending.length)
+		request_position(player, umms_player_get_position(player), NULL, NULL, NULL);
 	return true;
 }
 

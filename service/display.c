@@ -110,8 +110,9 @@ method_call(void *data, const char *sender, const char *method, GVariant *params
 {
 	struct umms_display *display = data;
 	GError *error = NULL;
-	const char *arg;
-	g_variant_get(params, "(&s)", &arg);
+	/* Every method takes one string or object path. */
+	g_autoptr(GVariant) child = g_variant_get_child_value(params, 0);
+	const char *arg = g_variant_get_string(child, NULL);
 	bool ok;
 	if (strcmp(method, "ShowPlayer") == 0)
 		ok = set_player(display, arg, &error);

@@ -290,6 +290,8 @@ try_device(struct umms_kms_device *device, const char *path, const char *connect
 			"%s (%s): not a display device", path, device->driver);
 		return false;
 	}
+	if (connector && !*connector)
+		connector = NULL;
 	bool found = take_connector(device, res, connector);
 	if (found)
 		load_writeback(device, res);

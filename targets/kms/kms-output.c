@@ -48,6 +48,7 @@ struct kms_output {
 	enum umms_layout_scale zoom;
 	struct umms_frame *shown, *flipping, *waiting;
 	bool flip_pending;
+	bool waiting_set;          /* waiting holds the next thing to show (NULL: black) */
 	struct plan plan;          /* the last commit's */
 	int last_rung;             /* for logging changes */
 };
@@ -209,8 +210,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 	}
 	if (!frame) {
 		snprintf(plan->why, sizeof(plan->why), "no video: black");
-		return test(o, plan, &(const char *){ NULL }, NULL) ||
-			commit(o, plan, DRM_MODE_ATOMIC_TEST_ONLY, 0, NULL, error);
+		return commit(o, plan, DRM_MODE_ATOMIC_TEST_ONLY, 0, NULL, error);
 	}
 	place(o, frame, &plan->layout);
 	const struct umms_layout *l = &plan->layout;
@@ -314,9 +314,10 @@ page_flip(int fd, unsigned sequence, unsigned sec, unsigned usec, unsigned crtc,
 		umms_frame_unref(o->shown);
 	o->shown = o->flipping;
 	o->flipping = NULL;
-	if (o->waiting) {
+	if (o->waiting_set) {
 		struct umms_frame *next = o->waiting;
 		o->waiting = NULL;
+		o->waiting_set = false;
 		GError *error = NULL;
 		if (!present(o, next, &error)) {
 			umms_warn("%s", error->message);
@@ -367,6 +368,7 @@ kms_show(struct umms_target *target, struct umms_frame *frame, GError **error)
 			umms_frame_unref(o->waiting);
 		}
 		o->waiting = frame;
+		o->waiting_set = true;
 		return true;
 	}
 	return present(o, frame, error);

@@ -55,6 +55,7 @@ static const struct key keys[] = {
 	KEY("display", "mode", KEY_STRING, display.mode),
 	KEY("display", "margins", KEY_STRING, display.margins),
 	KEY("display", "zoom", KEY_STRING, display.zoom),
+	KEY("display", "match-refresh", KEY_BOOL, display.match_refresh),
 };
 
 void

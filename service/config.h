@@ -62,6 +62,7 @@ struct umms_config {
 		char *mode;               /* "" : preferred; WxH or WxH@Hz */
 		char *margins;            /* overscan, "0", "5%", "32,18" or "l,t,r,b" */
 		char *zoom;               /* letterbox, fill, crop, none, 4:3-in-16:9, anamorphic */
+		bool match_refresh;       /* switch modes to suit a video's frame rate */
 	} display;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };

@@ -27,8 +27,44 @@ struct umms_display {
 	UmmsDbusIface *iface;
 	struct umms_player *player;
 	char *player_path;
-	struct wl_listener frame, destroy;
+	struct wl_listener frame, destroy, changed;
+	bool match_refresh;
+	double fps;                /* the rate the mode was matched to, 0: none */
 };
+
+/* The frame rate of the shown player's video, 0 if unknown. */
+static double
+player_fps(struct umms_player *player)
+{
+	if (!player || !player->engine)
+		return 0;
+	const struct umms_media_info *info = &player->engine->info;
+	int current = info->current[UMMS_TRACK_VIDEO];
+	GPtrArray *tracks = info->tracks[UMMS_TRACK_VIDEO];
+	if (current < 0 || !tracks || (guint)current >= tracks->len)
+		return 0;
+	const struct umms_track *track = g_ptr_array_index(tracks, current);
+	return track->fps_n > 0 && track->fps_d > 0 ? (double)track->fps_n / track->fps_d : 0;
+}
+
+/* Refresh-rate matching follows the shown player's frame rate, and ends with it. */
+static void
+update_refresh(struct umms_display *display)
+{
+	double fps = display->match_refresh ? player_fps(display->player) : 0;
+	if (fps == display->fps)
+		return;
+	display->fps = fps;
+	umms_kms_output_match_refresh(display->target, fps);
+	umms_dbus_iface_changed(display->iface);
+}
+
+static void
+on_player_changed(struct wl_listener *listener, void *data)
+{
+	struct umms_display *display = wl_container_of(listener, display, changed);
+	update_refresh(display);
+}
 
 static void
 on_presented(void *data, struct umms_frame *frame, bool shown, int64_t when_ns)
@@ -57,12 +93,14 @@ unset_player(struct umms_display *display)
 		return;
 	wl_list_remove(&display->frame.link);
 	wl_list_remove(&display->destroy.link);
+	wl_list_remove(&display->changed.link);
 	umms_player_set_video_output(display->player, false, NULL, 0, NULL);
 	display->player = NULL;
 	g_clear_pointer(&display->player_path, g_free);
 	g_autoptr(GError) error = NULL;
 	if (!umms_target_show(display->target, NULL, &error))
 		umms_warn("%s", error->message);
+	update_refresh(display);
 	umms_dbus_iface_changed(display->iface);
 }
 
@@ -97,6 +135,9 @@ set_player(struct umms_display *display, const char *path, GError **error)
 	wl_signal_add(&player->events.frame, &display->frame);
 	display->destroy.notify = on_player_destroy;
 	wl_signal_add(&player->events.destroy, &display->destroy);
+	display->changed.notify = on_player_changed;
+	wl_signal_add(&player->events.changed, &display->changed);
+	update_refresh(display);
 	umms_info("display: showing %s", path);
 	umms_dbus_iface_changed(display->iface);
 	return true;
@@ -156,6 +197,8 @@ get_property(void *data, const char *name, GError **error)
 		return g_variant_new_string(umms_kms_output_get_rung(t));
 	if (strcmp(name, "Planes") == 0)
 		return umms_kms_output_describe_planes(t);
+	if (strcmp(name, "MatchRefresh") == 0)
+		return g_variant_new_boolean(display->match_refresh);
 	if (strcmp(name, "Copies") == 0)
 		return g_variant_new_uint64(umms_kms_output_get_copies(t));
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);
@@ -172,6 +215,9 @@ set_property(void *data, const char *sender, const char *name, GVariant *value,
 		if (!umms_kms_zoom_parse(g_variant_get_string(value, NULL), &zoom, error))
 			return false;
 		umms_kms_output_set_zoom(display->target, zoom);
+	} else if (strcmp(name, "MatchRefresh") == 0) {
+		display->match_refresh = g_variant_get_boolean(value);
+		update_refresh(display);
 	} else if (strcmp(name, "Margins") == 0) {
 		struct umms_kms_margins m = { 0 };
 		g_variant_get(value, "(iiii)", &m.left, &m.top, &m.right, &m.bottom);
@@ -215,6 +261,7 @@ umms_display_create(const struct umms_config *config, struct umms_manager *manag
 	display->target = umms_kms_output_create(&kms, error);
 	if (!display->target)
 		goto fail;
+	display->match_refresh = config->display.match_refresh;
 	display->target->presented = on_presented;
 	display->target->presented_data = display;
 	display->iface = umms_dbus_iface_new(umms_display1_interface_info(), &display_ops, display);

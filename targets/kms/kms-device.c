@@ -260,6 +260,34 @@ umms_kms_device_find_mode(struct umms_kms_device *device, const char *text,
 	return true;
 }
 
+int
+umms_kms_match_refresh(const drmModeModeInfo *modes, int n, const drmModeModeInfo *current,
+	double fps)
+{
+	static const double multiples[] = { 1.0, 2.0, 2.5 };
+	if (fps <= 0)
+		return -1;
+	for (size_t k = 0; k < G_N_ELEMENTS(multiples); k++) {
+		double want = fps * multiples[k];
+		/* The current mode wins a tie: no switch for nothing. */
+		if (fabs(umms_kms_mode_refresh(current) - want) < 0.005 * multiples[k]) {
+			for (int i = 0; i < n; i++) {
+				if (memcmp(&modes[i], current, sizeof(*current)) == 0)
+					return i;
+			}
+		}
+		for (int i = 0; i < n; i++) {
+			if (modes[i].hdisplay != current->hdisplay ||
+					modes[i].vdisplay != current->vdisplay ||
+					(modes[i].flags & DRM_MODE_FLAG_INTERLACE))
+				continue;
+			if (fabs(umms_kms_mode_refresh(&modes[i]) - want) < 0.005 * multiples[k])
+				return i;
+		}
+	}
+	return -1;
+}
+
 /* ---- the device ---------------------------------------------------------- */
 
 static bool

@@ -83,6 +83,16 @@ char *umms_kms_mode_describe(const drmModeModeInfo *mode);
 /* The refresh rate in Hz from the timings (exact, not the rounded vrefresh). */
 double umms_kms_mode_refresh(const drmModeModeInfo *mode);
 
+/*
+ * Refresh-rate matching: among @modes of @current's size, the one whose
+ * rate shows @fps frames per second evenly: the same rate first, then
+ * twice it, then 2.5 times (24 fps on 60 Hz is what matching avoids).
+ * Rates must agree within 0.005 Hz per frame of the multiple, so 23.976
+ * and 24 are told apart. -1 if none does; @current itself if it matches.
+ */
+int umms_kms_match_refresh(const drmModeModeInfo *modes, int n, const drmModeModeInfo *current,
+	double fps);
+
 bool umms_kms_plane_has_format(const struct umms_kms_plane *plane, uint32_t format);
 const char *umms_kms_plane_type_name(enum umms_kms_plane_type type);
 

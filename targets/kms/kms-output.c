@@ -51,6 +51,8 @@ struct kms_output {
 	bool waiting_set;          /* waiting holds the next thing to show (NULL: black) */
 	struct plan plan;          /* the last commit's */
 	int last_rung;             /* for logging changes */
+	bool matched;              /* the mode was switched to match a frame rate */
+	drmModeModeInfo unmatched; /* the mode to go back to */
 };
 
 static const struct umms_target_impl kms_impl;
@@ -469,19 +471,16 @@ fail:
 
 /* ---- settings and state ----------------------------------------------------- */
 
-bool
-umms_kms_output_set_mode(struct umms_target *target, const char *mode, GError **error)
+/* Switches to @info and shows the current frame in it; back to the old mode if refused. */
+static bool
+switch_mode(struct kms_output *o, const drmModeModeInfo *info, GError **error)
 {
-	struct kms_output *o = kms_output(target);
-	drmModeModeInfo info;
-	if (!umms_kms_device_find_mode(o->dev, mode, &info, error))
-		return false;
 	if (!wait_flip(o, 200)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "display: the screen stopped flipping");
 		return false;
 	}
 	drmModeModeInfo old = o->dev->mode;
-	o->dev->mode = info;
+	o->dev->mode = *info;
 	o->modeset = true;
 	if (!make_buffers(o, error)) {
 		o->dev->mode = old;
@@ -497,9 +496,48 @@ umms_kms_output_set_mode(struct umms_target *target, const char *mode, GError **
 		refresh(o);
 		return false;
 	}
-	g_autofree char *desc = umms_kms_mode_describe(&info);
+	char *desc = umms_kms_mode_describe(info);
 	umms_info("display: mode %s", desc);
+	g_free(desc);
 	return true;
+}
+
+bool
+umms_kms_output_set_mode(struct umms_target *target, const char *mode, GError **error)
+{
+	struct kms_output *o = kms_output(target);
+	drmModeModeInfo info;
+	if (!umms_kms_device_find_mode(o->dev, mode, &info, error) || !switch_mode(o, &info, error))
+		return false;
+	/* Chosen by hand: matching no longer owns the mode. */
+	o->matched = false;
+	return true;
+}
+
+void
+umms_kms_output_match_refresh(struct umms_target *target, double fps)
+{
+	struct kms_output *o = kms_output(target);
+	drmModeModeInfo base = o->matched ? o->unmatched : o->dev->mode;
+	int i = fps > 0 ? umms_kms_match_refresh(o->dev->modes, o->dev->n_modes, &base, fps) : -1;
+	const drmModeModeInfo *target_mode = i >= 0 ? &o->dev->modes[i] : &base;
+	if (fps > 0 && i < 0)
+		umms_info("display: no %ux%u mode shows %.3f frames/s evenly: the mode stays",
+			base.hdisplay, base.vdisplay, fps);
+	if (memcmp(target_mode, &o->dev->mode, sizeof(base)) == 0) {
+		o->matched = o->matched && i >= 0;
+		return;
+	}
+	GError *error = NULL;
+	drmModeModeInfo wanted = *target_mode;
+	if (!switch_mode(o, &wanted, &error)) {
+		umms_warn("display: refresh matching: %s", error->message);
+		g_error_free(error);
+		return;
+	}
+	if (i >= 0 && !o->matched)
+		o->unmatched = base;
+	o->matched = i >= 0;
 }
 
 void

@@ -49,6 +49,12 @@ struct umms_target *umms_kms_output_create(const struct umms_kms_config *config,
 
 /* Changes apply with the next frame (or at once, re-showing the current one). */
 bool umms_kms_output_set_mode(struct umms_target *target, const char *mode, GError **error);
+/*
+ * Refresh-rate matching: switches to the mode of the same size whose rate
+ * suits @fps (umms_kms_match_refresh), remembering the mode before; @fps
+ * 0 goes back to it. Stays (and says so in the log) when no mode suits.
+ */
+void umms_kms_output_match_refresh(struct umms_target *target, double fps);
 void umms_kms_output_set_margins(struct umms_target *target, const struct umms_kms_margins *m);
 void umms_kms_output_set_zoom(struct umms_target *target, enum umms_layout_scale zoom);
 

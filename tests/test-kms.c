@@ -1,0 +1,378 @@
+/*
+ * ummsd driving a real KMS device: vkms in the test VM (tests/vm/), with
+ * overlay planes and a writeback connector. Each test shows a player on
+ * org.umms.Display1 and reads back what the screen shows through
+ * writeback (Display1.Capture), asserting pixels: the video inside the
+ * right rectangle, margins applied, bars black, on the plane expected.
+ *
+ * vkms scans out RGB at 1:1 only (no scaling, no YUV): a picture at its
+ * own size goes on an overlay plane; a scaled one is refused by TEST_ONLY
+ * and composited into the primary plane, which is how the ladder's
+ * fallback is exercised. Runs only in the VM (meson test 'kms').
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "image.h"
+
+#define DISPLAY "/org/umms/display/0"
+#define DISPLAY1 "org.umms.Display1"
+
+/* vkms's preferred mode. */
+#define W 1024
+#define H 768
+
+#define RED 0xff0000
+#define GREEN 0x00ff00
+#define BLACK 0x000000
+
+static void
+start(struct umms_test *t, const char *margins, const char *zoom)
+{
+	g_autofree char *m = g_strdup_printf("display.margins=%s", margins);
+	g_autofree char *z = g_strdup_printf("display.zoom=%s", zoom);
+	/* Emulated CPUs: GStreamer opens files far slower than on the host. */
+	const char *const overrides[] = { "display.enabled=true", "video.enabled=false", m, z,
+		"engine.open-timeout=120000", NULL };
+	umms_test_restart(t, overrides);
+}
+
+static GVariant *
+display_get(struct umms_test *t, const char *property)
+{
+	return umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
+}
+
+static char *
+display_string(struct umms_test *t, const char *property)
+{
+	g_autoptr(GVariant) v = display_get(t, property);
+	return g_variant_dup_string(v, NULL);
+}
+
+/* What the screen shows now, in a @w x @h mode. */
+static struct umms_test_image *
+capture_sized(struct umms_test *t, const char *what, int w, int h)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	g_assert_cmpint(umms_test_image_width(image), ==, w);
+	g_assert_cmpint(umms_test_image_height(image), ==, h);
+	return image;
+}
+
+static struct umms_test_image *
+capture(struct umms_test *t, const char *what)
+{
+	return capture_sized(t, what, W, H);
+}
+
+/* A player showing colors.mkv (red first), paused on its first frame. */
+static char *
+show_colors(struct umms_test *t)
+{
+	char *path = umms_test_open(t->bus, "colors.mkv");
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", path));
+	umms_test_player_do(t->bus, path, "Pause", NULL);
+	/* The first frame reaches the screen: the player counts it displayed. */
+	for (int i = 0; i < 100; i++) {
+		g_autoptr(GVariant) stats = umms_test_get(t->bus, path, UMMS_PLAYER, "Stats");
+		guint64 displayed = 0;
+		g_variant_lookup(stats, "frames-displayed", "t", &displayed);
+		if (displayed > 0)
+			return path;
+		umms_test_sleep(50);
+	}
+	g_error("no frame of %s reached the screen", path);
+}
+
+/* The rectangle (x, y, w, h) is @inside, the pixels just outside it @outside. */
+static void
+assert_rect(const struct umms_test_image *image, int x, int y, int w, int h, uint32_t inside,
+	uint32_t outside, const char *what)
+{
+	/* Corners inside, exact to the pixel; the middle; one pixel beyond each edge. */
+	int in[][2] = { { x, y }, { x + w - 1, y }, { x, y + h - 1 }, { x + w - 1, y + h - 1 },
+		{ x + w / 2, y + h / 2 } };
+	for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
+		umms_test_image_assert_pixel(image, in[i][0], in[i][1], inside, 12, what);
+	int out[][2] = { { x - 1, y + h / 2 }, { x + w, y + h / 2 }, { x + w / 2, y - 1 },
+		{ x + w / 2, y + h } };
+	for (size_t i = 0; i < G_N_ELEMENTS(out); i++) {
+		if (out[i][0] >= 0 && out[i][0] < W && out[i][1] >= 0 && out[i][1] < H)
+			umms_test_image_assert_pixel(image, out[i][0], out[i][1], outside, 12, what);
+	}
+}
+
+static guint64
+display_copies(struct umms_test *t)
+{
+	g_autoptr(GVariant) v = display_get(t, "Copies");
+	return g_variant_get_uint64(v);
+}
+
+/* Which plane type shows the video, from Planes. */
+static char *
+video_plane_type(struct umms_test *t)
+{
+	g_autoptr(GVariant) planes = display_get(t, "Planes");
+	GVariantIter iter;
+	GVariant *plane;
+	g_variant_iter_init(&iter, planes);
+	while ((plane = g_variant_iter_next_value(&iter))) {
+		const char *use = NULL, *type = NULL;
+		g_variant_lookup(plane, "use", "&s", &use);
+		g_variant_lookup(plane, "type", "&s", &type);
+		char *found = use && strcmp(use, "video") == 0 ? g_strdup(type) : NULL;
+		g_variant_unref(plane);
+		if (found)
+			return found;
+	}
+	return g_strdup("");
+}
+
+static void
+test_overlay(struct umms_test *t, gconstpointer data)
+{
+	/* One picture pixel per screen pixel: the frame as it is, on an overlay plane. */
+	start(t, "0", "none");
+	g_autofree char *path = show_colors(t);
+	g_autofree char *rung = display_string(t, "VideoPath");
+	g_autofree char *plane = video_plane_type(t);
+	g_test_message("video path %s, plane %s, copies %" G_GUINT64_FORMAT, rung, plane,
+		display_copies(t));
+	g_assert_cmpstr(rung, ==, "overlay");
+	g_assert_cmpstr(plane, ==, "overlay");
+	/* udmabuf: the memfd frame scanned out as it is. */
+	g_assert_cmpuint(display_copies(t), ==, 0);
+	struct umms_test_image *image = capture(t, "overlay");
+	assert_rect(image, (W - 320) / 2, (H - 240) / 2, 320, 240, RED, BLACK, "overlay");
+	umms_test_image_free(image);
+
+	/* Sought while paused: the screen follows (green from 1 s). */
+	umms_test_player_do(t->bus, path, "SetPosition", g_variant_new("(x)", US(1.5)));
+	umms_test_sleep(300);
+	image = capture(t, "overlay-green");
+	assert_rect(image, (W - 320) / 2, (H - 240) / 2, 320, 240, GREEN, BLACK, "overlay-green");
+	umms_test_image_free(image);
+}
+
+static void
+test_composited(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * Letterboxed inside 32,24 px margins: 320x240 scaled 3x to 960x720
+	 * at (32, 24). vkms cannot scale a plane: TEST_ONLY refuses both
+	 * overlays, and the picture is composited into the primary plane.
+	 */
+	start(t, "32,24", "letterbox");
+	g_autofree char *path = show_colors(t);
+	g_autofree char *rung = display_string(t, "VideoPath");
+	g_assert_cmpstr(rung, ==, "composited");
+	struct umms_test_image *image = capture(t, "composited");
+	assert_rect(image, 32, 24, 960, 720, RED, BLACK, "composited");
+	umms_test_image_free(image);
+
+	/* Live over D-Bus: 10% margins each side, fill: the area is the picture. */
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) r = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
+		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, "Margins",
+		g_variant_new("(iiii)", 102, 76, 102, 76)), NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
+		&error);
+	g_assert_no_error(error);
+	g_autoptr(GVariant) r2 = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
+		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, "Zoom",
+		g_variant_new_string("fill")), NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &error);
+	g_assert_no_error(error);
+	image = capture(t, "fill-margins");
+	assert_rect(image, 102, 76, W - 204, H - 152, RED, BLACK, "fill-margins");
+	umms_test_image_free(image);
+}
+
+static void
+test_full_screen(struct umms_test *t, gconstpointer data)
+{
+	/* Filling the screen, nothing else to see: scaled, so still composited on vkms. */
+	start(t, "0", "fill");
+	g_autofree char *path = show_colors(t);
+	struct umms_test_image *image = capture(t, "full");
+	umms_test_image_assert_pixel(image, 0, 0, RED, 12, "full");
+	umms_test_image_assert_pixel(image, W - 1, H - 1, RED, 12, "full");
+	umms_test_image_free(image);
+}
+
+static void
+set_error(struct umms_test *t, const char *property, GVariant *value, const char *error_name)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) r = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
+		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, property,
+		value), NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &error);
+	g_assert_null(r);
+	g_autofree char *name = g_dbus_error_get_remote_error(error);
+	g_test_message("%s: %s", property, error->message);
+	g_assert_cmpstr(name, ==, error_name);
+}
+
+static void
+test_errors(struct umms_test *t, gconstpointer data)
+{
+	start(t, "0", "none");
+	g_autofree char *path = show_colors(t);
+	g_autofree char *m1 = umms_test_call_error(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", "/org/umms/player/999"), "org.umms.Error.NotFound");
+	g_autofree char *m2 = umms_test_call_error(t->bus, DISPLAY, DISPLAY1, "SetMode",
+		g_variant_new("(s)", "123x45"), "org.umms.Error.NotSupported");
+	g_autofree char *m3 = umms_test_call_error(t->bus, DISPLAY, DISPLAY1, "SetMode",
+		g_variant_new("(s)", "big"), "org.umms.Error.InvalidArgument");
+	set_error(t, "Zoom", g_variant_new_string("stretch"), "org.umms.Error.InvalidArgument");
+	set_error(t, "Margins", g_variant_new("(iiii)", 600, 0, 0, 0),
+		"org.umms.Error.InvalidArgument");
+	set_error(t, "VideoPath", g_variant_new_string("overlay"),
+		"org.umms.Error.InvalidArgument");
+	/* Nothing refused changed what is shown. */
+	struct umms_test_image *image = capture(t, "after-errors");
+	assert_rect(image, (W - 320) / 2, (H - 240) / 2, 320, 240, RED, BLACK, "after-errors");
+	umms_test_image_free(image);
+
+	/* A second ummsd cannot take the device while this one holds it, and says why. */
+	const char *argv[] = { umms_test_program("ummsd"), "--drm",
+		"--set", "service.bus-name=org.umms.Second", "--set", "video.enabled=false", NULL };
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) second = g_subprocess_newv(argv,
+		G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error);
+	g_assert_no_error(error);
+	g_autofree char *err = NULL;
+	g_subprocess_communicate_utf8(second, NULL, NULL, NULL, &err, &error);
+	g_assert_no_error(error);
+	g_test_message("second ummsd: %s", err);
+	g_assert_false(g_subprocess_get_successful(second));
+	g_assert_nonnull(strstr(err, "device busy: held by another display server"));
+}
+
+static void
+test_client_gone(struct umms_test *t, gconstpointer data)
+{
+	/* An application's attended player on screen; the application dies mid-playback. */
+	start(t, "0", "none");
+	GDBusConnection *app = umms_test_connect();
+	g_autofree char *path = umms_test_create_player(app, "{}");
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(app, path, "SetUri", g_variant_new("(s)", uri));
+	g_autoptr(GVariant) r = umms_test_call_ok(app, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", path));
+	umms_test_player_do(app, path, "Play", NULL);
+	umms_test_sleep(1000);
+	g_dbus_connection_close_sync(app, NULL, NULL);
+	g_object_unref(app);
+
+	/* Its player goes, and its video with it; ummsd goes on serving. */
+	for (int i = 0; i < 100; i++) {
+		g_autoptr(GVariant) p = display_get(t, "Player");
+		if (strcmp(g_variant_get_string(p, NULL), "/") == 0)
+			break;
+		umms_test_sleep(50);
+	}
+	g_autofree char *shown = NULL;
+	{
+		g_autoptr(GVariant) p = display_get(t, "Player");
+		shown = g_variant_dup_string(p, NULL);
+	}
+	g_assert_cmpstr(shown, ==, "/");
+	struct umms_test_image *image = capture(t, "gone");
+	umms_test_image_assert_pixel(image, W / 2, H / 2, BLACK, 12, "gone");
+	umms_test_image_free(image);
+
+	g_autofree char *next = show_colors(t);
+	image = capture(t, "next");
+	assert_rect(image, (W - 320) / 2, (H - 240) / 2, 320, 240, RED, BLACK, "next");
+	umms_test_image_free(image);
+}
+
+static void
+test_modes(struct umms_test *t, gconstpointer data)
+{
+	start(t, "0", "none");
+	g_autofree char *path = show_colors(t);
+	g_autoptr(GVariant) modes = display_get(t, "Modes");
+	g_autofree char *current = display_string(t, "CurrentMode");
+	g_autofree char *listed = g_strjoinv(" ", (char **)g_variant_get_strv(modes, NULL));
+	g_test_message("modes: %s; current %s", listed, current);
+	g_assert_true(g_str_has_prefix(current, "1024x768@"));
+
+	/* Another size: the picture stays centred, one pixel per pixel, on its plane. */
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "SetMode",
+		g_variant_new("(s)", "800x600"));
+	g_autofree char *now = display_string(t, "CurrentMode");
+	g_assert_true(g_str_has_prefix(now, "800x600@"));
+	struct umms_test_image *image = capture_sized(t, "800x600", 800, 600);
+	assert_rect(image, 240, 180, 320, 240, RED, BLACK, "800x600");
+	umms_test_image_free(image);
+
+	/*
+	 * Refresh matching for 25 frames/s: vkms has no 25, 50 or 62.5 Hz
+	 * mode, so the mode stays; turned off, nothing moves either.
+	 */
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) r2 = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
+		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1,
+		"MatchRefresh", g_variant_new_boolean(TRUE)), NULL, G_DBUS_CALL_FLAGS_NONE, 5000,
+		NULL, &error);
+	g_assert_no_error(error);
+	g_autofree char *matched = display_string(t, "CurrentMode");
+	g_assert_cmpstr(matched, ==, now);
+
+	g_autoptr(GVariant) r3 = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "SetMode",
+		g_variant_new("(s)", current));
+	image = capture(t, "back");
+	assert_rect(image, (W - 320) / 2, (H - 240) / 2, 320, 240, RED, BLACK, "back");
+	umms_test_image_free(image);
+}
+
+static void
+test_kiosk_demo(struct umms_test *t, gconstpointer data)
+{
+	/* demo/umms-kiosk as a newcomer runs it, headless: plays, captures, exits. */
+	start(t, "0", "letterbox");
+	g_autofree char *png = g_strdup_printf("%s/kiosk.png", umms_test_tmpdir());
+	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
+		NULL);
+	const char *argv[] = { demo, umms_test_clip("colors.mkv"), "--capture", png, NULL };
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) kiosk = g_subprocess_newv(argv,
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+	g_assert_no_error(error);
+	g_autofree char *out = NULL;
+	g_subprocess_communicate_utf8(kiosk, NULL, NULL, &out, NULL, &error);
+	g_assert_no_error(error);
+	g_test_message("umms-kiosk: %s", out);
+	g_assert_true(g_subprocess_get_successful(kiosk));
+	g_assert_nonnull(strstr(out, "zoom letterbox"));
+	/* 4:3 letterboxed on 4:3: the whole screen; red in the first second, green after. */
+	struct umms_test_image *image = umms_test_image_load(png);
+	uint32_t middle = umms_test_image_pixel(image, W / 2, H / 2);
+	g_test_message("middle of the screen: #%06x", middle);
+	g_assert_true(umms_test_color_near(middle, RED, 12) ||
+		umms_test_color_near(middle, GREEN, 12) || umms_test_color_near(middle, 0x0000ff, 12));
+	umms_test_image_free(image);
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	if (access("/dev/dri/card0", F_OK) != 0)
+		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test kms)");
+	UMMS_TEST_ADD("/kms/overlay", test_overlay);
+	UMMS_TEST_ADD("/kms/composited", test_composited);
+	UMMS_TEST_ADD("/kms/full-screen", test_full_screen);
+	UMMS_TEST_ADD("/kms/errors", test_errors);
+	UMMS_TEST_ADD("/kms/client-gone", test_client_gone);
+	UMMS_TEST_ADD("/kms/modes", test_modes);
+	UMMS_TEST_ADD("/kms/kiosk-demo", test_kiosk_demo);
+	return g_test_run();
+}

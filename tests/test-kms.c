@@ -44,6 +44,19 @@ display_get(struct umms_test *t, const char *property)
 	return umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
 }
 
+/* Sets a Display1 property; NULL, or the error (to free). */
+static GError *
+display_set(struct umms_test *t, const char *property, GVariant *value)
+{
+	GError *error = NULL;
+	GVariant *r = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
+		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, property,
+		value), NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &error);
+	if (r)
+		g_variant_unref(r);
+	return error;
+}
+
 static char *
 display_string(struct umms_test *t, const char *property)
 {
@@ -178,16 +191,8 @@ test_composited(struct umms_test *t, gconstpointer data)
 	umms_test_image_free(image);
 
 	/* Live over D-Bus: 10% margins each side, fill: the area is the picture. */
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GVariant) r = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
-		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, "Margins",
-		g_variant_new("(iiii)", 102, 76, 102, 76)), NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
-		&error);
-	g_assert_no_error(error);
-	g_autoptr(GVariant) r2 = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
-		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, "Zoom",
-		g_variant_new_string("fill")), NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &error);
-	g_assert_no_error(error);
+	g_assert_no_error(display_set(t, "Margins", g_variant_new("(iiii)", 102, 76, 102, 76)));
+	g_assert_no_error(display_set(t, "Zoom", g_variant_new_string("fill")));
 	image = capture(t, "fill-margins");
 	assert_rect(image, 102, 76, W - 204, H - 152, RED, BLACK, "fill-margins");
 	umms_test_image_free(image);
@@ -208,11 +213,8 @@ test_full_screen(struct umms_test *t, gconstpointer data)
 static void
 set_error(struct umms_test *t, const char *property, GVariant *value, const char *error_name)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GVariant) r = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
-		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, property,
-		value), NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &error);
-	g_assert_null(r);
+	g_autoptr(GError) error = display_set(t, property, value);
+	g_assert_nonnull(error);
 	g_autofree char *name = g_dbus_error_get_remote_error(error);
 	g_test_message("%s: %s", property, error->message);
 	g_assert_cmpstr(name, ==, error_name);
@@ -317,12 +319,7 @@ test_modes(struct umms_test *t, gconstpointer data)
 	 * Refresh matching for 25 frames/s: vkms has no 25, 50 or 62.5 Hz
 	 * mode, so the mode stays; turned off, nothing moves either.
 	 */
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GVariant) r2 = g_dbus_connection_call_sync(t->bus, UMMS_NAME, DISPLAY,
-		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1,
-		"MatchRefresh", g_variant_new_boolean(TRUE)), NULL, G_DBUS_CALL_FLAGS_NONE, 5000,
-		NULL, &error);
-	g_assert_no_error(error);
+	g_assert_no_error(display_set(t, "MatchRefresh", g_variant_new_boolean(TRUE)));
 	g_autofree char *matched = display_string(t, "CurrentMode");
 	g_assert_cmpstr(matched, ==, now);
 

@@ -47,6 +47,7 @@ struct umms_config {
 		enum umms_audio_output audio_output;
 		char **disable_decoders;  /* element names never used, NULL-terminated */
 		unsigned open_timeout;    /* ms SetUri waits for the media to open */
+		unsigned answer_timeout;  /* ms any request waits for GStreamer */
 		bool pitch_correction;    /* keep the pitch at rates != 1 */
 		unsigned trickmode_rate;  /* |rate| above which only key frames play */
 	} engine;

@@ -32,9 +32,9 @@ start(struct umms_test *t, const char *margins, const char *zoom)
 {
 	g_autofree char *m = g_strdup_printf("display.margins=%s", margins);
 	g_autofree char *z = g_strdup_printf("display.zoom=%s", zoom);
-	/* Emulated CPUs: GStreamer opens files far slower than on the host. */
+	/* Emulated CPUs (and sanitizers in CI): GStreamer is far slower than on the host. */
 	const char *const overrides[] = { "display.enabled=true", "video.enabled=false", m, z,
-		"engine.open-timeout=120000", NULL };
+		"engine.open-timeout=120000", "engine.answer-timeout=120000", NULL };
 	umms_test_restart(t, overrides);
 }
 

@@ -11,9 +11,6 @@
 #define US_TO_NS(us) ((GstClockTime)(us) * 1000)
 #define NS_TO_US(ns) ((int64_t)((ns) / 1000))
 
-/* How long a request may wait for GStreamer before it is failed. */
-#define WAIT_LIMIT_MS 20000
-
 static void pump(struct gst_engine *engine);
 
 struct gst_engine *
@@ -140,8 +137,8 @@ wait_timeout_cb(gpointer data)
 	struct gst_engine *engine = data;
 	umms_source_forget(&engine->wait_timeout);
 	fail(engine, g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
-		"%s: GStreamer did not answer within %d s", engine->uri,
-		WAIT_LIMIT_MS / 1000), true);
+		"%s: GStreamer did not answer within %u s", engine->uri,
+		engine->config->engine.answer_timeout / 1000), true);
 	return G_SOURCE_REMOVE;
 }
 
@@ -150,7 +147,9 @@ wait_for(struct gst_engine *engine, enum gst_wait wait)
 {
 	engine->wait = wait;
 	umms_source_clear(&engine->wait_timeout);
-	engine->wait_timeout = umms_source_timeout(WAIT_LIMIT_MS, wait_timeout_cb, engine);
+	/* How long a request may wait for GStreamer before it is failed. */
+	engine->wait_timeout = umms_source_timeout(engine->config->engine.answer_timeout,
+		wait_timeout_cb, engine);
 }
 
 static enum umms_engine_state

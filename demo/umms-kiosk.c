@@ -87,9 +87,15 @@ main(int argc, char *argv[])
 		fprintf(stderr, "umms-kiosk: %s\n", error->message);
 		return 1;
 	}
-	char *uri = g_strstr_len(argv[1], -1, "://") ? g_strdup(argv[1]) :
-		g_filename_to_uri(argv[1][0] == '/' ? argv[1] :
-			g_build_filename(g_get_current_dir(), argv[1], NULL), NULL, NULL);
+	g_autofree char *uri = NULL;
+	if (g_strstr_len(argv[1], -1, "://")) {
+		uri = g_strdup(argv[1]);
+	} else {
+		g_autofree char *cwd = g_get_current_dir();
+		g_autofree char *absolute = g_path_is_absolute(argv[1]) ? g_strdup(argv[1]) :
+			g_build_filename(cwd, argv[1], NULL);
+		uri = g_filename_to_uri(absolute, NULL, NULL);
+	}
 
 	/* A player of ours (gone when we exit), on the screen. */
 	const char *player;
@@ -105,6 +111,7 @@ main(int argc, char *argv[])
 		g_usleep(2 * G_USEC_PER_SEC);
 		g_variant_unref(call(DISPLAY_PATH, DISPLAY, "Capture", g_variant_new("(s)", argv[3])));
 		printf("the screen: %s\n", argv[3]);
+		g_object_unref(bus);
 		return 0;
 	}
 
@@ -156,6 +163,6 @@ main(int argc, char *argv[])
 	}
 	if (tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	g_free(uri);
+	g_object_unref(bus);
 	return 0;
 }

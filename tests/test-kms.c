@@ -302,7 +302,8 @@ test_modes(struct umms_test *t, gconstpointer data)
 	g_autofree char *path = show_colors(t);
 	g_autoptr(GVariant) modes = display_get(t, "Modes");
 	g_autofree char *current = display_string(t, "CurrentMode");
-	g_autofree char *listed = g_strjoinv(" ", (char **)g_variant_get_strv(modes, NULL));
+	g_autofree const char **names = g_variant_get_strv(modes, NULL);
+	g_autofree char *listed = g_strjoinv(" ", (char **)names);
 	g_test_message("modes: %s; current %s", listed, current);
 	g_assert_true(g_str_has_prefix(current, "1024x768@"));
 
@@ -341,12 +342,12 @@ test_kiosk_demo(struct umms_test *t, gconstpointer data)
 	const char *argv[] = { demo, umms_test_clip("colors.mkv"), "--capture", png, NULL };
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GSubprocess) kiosk = g_subprocess_newv(argv,
-		G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
 	g_assert_no_error(error);
-	g_autofree char *out = NULL;
-	g_subprocess_communicate_utf8(kiosk, NULL, NULL, &out, NULL, &error);
+	g_autofree char *out = NULL, *err = NULL;
+	g_subprocess_communicate_utf8(kiosk, NULL, NULL, &out, &err, &error);
 	g_assert_no_error(error);
-	g_test_message("umms-kiosk: %s", out);
+	g_test_message("umms-kiosk: %s%s", out, err);
 	g_assert_true(g_subprocess_get_successful(kiosk));
 	g_assert_nonnull(strstr(out, "zoom letterbox"));
 	/* 4:3 letterboxed on 4:3: the whole screen; red in the first second, green after. */

@@ -432,6 +432,9 @@ test_feedback(struct umms_test *t, gconstpointer data)
 	g_test_message("displayed %" G_GUINT64_FORMAT ", latency %" G_GINT64_FORMAT " µs",
 		displayed, latency);
 	g_assert_cmpuint(displayed, ==, 30);
+	guint64 discarded = 0;
+	g_variant_lookup(stats, "frames-discarded", "t", &discarded);
+	g_assert_cmpuint(discarded, ==, 1);
 	g_assert_cmpint(latency, >, 0);
 	g_assert_cmpint(latency, <=, 10000);
 	/*

@@ -90,6 +90,7 @@ struct gst_engine {
 	char *current_video_id;        /* stream id of the video track shown */
 	guint64 decoded;
 	guint64 presented;
+	guint64 superseded;  /* presented, but replaced by a newer one before the main loop ran */
 	guint64 copies;                /* frames copied into memfd memory */
 	bool video_wanted;             /* someone shows frames: build them */
 

@@ -339,6 +339,7 @@ gst_support_reset_stats(struct gst_engine *engine)
 	g_mutex_lock(&engine->lock);
 	engine->decoded = 0;
 	engine->presented = 0;
+	engine->superseded = 0;
 	engine->copies = 0;
 	g_mutex_unlock(&engine->lock);
 	g_hash_table_remove_all(engine->qos_dropped);
@@ -350,7 +351,10 @@ gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats
 	*stats = (struct umms_engine_stats){ 0 };
 	g_mutex_lock(&engine->lock);
 	stats->decoded = engine->decoded;
-	stats->presented = engine->presented;
+	/* Frames the main loop was too busy to hand over count as dropped, not presented. */
+	stats->presented = engine->presented > engine->superseded ?
+		engine->presented - engine->superseded : 0;
+	stats->dropped = engine->superseded;
 	stats->copies = engine->copies;
 	g_mutex_unlock(&engine->lock);
 

@@ -466,10 +466,18 @@ frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 	struct gst_engine *engine = data;
 	g_source_set_ready_time(source, -1);
 	struct gst_frame *frame, *newest = NULL;
+	guint64 superseded = 0;
 	while ((frame = g_async_queue_try_pop(engine->frames))) {
-		if (newest)
+		if (newest) {
 			umms_frame_unref(&newest->base);
+			superseded++;
+		}
 		newest = frame;
+	}
+	if (superseded) {
+		g_mutex_lock(&engine->lock);
+		engine->superseded += superseded;
+		g_mutex_unlock(&engine->lock);
 	}
 	if (newest) {
 		wl_signal_emit_mutable(&engine->base.events.frame, &newest->base);

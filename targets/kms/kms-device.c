@@ -421,6 +421,19 @@ umms_kms_device_close(struct umms_kms_device *device)
 }
 
 bool
+umms_kms_fourcc_name(uint32_t fourcc, char buf[5])
+{
+	bool printable = true;
+	for (int i = 0; i < 4; i++) {
+		char c = (char)((fourcc >> (8 * i)) & 0xff);
+		printable &= c >= ' ' && c <= '~';
+		buf[i] = c >= ' ' && c <= '~' ? c : '?';
+	}
+	buf[4] = 0;
+	return printable;
+}
+
+bool
 umms_kms_plane_has_format(const struct umms_kms_plane *plane, uint32_t format)
 {
 	for (uint32_t i = 0; i < plane->n_formats; i++) {

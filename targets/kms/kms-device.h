@@ -93,6 +93,12 @@ double umms_kms_mode_refresh(const drmModeModeInfo *mode);
 int umms_kms_match_refresh(const drmModeModeInfo *modes, int n, const drmModeModeInfo *current,
 	double fps);
 
+/*
+ * A fourcc as its four letters ("XR24") in @buf; false if it has bytes
+ * that are not printable ASCII (each shown as '?').
+ */
+bool umms_kms_fourcc_name(uint32_t fourcc, char buf[5]);
+
 bool umms_kms_plane_has_format(const struct umms_kms_plane *plane, uint32_t format);
 const char *umms_kms_plane_type_name(enum umms_kms_plane_type type);
 

@@ -21,24 +21,13 @@ umms_kms_rung_name(enum umms_kms_rung rung)
 	return "composited";
 }
 
-static char *
-fourcc_text(uint32_t f, char buf[5])
-{
-	for (int i = 0; i < 4; i++) {
-		char c = (char)((f >> (8 * i)) & 0xff);
-		buf[i] = c >= ' ' && c <= '~' ? c : '?';
-	}
-	buf[4] = 0;
-	return buf;
-}
-
 int
 umms_kms_ladder_build(const struct umms_kms_ladder_input *in,
 	struct umms_kms_layout_choice out[UMMS_KMS_LADDER_MAX], char **skipped)
 {
 	GString *why = g_string_new(NULL);
 	char fmt[5];
-	fourcc_text(in->video_format, fmt);
+	umms_kms_fourcc_name(in->video_format, fmt);
 	int primary = -1;
 	for (int i = 0; i < in->n_planes && primary < 0; i++) {
 		if (in->planes[i].type == UMMS_KMS_PLANE_PRIMARY &&

@@ -50,6 +50,9 @@ struct kms_output {
 	bool flip_pending;
 	bool waiting_set;          /* waiting holds the next thing to show (NULL: black) */
 	struct plan plan;          /* the last commit's */
+	int good_k;                /* the ladder rung that worked for good_layout, -1: none */
+	struct umms_layout good_layout;
+	uint32_t good_format;
 	int last_rung;             /* for logging changes */
 	bool matched;              /* the mode was switched to match a frame rate */
 	drmModeModeInfo unmatched; /* the mode to go back to */
@@ -161,6 +164,17 @@ build(struct kms_output *o, const struct plan *plan, uint32_t capture_fb, int32_
 	return a;
 }
 
+/* Destroys the blobs of the mode committed before (a newer commit replaced them). */
+static void
+drop_mode_blobs(struct kms_output *o)
+{
+	if (!o->mode_blobs)
+		return;
+	for (guint i = 0; i < o->mode_blobs->len; i++)
+		drmModeDestroyPropertyBlob(o->dev->fd, g_array_index(o->mode_blobs, uint32_t, i));
+	g_clear_pointer(&o->mode_blobs, g_array_unref);
+}
+
 /* Commits @plan (TEST_ONLY first is the caller's business); keeps the mode blob. */
 static bool
 commit(struct kms_output *o, const struct plan *plan, uint32_t flags, uint32_t capture_fb,
@@ -171,12 +185,7 @@ commit(struct kms_output *o, const struct plan *plan, uint32_t flags, uint32_t c
 	bool ok = umms_kms_atomic_commit(a, flags | (modeset ? DRM_MODE_ATOMIC_ALLOW_MODESET : 0),
 		o, flags & DRM_MODE_ATOMIC_TEST_ONLY ? "layout test" : "commit", error);
 	if (ok && !(flags & DRM_MODE_ATOMIC_TEST_ONLY) && o->modeset) {
-		if (o->mode_blobs) {
-			for (guint i = 0; i < o->mode_blobs->len; i++)
-				drmModeDestroyPropertyBlob(o->dev->fd,
-					g_array_index(o->mode_blobs, uint32_t, i));
-			g_array_unref(o->mode_blobs);
-		}
+		drop_mode_blobs(o);
 		o->mode_blobs = umms_kms_atomic_keep_blobs(a);
 		o->modeset = false;
 	}
@@ -230,7 +239,18 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 	bool tried_fb = false, copied = false;
 	const char *refused = NULL;
 	GError *first = NULL;
-	for (int k = 0; k < n; k++) {
+	/*
+	 * The last good layout is kept: for the same picture placement and
+	 * format, start from the rung that worked, so the rungs the device
+	 * refused are not tested (and a frame not copied for them) every
+	 * frame. Should it stop working, the rest of the ladder is tried: the
+	 * rungs below it first, then those above.
+	 */
+	bool same = o->good_k >= 0 && !o->modeset && o->good_format == in.video_format &&
+		memcmp(&o->good_layout, l, sizeof(*l)) == 0;
+	int start = same && o->good_k < n ? o->good_k : 0;
+	for (int i = 0; i < n; i++) {
+		int k = (start + i) % n;
 		struct plan p = *plan;
 		p.rung = (int)choices[k].rung;
 		p.video_plane = choices[k].video_plane;
@@ -266,6 +286,9 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 				o->last_rung = p.rung;
 			}
 			*plan = p;
+			o->good_k = k;
+			o->good_layout = *l;
+			o->good_format = in.video_format;
 			g_clear_error(&first);
 			return true;
 		}
@@ -393,12 +416,7 @@ kms_destroy(struct umms_target *target)
 		kms_dumb_destroy(o->dev->fd, &o->composite[0]);
 		kms_dumb_destroy(o->dev->fd, &o->composite[1]);
 		kms_dumb_destroy(o->dev->fd, &o->capture);
-		if (o->mode_blobs) {
-			for (guint i = 0; i < o->mode_blobs->len; i++)
-				drmModeDestroyPropertyBlob(o->dev->fd,
-					g_array_index(o->mode_blobs, uint32_t, i));
-			g_array_unref(o->mode_blobs);
-		}
+		drop_mode_blobs(o);
 		umms_kms_device_close(o->dev);
 	}
 	g_free(o);
@@ -444,6 +462,7 @@ umms_kms_output_create(const struct umms_kms_config *config, GError **error)
 	struct kms_output *o = g_new0(struct kms_output, 1);
 	o->base.impl = &kms_impl;
 	o->last_rung = -2;
+	o->good_k = -1;
 	o->margins = config->margins;
 	o->zoom = config->zoom;
 	o->modeset = true;
@@ -630,10 +649,7 @@ umms_kms_output_describe_planes(struct umms_target *target)
 		g_variant_builder_init(&formats, G_VARIANT_TYPE("as"));
 		for (uint32_t f = 0; f < p->n_formats; f++) {
 			char name[5];
-			for (int c = 0; c < 4; c++)
-				name[c] = (char)((p->formats[f] >> (8 * c)) & 0xff);
-			name[4] = 0;
-			if (g_utf8_validate(name, -1, NULL))
+			if (umms_kms_fourcc_name(p->formats[f], name))
 				g_variant_builder_add(&formats, "s", name);
 		}
 		const char *use = "";

@@ -29,6 +29,8 @@ struct umms_display {
 	char *player_path;
 	struct wl_listener frame, destroy, changed;
 	bool match_refresh;
+	const char *last_rung;     /* VideoPath and Copies when last signalled from a frame */
+	uint64_t last_copies;
 	double fps;                /* the rate the mode was matched to, 0: none */
 };
 
@@ -70,7 +72,11 @@ static void
 on_presented(void *data, struct umms_frame *frame, bool shown, int64_t when_ns)
 {
 	struct umms_display *display = data;
-	/* Frames of a player no longer shown say nothing about the current one. */
+	/*
+	 * Reported to the player shown now: with none shown nobody is told; a
+	 * frame of the previous player still in flight at a switch (one or
+	 * two) is counted for the new one.
+	 */
 	if (display->player)
 		umms_player_report_display(display->player, shown,
 			shown ? when_ns - frame->present_ns : 0);
@@ -83,7 +89,18 @@ on_frame(struct wl_listener *listener, void *data)
 	g_autoptr(GError) error = NULL;
 	if (!umms_target_show(display->target, data, &error))
 		umms_warn("%s", error->message);
-	umms_dbus_iface_changed(display->iface);
+	/*
+	 * Only what a frame can change (the video's path, the copies): a
+	 * comparison of every property, planes included, on each frame is
+	 * work for nothing.
+	 */
+	const char *rung = umms_kms_output_get_rung(display->target);
+	uint64_t copies = umms_kms_output_get_copies(display->target);
+	if (g_strcmp0(rung, display->last_rung) != 0 || copies != display->last_copies) {
+		display->last_rung = rung;
+		display->last_copies = copies;
+		umms_dbus_iface_changed(display->iface);
+	}
 }
 
 static void

@@ -30,6 +30,7 @@ static struct {
 	const char *clips;
 	const char *build_root;
 	const char *source_root;
+	bool verbose;            /* UMMS_TEST_VERBOSE: the in-process ummsd logs at debug */
 } harness;
 
 static void
@@ -111,6 +112,7 @@ umms_test_init(int *argc, char ***argv)
 	harness.clips = g_getenv("UMMS_TEST_CLIPS");
 	harness.build_root = g_getenv("UMMS_TEST_BUILD_ROOT");
 	harness.source_root = g_getenv("UMMS_TEST_SOURCE_ROOT");
+	harness.verbose = g_getenv("UMMS_TEST_VERBOSE") != NULL;
 	start_bus();
 }
 
@@ -218,7 +220,7 @@ umms_test_service_start(const char *const *overrides)
 	g_assert_true(umms_config_set(&service->config, "service.bus-address",
 		harness.bus_address, &error));
 	g_assert_true(umms_config_set(&service->config, "engine.audio-output", "none", &error));
-	if (g_getenv("UMMS_TEST_VERBOSE"))
+	if (harness.verbose)
 		service->config.log.level = UMMS_LOG_DEBUG;
 	for (const char *const *o = overrides; o && *o; o++) {
 		const char *eq = strchr(*o, '=');

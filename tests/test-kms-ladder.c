@@ -53,6 +53,7 @@ struct ladder_case {
 	/* Expected: rung and plane id per layout, 0-terminated ("o33" = overlay on 33). */
 	const char *expect;
 	const char *skipped;   /* a phrase the reasons must contain, or NULL */
+	bool below;            /* the UI is drawn over the video (a hole shows it) */
 };
 
 static const struct ladder_case cases[] = {
@@ -69,6 +70,11 @@ static const struct ladder_case cases[] = {
 		soc_planes, 4, XR24, false, false, "o53 o52 c51", "plane 50 (overlay): under the primary" },
 	{ "NV12 on the SoC: only the YUV overlay",
 		soc_planes, 4, NV12, false, false, "o52 c51", "plane 53 (overlay): no NV12" },
+	{ "video over the UI (a kiosk's fullscreen video): overlays are fine",
+		vkms_planes, 4, XR24, false, true, "o33 o35 c31", NULL },
+	{ "video under the UI's hole: no overlay, composition",
+		vkms_planes, 4, XR24, false, true, "c31", "the UI is drawn over the video",
+		.below = true },
 };
 
 static void
@@ -77,7 +83,8 @@ test_ladder(void)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		const struct ladder_case *c = &cases[i];
 		struct umms_kms_ladder_input in = { .planes = c->planes, .n_planes = c->n_planes,
-			.video_format = c->format, .covers_output = c->covers, .ui_visible = c->ui };
+			.video_format = c->format, .covers_output = c->covers, .ui_visible = c->ui,
+			.video_below_ui = c->below };
 		struct umms_kms_layout_choice out[UMMS_KMS_LADDER_MAX];
 		g_autofree char *skipped = NULL;
 		int n = umms_kms_ladder_build(&in, out, &skipped);

@@ -311,12 +311,13 @@ pixman_format(uint32_t drm)
 
 bool
 kms_composite(struct kms_dumb *dst, const uint8_t *pixels, const struct umms_frame *frame,
-	const struct umms_layout *layout)
+	const struct umms_layout *layout, bool clear)
 {
 	pixman_format_code_t format = pixman_format(kms_frame_drm_format(frame));
 	if (!pixels || !format || frame->n_planes != 1)
 		return false;
-	memset(dst->map, 0, dst->size);   /* black: XRGB8888 zero */
+	if (clear)
+		memset(dst->map, 0, dst->size);   /* black: XRGB8888 zero */
 	if (!layout->visible || layout->video_width <= 0 || layout->video_height <= 0)
 		return true;
 	pixman_image_t *src = pixman_image_create_bits_no_clear(format, frame->width,

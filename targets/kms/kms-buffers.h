@@ -51,12 +51,12 @@ const uint8_t *kms_frame_cache_map(struct kms_frame_cache *cache, struct umms_fr
 uint64_t kms_frame_cache_copies(struct kms_frame_cache *cache);
 
 /*
- * Draws @frame's picture into @dst: black everywhere, the picture scaled
- * (bilinear) into @layout's video rectangle. False for formats pixman
- * does not take.
+ * Draws @frame's picture into @dst: black everywhere first if @clear, the
+ * picture scaled (bilinear) into @layout's video rectangle. False for
+ * formats pixman does not take.
  */
 bool kms_composite(struct kms_dumb *dst, const uint8_t *pixels, const struct umms_frame *frame,
-	const struct umms_layout *layout);
+	const struct umms_layout *layout, bool clear);
 
 /* Writes the dumb buffer (XRGB8888) as PNG. */
 bool kms_dumb_write_png(const struct kms_dumb *dumb, const char *path, GError **error);

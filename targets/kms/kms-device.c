@@ -294,8 +294,11 @@ static bool
 try_device(struct umms_kms_device *device, const char *path, const char *connector,
 	GError **error)
 {
-	device->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (device->fd < 0) {
+	if (device->opener.open) {
+		device->fd = device->opener.open(device->opener.data, path, error);
+		if (device->fd < 0)
+			return false;
+	} else if ((device->fd = open(path, O_RDWR | O_CLOEXEC)) < 0) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "%s: %s", path,
 			g_strerror(errno));
 		return false;
@@ -344,7 +347,9 @@ try_device(struct umms_kms_device *device, const char *path, const char *connect
 static void
 device_reset(struct umms_kms_device *device)
 {
-	if (device->fd >= 0)
+	if (device->fd >= 0 && device->opener.close)
+		device->opener.close(device->opener.data, device->fd);
+	else if (device->fd >= 0)
 		close(device->fd);
 	for (int i = 0; i < device->n_planes; i++)
 		g_free(device->planes[i].formats);
@@ -354,15 +359,17 @@ device_reset(struct umms_kms_device *device)
 	g_free(device->driver);
 	g_free(device->connector_name);
 	g_free(device->writeback_formats);
-	*device = (struct umms_kms_device){ .fd = -1 };
+	*device = (struct umms_kms_device){ .fd = -1, .opener = device->opener };
 }
 
 struct umms_kms_device *
 umms_kms_device_open(const char *path, const char *connector, const char *mode,
-	GError **error)
+	const struct umms_kms_opener *opener, GError **error)
 {
 	struct umms_kms_device *device = g_new0(struct umms_kms_device, 1);
 	device->fd = -1;
+	if (opener)
+		device->opener = *opener;
 	if (path && *path) {
 		if (!try_device(device, path, connector, error))
 			goto fail;

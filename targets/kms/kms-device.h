@@ -15,6 +15,8 @@
 #include <glib.h>
 #include <xf86drmMode.h>
 
+#include "kms.h"
+
 enum umms_kms_plane_type {
 	UMMS_KMS_PLANE_OVERLAY = DRM_PLANE_TYPE_OVERLAY,
 	UMMS_KMS_PLANE_PRIMARY = DRM_PLANE_TYPE_PRIMARY,
@@ -39,6 +41,7 @@ struct umms_kms_plane {
 
 struct umms_kms_device {
 	int fd;
+	struct umms_kms_opener opener;  /* how fd was opened, to close it */
 	char *path;
 	char *driver;
 	uint32_t crtc_id;
@@ -67,12 +70,13 @@ struct umms_kms_device {
 };
 
 /*
- * Opens @path (NULL: the first card with a connected connector), takes a
- * connector (@connector names one, NULL: the first connected) and a mode
- * (@mode "WxH" or "WxH@Hz", NULL: the preferred one). Nothing is committed.
+ * Opens @path (NULL: the first card with a connected connector) with
+ * @opener (NULL: open()), takes a connector (@connector names one, NULL:
+ * the first connected) and a mode (@mode "WxH" or "WxH@Hz", NULL: the
+ * preferred one). Nothing is committed.
  */
 struct umms_kms_device *umms_kms_device_open(const char *path, const char *connector,
-	const char *mode, GError **error);
+	const char *mode, const struct umms_kms_opener *opener, GError **error);
 void umms_kms_device_close(struct umms_kms_device *device);
 
 /* Finds a mode: "WxH" or "WxH@Hz" (Hz may have decimals: 23.976). */

@@ -43,7 +43,9 @@ umms_kms_ladder_build(const struct umms_kms_ladder_input *in,
 	/* 1. Overlays that take the format, lowest first. */
 	int order[UMMS_KMS_LADDER_MAX];
 	int n_overlays = 0;
-	for (int i = 0; i < in->n_planes; i++) {
+	if (in->video_below_ui)
+		g_string_append(why, "overlay planes: the UI is drawn over the video\n");
+	for (int i = 0; i < in->n_planes && !in->video_below_ui; i++) {
 		const struct umms_kms_plane *p = &in->planes[i];
 		if (p->type != UMMS_KMS_PLANE_OVERLAY)
 			continue;

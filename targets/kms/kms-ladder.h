@@ -9,7 +9,8 @@
  *   1. OVERLAY: the frame itself on an overlay plane that takes its format
  *      (lowest zpos first, so the video sits under anything stacked later),
  *      black bars or the UI on the primary plane. No pixel of the video is
- *      touched. A plane that cannot scale is refused by TEST_ONLY.
+ *      touched. A plane that cannot scale is refused by TEST_ONLY. Overlays
+ *      sit above the primary plane, so not when the UI goes over the video.
  *   2. PRIMARY: the frame on the primary plane, when it covers the whole
  *      output and nothing else has to be seen.
  *   3. COMPOSITE: the video drawn into the primary plane's buffer by a
@@ -35,6 +36,7 @@ struct umms_kms_ladder_input {
 	uint32_t video_format;     /* DRM fourcc of the frame */
 	bool covers_output;        /* the picture fills the whole mode, no bars */
 	bool ui_visible;           /* something besides the video must be seen */
+	bool video_below_ui;       /* the UI is drawn over the video (holes show it) */
 };
 
 struct umms_kms_layout_choice {

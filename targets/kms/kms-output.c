@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <glib-unix.h>
 #include <xf86drm.h>
@@ -20,47 +21,14 @@
 #include "kms-buffers.h"
 #include "kms-device.h"
 #include "kms-ladder.h"
+#include "kms-output-private.h"
 #include "kms.h"
 #include "log.h"
 #include "source.h"
 
-/* What one commit puts where. */
-struct plan {
-	int rung;                  /* enum umms_kms_rung, -1: no video */
-	int video_plane;           /* index in the device's planes, -1: none */
-	int primary_plane;
-	uint32_t video_fb, primary_fb;
-	struct umms_layout layout; /* in mode pixels */
-	char why[96];
-};
-
-struct kms_output {
-	struct umms_target base;
-	struct umms_kms_device *dev;
-	struct kms_frame_cache *cache;
-	struct kms_dumb black, composite[2], capture;
-	int next_composite;
-	GSource *source;
-	bool modeset;              /* the next commit sets mode and routing */
-	GArray *mode_blobs;        /* of the committed mode */
-	bool margins_by_connector;
-	struct umms_kms_margins margins;
-	enum umms_layout_scale zoom;
-	struct umms_frame *shown, *flipping, *waiting;
-	bool flip_pending;
-	bool waiting_set;          /* waiting holds the next thing to show (NULL: black) */
-	struct plan plan;          /* the last commit's */
-	int good_k;                /* the ladder rung that worked for good_layout, -1: none */
-	struct umms_layout good_layout;
-	uint32_t good_format;
-	int last_rung;             /* for logging changes */
-	bool matched;              /* the mode was switched to match a frame rate */
-	drmModeModeInfo unmatched; /* the mode to go back to */
-};
-
 static const struct umms_target_impl kms_impl;
 
-static struct kms_output *
+struct kms_output *
 kms_output(struct umms_target *target)
 {
 	g_assert(target->impl == &kms_impl);
@@ -69,8 +37,8 @@ kms_output(struct umms_target *target)
 
 /* ---- placement -------------------------------------------------------------- */
 
-static void
-margins_px(const struct kms_output *o, int px[4])
+void
+kms_output_margins_px(const struct kms_output *o, int px[4])
 {
 	const struct umms_kms_margins *m = &o->margins;
 	int w = o->dev->mode.hdisplay, h = o->dev->mode.vdisplay;
@@ -79,16 +47,39 @@ margins_px(const struct kms_output *o, int px[4])
 		px[i] = m->percent ? (i % 2 ? h : w) * v[i] / 100 : v[i];
 }
 
+/* The part of the mode the picture and the UI get: inside margins we must draw. */
 static void
-place(const struct kms_output *o, const struct umms_frame *frame, struct umms_layout *out)
+area(const struct kms_output *o, int a[4])
 {
 	int w = o->dev->mode.hdisplay, h = o->dev->mode.vdisplay;
 	int m[4] = { 0 };
 	if (!o->margins_by_connector)
-		margins_px(o, m);
+		kms_output_margins_px(o, m);
+	a[0] = m[0], a[1] = m[1], a[2] = w - m[0] - m[2], a[3] = h - m[1] - m[3];
+}
+
+/* Whether a placement hides the video (a rectangle of no size). */
+static bool
+video_hidden(const struct kms_output *o)
+{
+	return o->placed && (o->place.width <= 0 || o->place.height <= 0);
+}
+
+static void
+place(const struct kms_output *o, const struct umms_frame *frame, struct umms_layout *out)
+{
+	int a[4];
+	area(o, a);
+	enum umms_layout_scale scale = o->zoom;
+	if (o->placed) {
+		/* A rectangle of the UI's: in the area's coordinates, the UI's zoom. */
+		a[0] += o->place.x, a[1] += o->place.y;
+		a[2] = o->place.width, a[3] = o->place.height;
+		scale = o->place.scale;
+	}
 	struct umms_layout_input in = {
-		.x = m[0], .y = m[1], .width = w - m[0] - m[2], .height = h - m[1] - m[3],
-		.scale = o->zoom,
+		.x = a[0], .y = a[1], .width = a[2], .height = a[3],
+		.scale = scale,
 		.buffer_width = frame->width, .buffer_height = frame->height,
 		.crop_x = frame->crop_x, .crop_y = frame->crop_y,
 		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
@@ -133,7 +124,7 @@ build(struct kms_output *o, const struct plan *plan, uint32_t capture_fb, int32_
 		umms_kms_atomic_add(a, dev->connector_id, dev->connector_props.crtc_id, dev->crtc_id);
 		if (o->margins_by_connector) {
 			int m[4];
-			margins_px(o, m);
+			kms_output_margins_px(o, m);
 			for (int i = 0; i < 4; i++)
 				umms_kms_atomic_add(a, dev->connector_id,
 					dev->connector_props.margin[i], (uint64_t)m[i]);
@@ -176,8 +167,8 @@ drop_mode_blobs(struct kms_output *o)
 }
 
 /* Commits @plan (TEST_ONLY first is the caller's business); keeps the mode blob. */
-static bool
-commit(struct kms_output *o, const struct plan *plan, uint32_t flags, uint32_t capture_fb,
+bool
+kms_output_commit(struct kms_output *o, const struct plan *plan, uint32_t flags, uint32_t capture_fb,
 	int32_t *fence, GError **error)
 {
 	bool modeset = o->modeset || capture_fb;
@@ -197,7 +188,7 @@ static bool
 test(struct kms_output *o, const struct plan *plan, const char **refused, GError **keep)
 {
 	GError *error = NULL;
-	if (commit(o, plan, DRM_MODE_ATOMIC_TEST_ONLY, 0, NULL, &error))
+	if (kms_output_commit(o, plan, DRM_MODE_ATOMIC_TEST_ONLY, 0, NULL, &error))
 		return true;
 	umms_debug("display: %s: refused: %s", plan->why, error->message);
 	*refused = plan->why;
@@ -208,20 +199,77 @@ test(struct kms_output *o, const struct plan *plan, const char **refused, GError
 	return false;
 }
 
+/* Draws the UI over @dst (cleared to black first if @clear). */
+static void
+draw_ui(struct kms_output *o, struct kms_dumb *dst, bool clear)
+{
+	if (clear)
+		memset(dst->map, 0, dst->size);
+	if (!o->ui || !o->ui_visible)
+		return;
+	pixman_image_t *image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, dst->width,
+		dst->height, dst->map, (int)dst->pitch);
+	int a[4];
+	area(o, a);
+	o->ui->draw(o->ui_data, image, a[0], a[1]);
+	if (o->placed && o->place.above_ui && !video_hidden(o)) {
+		/* The video's rectangle over the UI is black where the picture leaves bars. */
+		pixman_color_t black = { 0, 0, 0, 0xffff };
+		pixman_rectangle16_t r = { (int16_t)(a[0] + o->place.x), (int16_t)(a[1] + o->place.y),
+			(uint16_t)o->place.width, (uint16_t)o->place.height };
+		pixman_image_fill_rectangles(PIXMAN_OP_SRC, image, &black, 1, &r);
+	}
+	pixman_image_unref(image);
+}
+
+/* What the primary plane shows under an overlay: the UI, or black. */
+static uint32_t
+background_fb(struct kms_output *o)
+{
+	if (!o->ui || !o->ui_visible)
+		return o->black.fb_id;
+	if (o->ui_dirty || !o->ui_fb) {
+		/* Drawn into the buffer not on screen. */
+		struct kms_dumb *dst = &o->ui_buf[o->ui_next];
+		draw_ui(o, dst, true);
+		o->ui_fb = dst->fb_id;
+		o->ui_next ^= 1;
+		o->ui_dirty = false;
+	}
+	return o->ui_fb;
+}
+
+/* The video and the UI drawn together into @dst, stacked as placed. */
+static bool
+compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
+	const struct umms_layout *l)
+{
+	const uint8_t *pixels = kms_frame_cache_map(o->cache, frame);
+	if (o->placed && o->place.above_ui) {
+		draw_ui(o, dst, true);
+		return kms_composite(dst, pixels, frame, l, false);
+	}
+	if (!kms_composite(dst, pixels, frame, l, true))
+		return false;
+	draw_ui(o, dst, false);
+	return true;
+}
+
 /* The first layout of the ladder the device accepts for @frame (NULL: none, black). */
 static bool
 choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError **error)
 {
 	struct umms_kms_device *dev = o->dev;
 	*plan = (struct plan){ .rung = -1, .video_plane = -1, .primary_plane = -1,
-		.primary_fb = o->black.fb_id };
+		.primary_fb = background_fb(o) };
 	for (int i = 0; i < dev->n_planes && plan->primary_plane < 0; i++) {
 		if (dev->planes[i].type == UMMS_KMS_PLANE_PRIMARY)
 			plan->primary_plane = i;
 	}
-	if (!frame) {
-		snprintf(plan->why, sizeof(plan->why), "no video: black");
-		return commit(o, plan, DRM_MODE_ATOMIC_TEST_ONLY, 0, NULL, error);
+	if (!frame || video_hidden(o)) {
+		snprintf(plan->why, sizeof(plan->why), "no video: %s",
+			o->ui && o->ui_visible ? "the UI" : "black");
+		return kms_output_commit(o, plan, DRM_MODE_ATOMIC_TEST_ONLY, 0, NULL, error);
 	}
 	place(o, frame, &plan->layout);
 	const struct umms_layout *l = &plan->layout;
@@ -230,7 +278,8 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 		.video_format = kms_frame_drm_format(frame),
 		.covers_output = l->video_x == 0 && l->video_y == 0 &&
 			l->video_width == dev->mode.hdisplay && l->video_height == dev->mode.vdisplay,
-		.ui_visible = false,
+		.ui_visible = o->ui && o->ui_visible,
+		.video_below_ui = o->ui && o->ui_visible && !(o->placed && o->place.above_ui),
 	};
 	struct umms_kms_layout_choice choices[UMMS_KMS_LADDER_MAX];
 	g_autofree char *skipped = NULL;
@@ -247,6 +296,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 	 * rungs below it first, then those above.
 	 */
 	bool same = o->good_k >= 0 && !o->modeset && o->good_format == in.video_format &&
+		o->good_ui == (in.ui_visible | in.video_below_ui << 1) &&
 		memcmp(&o->good_layout, l, sizeof(*l)) == 0;
 	int start = same && o->good_k < n ? o->good_k : 0;
 	for (int i = 0; i < n; i++) {
@@ -258,7 +308,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 		g_strlcpy(p.why, choices[k].why, sizeof(p.why));
 		if (choices[k].rung == UMMS_KMS_RUNG_COMPOSITE) {
 			struct kms_dumb *dst = &o->composite[o->next_composite];
-			if (!kms_composite(dst, kms_frame_cache_map(o->cache, frame), frame, l)) {
+			if (!compose(o, dst, frame, l)) {
 				umms_debug("display: cannot compose %dx%d frames of this format",
 					frame->width, frame->height);
 				continue;
@@ -272,7 +322,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 			if (!fb)
 				continue;
 			p.video_fb = fb;
-			p.primary_fb = choices[k].rung == UMMS_KMS_RUNG_PRIMARY ? fb : o->black.fb_id;
+			p.primary_fb = choices[k].rung == UMMS_KMS_RUNG_PRIMARY ? fb : background_fb(o);
 		}
 		if (test(o, &p, &refused, &first)) {
 			if (p.rung == UMMS_KMS_RUNG_COMPOSITE)
@@ -289,6 +339,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 			o->good_k = k;
 			o->good_layout = *l;
 			o->good_format = in.video_format;
+			o->good_ui = in.ui_visible | in.video_below_ui << 1;
 			g_clear_error(&first);
 			return true;
 		}
@@ -309,23 +360,63 @@ report(struct kms_output *o, struct umms_frame *frame, bool shown, int64_t when)
 		o->base.presented(o->base.presented_data, frame, shown, when);
 }
 
-/* Commits @frame (owned reference, may be NULL) now; it waits for its flip. */
+/*
+ * Commits @frame (owned reference, may be NULL) now; it waits for its flip.
+ * A frame not @new (the one on screen, again, under a new UI or settings)
+ * is not reported a second time.
+ */
 static bool
-present(struct kms_output *o, struct umms_frame *frame, GError **error)
+present(struct kms_output *o, struct umms_frame *frame, bool new, GError **error)
 {
 	struct plan plan;
 	if (!choose(o, frame, &plan, error) ||
-			!commit(o, &plan, DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, 0, NULL,
+			!kms_output_commit(o, &plan, DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, 0, NULL,
 				error)) {
-		report(o, frame, false, 0);
+		if (new)
+			report(o, frame, false, 0);
 		if (frame)
 			umms_frame_unref(frame);
 		return false;
 	}
 	o->plan = plan;
 	o->flipping = frame;
+	o->flipping_new = new;
 	o->flip_pending = true;
 	return true;
+}
+
+/* Starts the next commit if the screen is free: the frame waiting, or the UI changed. */
+static void
+kick(struct kms_output *o)
+{
+	if (o->flip_pending || o->inactive)
+		return;
+	GError *error = NULL;
+	bool ok = true;
+	if (o->waiting_set) {
+		struct umms_frame *next = o->waiting;
+		o->waiting = NULL;
+		o->waiting_set = false;
+		ok = present(o, next, true, &error);
+	} else if (o->ui_dirty) {
+		/* Drawn by this commit: nothing is left to do after it. */
+		if (!o->ui || !o->ui_visible)
+			o->ui_dirty = false;
+		ok = present(o, o->shown ? umms_frame_ref(o->shown) : NULL, false, &error);
+	}
+	if (!ok) {
+		umms_warn("%s", error->message);
+		g_error_free(error);
+	}
+}
+
+static gboolean
+kick_cb(gpointer data)
+{
+	struct kms_output *o = data;
+	umms_source_forget(&o->kick);
+	kick(o);
+	return G_SOURCE_REMOVE;
 }
 
 static void
@@ -334,21 +425,20 @@ page_flip(int fd, unsigned sequence, unsigned sec, unsigned usec, unsigned crtc,
 	struct kms_output *o = data;
 	o->flip_pending = false;
 	int64_t when = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
-	report(o, o->flipping, true, when);
+	if (o->flipping_new)
+		report(o, o->flipping, true, when);
 	if (o->shown)
 		umms_frame_unref(o->shown);
 	o->shown = o->flipping;
 	o->flipping = NULL;
-	if (o->waiting_set) {
-		struct umms_frame *next = o->waiting;
-		o->waiting = NULL;
-		o->waiting_set = false;
-		GError *error = NULL;
-		if (!present(o, next, &error)) {
-			umms_warn("%s", error->message);
-			g_error_free(error);
-		}
+	if (o->ui) {
+		const drmModeModeInfo *m = &o->dev->mode;
+		/* Nanoseconds a frame: htotal × vtotal pixels at clock kHz. */
+		uint32_t refresh = m->clock ? (uint32_t)((uint64_t)m->htotal * m->vtotal *
+			1000000u / m->clock) : 0;
+		o->ui->presented(o->ui_data, when, refresh, sequence);
 	}
+	kick(o);
 }
 
 static void
@@ -366,8 +456,8 @@ drm_readable(gint fd, GIOCondition condition, gpointer data)
 }
 
 /* Waits (blocking, up to @ms per flip) until no flip is pending. */
-static bool
-wait_flip(struct kms_output *o, int ms)
+bool
+kms_output_wait_flip(struct kms_output *o, int ms)
 {
 	while (o->flip_pending) {
 		struct pollfd pfd = { .fd = o->dev->fd, .events = POLLIN };
@@ -386,8 +476,8 @@ kms_show(struct umms_target *target, struct umms_frame *frame, GError **error)
 	struct kms_output *o = kms_output(target);
 	if (frame)
 		umms_frame_ref(frame);
-	if (o->flip_pending) {
-		/* The screen is busy: the newest frame waits, the one it replaces is dropped. */
+	if (o->flip_pending || o->inactive) {
+		/* The screen is busy (or away): the newest frame waits, the one it replaces is dropped. */
 		if (o->waiting) {
 			report(o, o->waiting, false, 0);
 			umms_frame_unref(o->waiting);
@@ -396,7 +486,7 @@ kms_show(struct umms_target *target, struct umms_frame *frame, GError **error)
 		o->waiting_set = true;
 		return true;
 	}
-	return present(o, frame, error);
+	return present(o, frame, true, error);
 }
 
 static void
@@ -404,8 +494,13 @@ kms_destroy(struct umms_target *target)
 {
 	struct kms_output *o = kms_output(target);
 	umms_source_clear(&o->source);
+	umms_source_clear(&o->kick);
+	/* Only the flip in progress is waited for: nothing new starts. */
+	o->ui = NULL;
+	o->ui_dirty = false;
+	o->waiting_set = false;
 	if (o->dev) {
-		wait_flip(o, 100);
+		kms_output_wait_flip(o, 100);
 		struct umms_frame **frames[] = { &o->waiting, &o->flipping, &o->shown };
 		for (size_t i = 0; i < G_N_ELEMENTS(frames); i++) {
 			if (*frames[i])
@@ -416,6 +511,8 @@ kms_destroy(struct umms_target *target)
 		kms_dumb_destroy(o->dev->fd, &o->composite[0]);
 		kms_dumb_destroy(o->dev->fd, &o->composite[1]);
 		kms_dumb_destroy(o->dev->fd, &o->capture);
+		kms_dumb_destroy(o->dev->fd, &o->ui_buf[0]);
+		kms_dumb_destroy(o->dev->fd, &o->ui_buf[1]);
 		drop_mode_blobs(o);
 		umms_kms_device_close(o->dev);
 	}
@@ -437,20 +534,38 @@ make_buffers(struct kms_output *o, GError **error)
 	kms_dumb_destroy(fd, &o->composite[0]);
 	kms_dumb_destroy(fd, &o->composite[1]);
 	kms_dumb_destroy(fd, &o->capture);
+	kms_dumb_destroy(fd, &o->ui_buf[0]);
+	kms_dumb_destroy(fd, &o->ui_buf[1]);
+	o->ui_fb = 0;
 	return kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->black, error) &&
 		kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->composite[0], error) &&
-		kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->composite[1], error);
+		kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->composite[1], error) &&
+		kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->ui_buf[0], error) &&
+		kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->ui_buf[1], error);
+}
+
+/* Tells the UI the size of its area (after a mode or margins change). */
+static void
+ui_resized(struct kms_output *o)
+{
+	int a[4];
+	area(o, a);
+	if (o->ui && o->ui->resized)
+		o->ui->resized(o->ui_data, a[2], a[3]);
 }
 
 /* Shows the current frame again under new settings. */
 static void
 refresh(struct kms_output *o)
 {
-	if (!wait_flip(o, 200))
+	ui_resized(o);
+	/* Away, the settings apply when the device is back (set_active). */
+	if (o->inactive || !kms_output_wait_flip(o, 200))
 		return;
 	struct umms_frame *frame = o->shown ? umms_frame_ref(o->shown) : NULL;
 	GError *error = NULL;
-	if (!present(o, frame, &error)) {
+	o->ui_dirty = true;
+	if (!present(o, frame, false, &error)) {
 		umms_warn("%s", error->message);
 		g_error_free(error);
 	}
@@ -466,7 +581,8 @@ umms_kms_output_create(const struct umms_kms_config *config, GError **error)
 	o->margins = config->margins;
 	o->zoom = config->zoom;
 	o->modeset = true;
-	o->dev = umms_kms_device_open(config->device, config->connector, config->mode, error);
+	o->dev = umms_kms_device_open(config->device, config->connector, config->mode,
+		&config->opener, error);
 	if (!o->dev)
 		goto fail;
 	const uint32_t *mp = o->dev->connector_props.margin;
@@ -476,7 +592,7 @@ umms_kms_output_create(const struct umms_kms_config *config, GError **error)
 		goto fail;
 	/* Light the screen (black) now, blocking: a device that refuses says so at start. */
 	struct plan plan;
-	if (!choose(o, NULL, &plan, error) || !commit(o, &plan, 0, 0, NULL, error))
+	if (!choose(o, NULL, &plan, error) || !kms_output_commit(o, &plan, 0, 0, NULL, error))
 		goto fail;
 	o->plan = plan;
 	o->source = g_unix_fd_source_new(o->dev->fd, G_IO_IN);
@@ -494,7 +610,12 @@ fail:
 static bool
 switch_mode(struct kms_output *o, const drmModeModeInfo *info, GError **error)
 {
-	if (!wait_flip(o, 200)) {
+	if (o->inactive) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE,
+			"display: the device is away (another session holds the seat)");
+		return false;
+	}
+	if (!kms_output_wait_flip(o, 200)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "display: the screen stopped flipping");
 		return false;
 	}
@@ -507,7 +628,7 @@ switch_mode(struct kms_output *o, const drmModeModeInfo *info, GError **error)
 		return false;
 	}
 	struct umms_frame *frame = o->shown ? umms_frame_ref(o->shown) : NULL;
-	if (!present(o, frame, error)) {
+	if (!present(o, frame, false, error)) {
 		/* Back to the mode that worked. */
 		o->dev->mode = old;
 		o->modeset = true;
@@ -515,6 +636,7 @@ switch_mode(struct kms_output *o, const drmModeModeInfo *info, GError **error)
 		refresh(o);
 		return false;
 	}
+	ui_resized(o);
 	char *desc = umms_kms_mode_describe(info);
 	umms_info("display: mode %s", desc);
 	g_free(desc);
@@ -577,193 +699,64 @@ umms_kms_output_set_zoom(struct umms_target *target, enum umms_layout_scale zoom
 	refresh(o);
 }
 
-char **
-umms_kms_output_list_modes(struct umms_target *target)
+void
+umms_kms_output_set_ui(struct umms_target *target, const struct umms_kms_ui_impl *impl,
+	void *data)
 {
 	struct kms_output *o = kms_output(target);
-	char **modes = g_new0(char *, (size_t)o->dev->n_modes + 1);
-	for (int i = 0; i < o->dev->n_modes; i++)
-		modes[i] = umms_kms_mode_describe(&o->dev->modes[i]);
-	return modes;
-}
-
-char *
-umms_kms_output_current_mode(struct umms_target *target)
-{
-	return umms_kms_mode_describe(&kms_output(target)->dev->mode);
+	o->ui = impl;
+	o->ui_data = data;
+	o->ui_visible = false;
+	o->ui_dirty = true;
+	ui_resized(o);
 }
 
 void
-umms_kms_output_get_margins_px(struct umms_target *target, int px[4])
-{
-	margins_px(kms_output(target), px);
-}
-
-bool
-umms_kms_output_check_margins(struct umms_target *target, const struct umms_kms_margins *m,
-	GError **error)
+umms_kms_output_damage_ui(struct umms_target *target, bool visible)
 {
 	struct kms_output *o = kms_output(target);
-	int w = o->dev->mode.hdisplay, h = o->dev->mode.vdisplay;
-	int v[4] = { m->left, m->top, m->right, m->bottom };
-	for (int i = 0; i < 4; i++) {
-		int side = i % 2 ? h : w;
-		if (v[i] < 0 || (m->percent ? v[i] > 40 : v[i] * 100 > side * 40)) {
-			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-				"margins (%d, %d, %d, %d)%s: each must be 0 to 40%% of its side of "
-				"%dx%d", v[0], v[1], v[2], v[3], m->percent ? "%" : "", w, h);
-			return false;
-		}
-	}
-	return true;
+	o->ui_visible = visible;
+	o->ui_dirty = true;
+	/* Soon, not now: one commit for all the surfaces a client commits together. */
+	if (!o->kick)
+		o->kick = umms_source_idle(kick_cb, o);
 }
 
-enum umms_layout_scale
-umms_kms_output_get_zoom(struct umms_target *target)
+void
+umms_kms_output_get_ui_area(struct umms_target *target, int area_out[4])
 {
-	return kms_output(target)->zoom;
+	area(kms_output(target), area_out);
 }
 
-const char *
-umms_kms_output_get_rung(struct umms_target *target)
+void
+umms_kms_output_place_video(struct umms_target *target, const struct umms_kms_video_place *place)
 {
 	struct kms_output *o = kms_output(target);
-	return o->plan.rung < 0 ? "" : umms_kms_rung_name((enum umms_kms_rung)o->plan.rung);
-}
-
-uint64_t
-umms_kms_output_get_copies(struct umms_target *target)
-{
-	return kms_frame_cache_copies(kms_output(target)->cache);
-}
-
-GVariant *
-umms_kms_output_describe_planes(struct umms_target *target)
-{
-	struct kms_output *o = kms_output(target);
-	GVariantBuilder planes;
-	g_variant_builder_init(&planes, G_VARIANT_TYPE("aa{sv}"));
-	for (int i = 0; i < o->dev->n_planes; i++) {
-		const struct umms_kms_plane *p = &o->dev->planes[i];
-		GVariantBuilder formats;
-		g_variant_builder_init(&formats, G_VARIANT_TYPE("as"));
-		for (uint32_t f = 0; f < p->n_formats; f++) {
-			char name[5];
-			if (umms_kms_fourcc_name(p->formats[f], name))
-				g_variant_builder_add(&formats, "s", name);
-		}
-		const char *use = "";
-		if (i == o->plan.video_plane)
-			use = "video";
-		else if (i == o->plan.primary_plane)
-			use = o->plan.rung == UMMS_KMS_RUNG_COMPOSITE ? "composition" : "background";
-		GVariantBuilder dict;
-		g_variant_builder_init(&dict, G_VARIANT_TYPE("a{sv}"));
-		g_variant_builder_add(&dict, "{sv}", "id", g_variant_new_uint32(p->id));
-		g_variant_builder_add(&dict, "{sv}", "type",
-			g_variant_new_string(umms_kms_plane_type_name(p->type)));
-		g_variant_builder_add(&dict, "{sv}", "formats", g_variant_builder_end(&formats));
-		g_variant_builder_add(&dict, "{sv}", "zpos", g_variant_new_uint64(p->zpos));
-		g_variant_builder_add(&dict, "{sv}", "use", g_variant_new_string(use));
-		g_variant_builder_add_value(&planes, g_variant_builder_end(&dict));
+	if (!place) {
+		o->placed = false;
+	} else {
+		o->placed = true;
+		o->place = *place;
 	}
-	return g_variant_builder_end(&planes);
+	o->ui_dirty = true;
+	if (!o->kick)
+		o->kick = umms_source_idle(kick_cb, o);
 }
 
-bool
-umms_kms_output_capture(struct umms_target *target, const char *path, GError **error)
+
+void
+umms_kms_output_set_active(struct umms_target *target, bool active)
 {
 	struct kms_output *o = kms_output(target);
-	struct umms_kms_device *dev = o->dev;
-	if (!dev->writeback_id) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
-			"display: %s (%s) has no writeback connector to capture with", dev->path,
-			dev->driver);
-		return false;
-	}
-	if (!wait_flip(o, 500)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "display: the screen stopped flipping");
-		return false;
-	}
-	if (!o->capture.fb_id && !kms_dumb_create(dev->fd, dev->mode.hdisplay, dev->mode.vdisplay,
-			DRM_FORMAT_XRGB8888, &o->capture, error))
-		return false;
-	/* The state on screen again, with the writeback connector reading it. */
-	int32_t fence = -1;
-	if (!commit(o, &o->plan, 0, o->capture.fb_id, &fence, error))
-		return false;
-	struct pollfd pfd = { .fd = fence, .events = POLLIN };
-	int ready = fence >= 0 ? poll(&pfd, 1, 2000) : 0;
-	if (fence >= 0)
-		close(fence);
-	if (ready <= 0) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
-			"display: the writeback did not complete");
-		return false;
-	}
-	return kms_dumb_write_png(&o->capture, path, error);
-}
-
-/* ---- parsing settings ------------------------------------------------------- */
-
-static const char *const zoom_names[] = {
-	[UMMS_LAYOUT_SCALE_LETTERBOX] = "letterbox",
-	[UMMS_LAYOUT_SCALE_FILL] = "fill",
-	[UMMS_LAYOUT_SCALE_CROP] = "crop",
-	[UMMS_LAYOUT_SCALE_NONE] = "none",
-	[UMMS_LAYOUT_SCALE_4_3_IN_16_9] = "4:3-in-16:9",
-	[UMMS_LAYOUT_SCALE_ANAMORPHIC] = "anamorphic",
-};
-
-const char *
-umms_kms_zoom_name(enum umms_layout_scale zoom)
-{
-	return (size_t)zoom < G_N_ELEMENTS(zoom_names) ? zoom_names[zoom] : "letterbox";
-}
-
-bool
-umms_kms_zoom_parse(const char *text, enum umms_layout_scale *out, GError **error)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(zoom_names); i++) {
-		if (g_ascii_strcasecmp(text, zoom_names[i]) == 0) {
-			*out = (enum umms_layout_scale)i;
-			return true;
-		}
-	}
-	g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-		"zoom \"%s\": expected letterbox, fill, crop, none, 4:3-in-16:9 or anamorphic", text);
-	return false;
-}
-
-bool
-umms_kms_margins_parse(const char *text, struct umms_kms_margins *out, GError **error)
-{
-	g_auto(GStrv) parts = g_strsplit(text, ",", -1);
-	guint n = g_strv_length(parts);
-	int v[4] = { 0 };
-	int percent = -1;
-	if (n != 1 && n != 2 && n != 4)
-		goto bad;
-	for (guint i = 0; i < n; i++) {
-		char *s = g_strstrip(parts[i]), *end = NULL;
-		long value = strtol(s, &end, 10);
-		bool pct = end && *end == '%';
-		if (end == s || (pct ? end[1] != 0 : *end != 0) || value < 0 || value > 4000 ||
-				(pct && value > 40) || (percent >= 0 && percent != pct))
-			goto bad;
-		percent = pct;
-		v[i] = (int)value;
-	}
-	/* One value: all sides; two: left/right and top/bottom; four: left, top, right, bottom. */
-	if (n == 1)
-		v[1] = v[2] = v[3] = v[0];
-	else if (n == 2)
-		v[2] = v[0], v[3] = v[1];
-	*out = (struct umms_kms_margins){ v[0], v[1], v[2], v[3], percent == 1 };
-	return true;
-bad:
-	g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-		"margins \"%s\": expected pixels or percents (up to 40%%): \"5%%\", \"32,18\" or "
-		"\"left,top,right,bottom\", all in the same unit", text);
-	return false;
+	if (o->inactive == !active)
+		return;
+	o->inactive = !active;
+	if (!active)
+		return;
+	/* Whoever held the device meanwhile left its own state: set it all again. */
+	o->modeset = true;
+	o->good_k = -1;
+	o->ui_dirty = true;
+	/* The frame waiting, else the one shown again (a flip pending kicks when it ends). */
+	kick(o);
 }

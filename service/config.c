@@ -57,6 +57,10 @@ static const struct key keys[] = {
 	KEY("display", "margins", KEY_STRING, display.margins),
 	KEY("display", "zoom", KEY_STRING, display.zoom),
 	KEY("display", "match-refresh", KEY_BOOL, display.match_refresh),
+	KEY("display", "compositor", KEY_BOOL, display.compositor),
+	KEY("display", "input", KEY_BOOL, display.input),
+	KEY("display", "keyboard-layout", KEY_STRING, display.keyboard_layout),
+	KEY("display", "session", KEY_STRING, display.session),
 };
 
 void
@@ -92,6 +96,10 @@ umms_config_init(struct umms_config *config)
 			.mode = g_strdup(""),
 			.margins = g_strdup("0"),
 			.zoom = g_strdup("letterbox"),
+			.compositor = true,
+			.input = true,
+			.keyboard_layout = g_strdup("us"),
+			.session = g_strdup("auto"),
 		},
 	};
 }
@@ -110,6 +118,8 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->display.mode);
 	g_free(config->display.margins);
 	g_free(config->display.zoom);
+	g_free(config->display.keyboard_layout);
+	g_free(config->display.session);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

@@ -64,6 +64,10 @@ struct umms_config {
 		char *margins;            /* overscan, "0", "5%", "32,18" or "l,t,r,b" */
 		char *zoom;               /* letterbox, fill, crop, none, 4:3-in-16:9, anamorphic */
 		bool match_refresh;       /* switch modes to suit a video's frame rate */
+		bool compositor;          /* serve Wayland clients (a shell UI) on the screen */
+		bool input;               /* take keyboards and pointers (libinput) for them */
+		char *keyboard_layout;    /* xkb layout, "us" */
+		char *session;           /* auto, libseat, direct: how devices are opened */
 	} display;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };

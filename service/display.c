@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "compositor.h"
 #include "dbus-iface.h"
 #include "display.h"
 #include "error.h"
@@ -13,7 +14,9 @@
 #include "log.h"
 #include "manager.h"
 #include "player.h"
+#include "session.h"
 #include "umms-dbus.h"
+#include "video-server.h"
 
 #define DISPLAY_PATH "/org/umms/display/0"
 
@@ -32,6 +35,11 @@ struct umms_display {
 	const char *last_rung;     /* VideoPath and Copies when last signalled from a frame */
 	uint64_t last_copies;
 	double fps;                /* the rate the mode was matched to, 0: none */
+	struct umms_compositor *compositor;
+	struct umms_video_server *video;
+	bool placed;               /* the player was placed by a client of the compositor */
+	struct umms_session *session;  /* the device and input devices are opened in it */
+	struct wl_listener active;
 };
 
 /* The frame rate of the shown player's video, 0 if unknown. */
@@ -128,21 +136,23 @@ on_player_destroy(struct wl_listener *listener, void *data)
 	unset_player(display);
 }
 
-static bool
-set_player(struct umms_display *display, const char *path, GError **error)
+/* Back to the whole screen: a placement made by a client no longer holds. */
+static void
+unplace(struct umms_display *display)
 {
-	if (strcmp(path, "/") == 0) {
-		unset_player(display);
-		return true;
-	}
-	struct umms_player *player = umms_manager_find_player(display->manager, path);
-	if (!player) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no player %s", path);
-		return false;
-	}
+	if (!display->placed)
+		return;
+	display->placed = false;
+	umms_kms_output_place_video(display->target, NULL);
+}
+
+static bool
+show_player(struct umms_display *display, struct umms_player *player, GError **error)
+{
 	if (player == display->player)
 		return true;
 	unset_player(display);
+	const char *path = umms_manager_player_path(display->manager, player);
 	if (!umms_player_set_video_output(player, true, display_formats,
 			G_N_ELEMENTS(display_formats), error))
 		return false;
@@ -155,10 +165,54 @@ set_player(struct umms_display *display, const char *path, GError **error)
 	display->changed.notify = on_player_changed;
 	wl_signal_add(&player->events.changed, &display->changed);
 	update_refresh(display);
+	umms_player_redraw(player);
 	umms_info("display: showing %s", path);
 	umms_dbus_iface_changed(display->iface);
 	return true;
 }
+
+static bool
+set_player(struct umms_display *display, const char *path, GError **error)
+{
+	unplace(display);
+	if (strcmp(path, "/") == 0) {
+		unset_player(display);
+		return true;
+	}
+	struct umms_player *player = umms_manager_find_player(display->manager, path);
+	if (!player) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no player %s", path);
+		return false;
+	}
+	return show_player(display, player, error);
+}
+
+/* A compositor client placed a player's video in its surface, or the placement ended. */
+static void
+on_place_video(void *data, struct umms_player *player, const struct umms_kms_video_place *place)
+{
+	struct umms_display *display = data;
+	if (!place) {
+		if (display->placed && display->player == player) {
+			unplace(display);
+			unset_player(display);
+		}
+		return;
+	}
+	g_autoptr(GError) error = NULL;
+	if (!show_player(display, player, &error)) {
+		umms_warn("display: %s", error->message);
+		return;
+	}
+	display->placed = true;
+	umms_debug("display: video placed at %dx%d+%d+%d (%s the UI)", place->width,
+		place->height, place->x, place->y, place->above_ui ? "over" : "under");
+	umms_kms_output_place_video(display->target, place);
+}
+
+static const struct umms_compositor_hooks compositor_hooks = {
+	.place_video = on_place_video,
+};
 
 /* ---- D-Bus ------------------------------------------------------------------ */
 
@@ -257,9 +311,32 @@ static const struct umms_dbus_iface_ops display_ops = {
 
 /* ---- life ------------------------------------------------------------------- */
 
+static int
+session_open(void *data, const char *path, GError **error)
+{
+	return umms_session_open_device(data, path, error);
+}
+
+static void
+session_close(void *data, int fd)
+{
+	umms_session_close_device(data, fd);
+}
+
+static void
+on_session_active(struct wl_listener *listener, void *data)
+{
+	struct umms_display *display = wl_container_of(listener, display, active);
+	bool active = *(bool *)data;
+	umms_info("display: %s", active ? "the seat is back: showing again" :
+		"the seat went to another session: not showing until it is back");
+	if (display->target)
+		umms_kms_output_set_active(display->target, active);
+}
+
 struct umms_display *
 umms_display_create(const struct umms_config *config, struct umms_manager *manager,
-	GDBusConnection *connection, GError **error)
+	GDBusConnection *connection, struct umms_video_server *video, GError **error)
 {
 	struct umms_kms_config kms = {
 		.device = config->display.drm_device,
@@ -275,12 +352,34 @@ umms_display_create(const struct umms_config *config, struct umms_manager *manag
 	struct umms_display *display = g_new0(struct umms_display, 1);
 	display->manager = manager;
 	display->connection = g_object_ref(connection);
+	struct umms_session_config session = { .mode = config->display.session };
+	display->session = umms_session_create(&session, error);
+	if (!display->session)
+		goto fail;
+	display->active.notify = on_session_active;
+	wl_signal_add(&display->session->events.active, &display->active);
+	kms.opener = (struct umms_kms_opener){ session_open, session_close, display->session };
 	display->target = umms_kms_output_create(&kms, error);
 	if (!display->target)
 		goto fail;
 	display->match_refresh = config->display.match_refresh;
 	display->target->presented = on_presented;
 	display->target->presented_data = display;
+	if (config->display.compositor && video) {
+		struct umms_compositor_config cc = {
+			.input = config->display.input,
+			.xkb_layout = config->display.keyboard_layout,
+			.session = display->session,
+		};
+		display->compositor = umms_compositor_create(umms_video_server_get_display(video),
+			display->target, &cc, &compositor_hooks, display, error);
+		if (!display->compositor)
+			goto fail;
+		display->video = video;
+		umms_video_server_set_compositor(video, display->compositor);
+		umms_info("display: Wayland clients are served on %s",
+			umms_video_server_socket(video));
+	}
 	display->iface = umms_dbus_iface_new(umms_display1_interface_info(), &display_ops, display);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(display->iface),
 			connection, DISPLAY_PATH, error))
@@ -296,6 +395,10 @@ umms_display_destroy(struct umms_display *display)
 {
 	if (!display)
 		return;
+	if (display->video)
+		umms_video_server_set_compositor(display->video, NULL);
+	umms_compositor_destroy(display->compositor);
+	display->placed = false;
 	unset_player(display);
 	if (display->iface) {
 		umms_dbus_iface_detach(display->iface);
@@ -303,6 +406,10 @@ umms_display_destroy(struct umms_display *display)
 		g_object_unref(display->iface);
 	}
 	umms_target_destroy(display->target);
+	if (display->session) {
+		wl_list_remove(&display->active.link);
+		umms_session_destroy(display->session);
+	}
 	g_object_unref(display->connection);
 	g_free(display);
 }

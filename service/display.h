@@ -14,10 +14,16 @@
 
 struct umms_manager;
 struct umms_display;
+struct umms_video_server;
 
-/* Opens the device from config->display and exports the object. */
+/*
+ * Opens the device from config->display and exports the object. With
+ * @video (and display.compositor), ummsd's compositor serves Wayland
+ * clients on the video server's display (service/compositor/).
+ */
 struct umms_display *umms_display_create(const struct umms_config *config,
-	struct umms_manager *manager, GDBusConnection *connection, GError **error);
+	struct umms_manager *manager, GDBusConnection *connection,
+	struct umms_video_server *video, GError **error);
 /* Takes the video off, releases the device. NULL is a no-op. */
 void umms_display_destroy(struct umms_display *display);
 

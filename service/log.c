@@ -14,6 +14,7 @@ static const char *const scope_names[UMMS_SCOPE_COUNT] = {
 	[UMMS_SCOPE_MPRIS] = "mpris",
 	[UMMS_SCOPE_VIDEO] = "video",
 	[UMMS_SCOPE_DISPLAY] = "display",
+	[UMMS_SCOPE_SEAT] = "seat",
 };
 
 static const char *const level_names[] = {
@@ -25,7 +26,7 @@ static const char *const level_names[] = {
 };
 
 /* -1: follow the global level. */
-static int scope_levels[UMMS_SCOPE_COUNT] = { -1, -1, -1, -1, -1, -1, -1 };
+static int scope_levels[UMMS_SCOPE_COUNT] = { [0 ... UMMS_SCOPE_COUNT - 1] = -1 };
 static enum umms_log_level global_level = UMMS_LOG_WARNING;
 static FILE *log_stream;
 static GMutex log_lock;

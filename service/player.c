@@ -668,6 +668,16 @@ umms_player_set_video_output(struct umms_player *player, bool wanted,
 }
 
 void
+umms_player_redraw(struct umms_player *player)
+{
+	/* As above: a still picture comes again only from a seek to where it is. */
+	if (player->video_wanted && player->engine && player->uri &&
+			player->state != UMMS_PLAYER_PLAYING && player->engine->info.seekable &&
+			!player->pending.length)
+		request_position(player, umms_player_get_position(player), NULL, NULL, NULL);
+}
+
+void
 umms_player_report_display(struct umms_player *player, bool shown, int64_t latency_ns)
 {
 	if (!shown) {

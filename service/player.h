@@ -138,6 +138,11 @@ void umms_player_set_mute(struct umms_player *player, bool mute);
  */
 bool umms_player_set_video_output(struct umms_player *player, bool wanted,
 	const uint32_t *formats, size_t n, GError **error);
+/*
+ * A new consumer of events.frame (the display taking over a player that is
+ * paused) needs the picture now: sends the frame on screen again.
+ */
+void umms_player_redraw(struct umms_player *player);
 /* A client's compositor showed a frame (@latency_ns late), or discarded it. */
 void umms_player_report_display(struct umms_player *player, bool shown, int64_t latency_ns);
 

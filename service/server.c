@@ -98,7 +98,7 @@ umms_server_create(const struct umms_config *config, GError **error)
 			!(server->video = umms_video_server_create(config, server->manager, error)))
 		goto fail;
 	if (config->display.enabled && !(server->display = umms_display_create(config,
-			server->manager, server->connection, error)))
+			server->manager, server->connection, server->video, error)))
 		goto fail;
 	umms_info("serving %s on %s", config->service.bus_name, server->bus_address);
 	return &server->base;

@@ -22,6 +22,7 @@ struct umms_video_server {
 	char *lock_path;      /* likewise */
 	int lock_fd;
 	struct wl_list views; /* struct video_view.link */
+	struct umms_compositor *compositor;  /* on a screen ummsd drives, else NULL */
 };
 
 /*

@@ -232,7 +232,7 @@ umms_video_server_create(const struct umms_config *config, struct umms_manager *
 	}
 	if (!add_socket(server, config->video.socket, error))
 		goto fail;
-	server->global = wl_global_create(server->display, &umms_video_manager_v1_interface, 1,
+	server->global = wl_global_create(server->display, &umms_video_manager_v1_interface, 2,
 		server, bind_manager);
 
 	struct display_source *source = (struct display_source *)g_source_new(
@@ -280,4 +280,17 @@ const char *
 umms_video_server_socket(struct umms_video_server *server)
 {
 	return server->socket_path;
+}
+
+struct wl_display *
+umms_video_server_get_display(struct umms_video_server *server)
+{
+	return server->display;
+}
+
+void
+umms_video_server_set_compositor(struct umms_video_server *server,
+	struct umms_compositor *compositor)
+{
+	server->compositor = compositor;
 }

@@ -18,12 +18,22 @@
 
 struct umms_manager;
 struct umms_video_server;
+struct umms_compositor;
 
 /* Opens the socket and serves. Fails (named error) if the socket is taken. */
 struct umms_video_server *umms_video_server_create(const struct umms_config *config,
 	struct umms_manager *manager, GError **error);
 /* Disconnects every client (their held frames are released). NULL is a no-op. */
 void umms_video_server_destroy(struct umms_video_server *server);
+
+/*
+ * ummsd's compositor (service/compositor/) serves on this display, so a
+ * client's surfaces and umms_video_v1 share a connection.
+ */
+struct wl_display *umms_video_server_get_display(struct umms_video_server *server);
+/* Where umms_video_player_v1.place goes (NULL: nowhere, the request is an error). */
+void umms_video_server_set_compositor(struct umms_video_server *server,
+	struct umms_compositor *compositor);
 
 /* The socket's path, for logs and tests. */
 const char *umms_video_server_socket(struct umms_video_server *server);

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "compositor.h"
 #include "error.h"
 #include "log.h"
 #include "manager.h"
@@ -32,6 +33,7 @@ struct video_view {
 	struct wl_resource *resource;
 	struct umms_player *player;
 	bool owned;
+	bool placed;               /* shown by ummsd's compositor: no frames to the client */
 	GArray *formats;           /* uint32_t wl_shm formats, preferred first */
 	struct wl_listener frame, eos, error, destroy;
 	struct wl_list buffers;    /* view_buffer.link, retired ones too */
@@ -169,6 +171,12 @@ on_frame(struct wl_listener *listener, void *data)
 {
 	struct video_view *view = wl_container_of(listener, view, frame);
 	struct umms_frame *frame = data;
+	if (view->placed) {
+		/* The screen shows it: the client only hears of its shape. */
+		if (!view->shape || !same_shape(view->shape, frame))
+			send_shape(view, frame);
+		return;
+	}
 	if (view->held >= view->server->config->video.max_held) {
 		/* The client is behind: it misses this frame rather than stall the decoder. */
 		umms_player_report_display(view->player, false, 0);
@@ -300,10 +308,52 @@ view_destroy(struct wl_client *client, struct wl_resource *resource)
 	wl_resource_destroy(resource);
 }
 
+static void
+view_place(struct wl_client *client, struct wl_resource *resource,
+	struct wl_resource *surface, int32_t x, int32_t y, int32_t width, int32_t height,
+	uint32_t scale, uint32_t stacking)
+{
+	struct video_view *view = wl_resource_get_user_data(resource);
+	struct umms_compositor *compositor = view->server->compositor;
+	if (!compositor) {
+		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR,
+			"ummsd is not the compositor of this connection");
+		return;
+	}
+	if (scale > UMMS_VIDEO_PLAYER_V1_SCALE_ANAMORPHIC ||
+			stacking > UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE) {
+		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE,
+			"scale %u, stacking %u", scale, stacking);
+		return;
+	}
+	if (!view->player)
+		return;   /* failed, or the player is gone: nothing to show */
+	GError *error = NULL;
+	/* The protocol's scale values are the layout's (common/layout.h). */
+	if (!umms_compositor_place(compositor, surface, view, view->player, x, y, width, height,
+			(enum umms_layout_scale)scale, stacking == UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE,
+			&error)) {
+		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR, "%s",
+			error->message);
+		g_error_free(error);
+		return;
+	}
+	if (!view->placed) {
+		/* Frames go to the screen now: in the format every plane takes. */
+		view->placed = true;
+		uint32_t xrgb8888 = 1;
+		g_array_set_size(view->formats, 0);
+		g_array_append_val(view->formats, xrgb8888);
+		/* Shows already sent are the client's to release, as always. */
+		update_output(view->server, view->player);
+	}
+}
+
 static const struct umms_video_player_v1_interface view_impl = {
 	.destroy = view_destroy,
 	.presented = view_presented,
 	.discarded = view_discarded,
+	.place = view_place,
 };
 
 static void
@@ -312,6 +362,8 @@ detach_player(struct video_view *view)
 	if (!view->player)
 		return;
 	struct umms_player *player = view->player;
+	if (view->placed && view->server->compositor)
+		umms_compositor_unplace(view->server->compositor, view);
 	wl_list_remove(&view->frame.link);
 	wl_list_remove(&view->eos.link);
 	wl_list_remove(&view->error.link);

@@ -192,7 +192,8 @@ static void
 proxy_done(void *data, struct umms_video_buffer_v1 *proxy)
 {
 	struct client_buffer *buffer = data;
-	if (!buffer->video)
+	/* ummsd as compositor shows the video itself: nothing to import. */
+	if (!buffer->video || buffer->video->client->direct)
 		return;
 	if (buffer->kind == UMMS_VIDEO_BUFFER_V1_KIND_DMABUF)
 		import_dmabuf(buffer);

@@ -36,8 +36,14 @@ struct umms_client {
 	uint32_t shm_formats[UMMS_CLIENT_MAX_FORMATS];
 	int n_shm_formats;
 
-	struct wl_display *umms;      /* ummsd */
+	struct wl_display *umms;      /* ummsd: its own socket, or the display when direct */
 	struct umms_video_manager_v1 *manager;
+	/*
+	 * ummsd is the compositor (it drives the screen): umms_video_v1 comes
+	 * on the application's own display and the video is placed in the
+	 * parent surface (umms_video_player_v1.place), shown by ummsd itself.
+	 */
+	bool direct;
 	struct wl_list videos;        /* umms_client_video.link */
 };
 

@@ -63,6 +63,11 @@ registry_global(void *data, struct wl_registry *registry, uint32_t name,
 			&wp_single_pixel_buffer_manager_v1_interface, 1);
 	} else if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0 && version >= 3) {
 		client->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3);
+	} else if (strcmp(interface, umms_video_manager_v1_interface.name) == 0 && version >= 2) {
+		/* The compositor is ummsd: it shows the video itself. */
+		client->manager = wl_registry_bind(registry, name, &umms_video_manager_v1_interface,
+			2);
+		client->direct = true;
 	}
 }
 
@@ -96,7 +101,7 @@ find_globals(struct umms_client *client)
 		(struct wl_proxy *)client->compositor, (struct wl_proxy *)client->subcompositor,
 		(struct wl_proxy *)client->viewporter, (struct wl_proxy *)client->shm,
 		(struct wl_proxy *)client->presentation, (struct wl_proxy *)client->single_pixel,
-		(struct wl_proxy *)client->dmabuf,
+		(struct wl_proxy *)client->dmabuf, (struct wl_proxy *)client->manager,
 	};
 	for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
 		if (globals[i])
@@ -140,8 +145,18 @@ umms_client_connect(struct wl_display *display, const char *name)
 	client->display = display;
 	client->presentation_clock = CLOCK_MONOTONIC;
 	wl_list_init(&client->videos);
-	if (!find_globals(client) || !client->compositor || !client->subcompositor ||
-			!client->viewporter || !client->shm) {
+	if (!find_globals(client)) {
+		umms_client_disconnect(client);
+		errno = ENOTSUP;
+		return NULL;
+	}
+	if (client->direct) {
+		/* Everything goes over the application's own connection. */
+		client->umms = display;
+		return client;
+	}
+	if (!client->compositor || !client->subcompositor || !client->viewporter ||
+			!client->shm) {
 		umms_client_disconnect(client);
 		errno = ENOTSUP;
 		return NULL;
@@ -181,7 +196,7 @@ umms_client_disconnect(struct umms_client *client)
 		umms_client_video_destroy(video);
 	if (client->manager)
 		umms_video_manager_v1_destroy(client->manager);
-	if (client->umms)
+	if (client->umms && !client->direct)
 		wl_display_disconnect(client->umms);
 	if (client->dmabuf)
 		zwp_linux_dmabuf_v1_destroy(client->dmabuf);

@@ -22,6 +22,15 @@
  * The player itself (open, play, seek…) is driven over D-Bus
  * (org.umms.Player1 at umms_client_video_get_path()).
  *
+ * On a screen ummsd drives itself (`ummsd --drm`, a TV box or kiosk), ummsd
+ * is also the compositor: connect your display to its socket
+ * (WAYLAND_DISPLAY=umms-0) and the same calls work, with nothing sent to
+ * your process: the library finds umms_video_v1 on your own connection and
+ * asks ummsd to place the video in your surface (umms_video_player_v1.place),
+ * which shows it on a plane of the screen where it can. The rectangle,
+ * scale and stacking still land with your next commit of the parent (always
+ * synchronized); the source crop and the counts are not used there.
+ *
  * Threading: call everything from the thread that dispatches your
  * wl_display. The library's objects on your display use its default event
  * queue, so your usual dispatching delivers their events; as always, flush

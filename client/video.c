@@ -126,9 +126,26 @@ hold_for_parent(struct umms_client_video *video)
 	}
 }
 
+/* ummsd as compositor: the rectangle goes with the parent's next commit. */
+static void
+place_direct(struct umms_client_video *video)
+{
+	if (!video->player)
+		return;
+	bool has_rect = video->in.width > 0 && video->in.height > 0;
+	umms_video_player_v1_place(video->player, video->parent, video->in.x, video->in.y,
+		has_rect ? video->in.width : 0, has_rect ? video->in.height : 0,
+		(uint32_t)video->in.scale, video->stacking == UMMS_CLIENT_BELOW ?
+		UMMS_VIDEO_PLAYER_V1_STACKING_BELOW : UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE);
+}
+
 void
 client_video_apply_layout(struct umms_client_video *video, bool from_app)
 {
+	if (video->client->direct) {
+		place_direct(video);
+		return;
+	}
 	struct umms_layout layout;
 	umms_layout_compute(&video->in, &layout);
 	video->layout = layout;
@@ -220,6 +237,11 @@ player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, 
 	in->par_d = par_d;
 	bool first = !video->have_geometry;
 	video->have_geometry = true;
+	if (video->client->direct) {
+		/* ummsd fits the picture itself. */
+		notify_size(video);
+		return;
+	}
 	struct umms_layout layout;
 	umms_layout_compute(in, &layout);
 	if (first) {
@@ -252,7 +274,11 @@ player_show(void *data, struct umms_video_player_v1 *player, struct umms_video_b
 	uint32_t serial, uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec)
 {
 	struct client_buffer *buffer = proxy ? umms_video_buffer_v1_get_user_data(proxy) : NULL;
-	if (buffer)
+	struct umms_client_video *video = data;
+	/* Frames sent before ummsd applied our placement: ummsd shows them, not us. */
+	if (buffer && video->client->direct)
+		client_buffer_skip(buffer, serial);
+	else if (buffer)
 		client_buffer_show(buffer, serial);
 }
 
@@ -300,6 +326,8 @@ umms_client_video_create(struct umms_client *client, struct wl_surface *parent,
 	wl_list_init(&video->buffers);
 	wl_list_init(&video->feedbacks);
 	wl_list_insert(&client->videos, &video->link);
+	if (client->direct)
+		goto player;
 
 	video->bg_surface = wl_compositor_create_surface(client->compositor);
 	video->video_surface = wl_compositor_create_surface(client->compositor);
@@ -320,6 +348,7 @@ umms_client_video_create(struct umms_client *client, struct wl_surface *parent,
 	wl_subsurface_set_desync(video->video_sub);
 	apply_stacking(video);
 
+player:
 	if (player_path)
 		video->player = umms_video_manager_v1_attach(client->manager, player_path);
 	else
@@ -340,6 +369,8 @@ umms_client_video_destroy(struct umms_client_video *video)
 		umms_video_player_v1_destroy(video->player);
 	if (video->parent_done)
 		wl_callback_destroy(video->parent_done);
+	if (video->client->direct)
+		goto out;
 	wp_viewport_destroy(video->bg_viewport);
 	wp_viewport_destroy(video->video_viewport);
 	wl_subsurface_destroy(video->bg_sub);
@@ -348,6 +379,7 @@ umms_client_video_destroy(struct umms_client_video *video)
 	wl_surface_destroy(video->video_surface);
 	if (video->black)
 		wl_buffer_destroy(video->black);
+out:
 	wl_list_remove(&video->link);
 	wl_display_flush(video->client->umms);
 	wl_display_flush(video->client->display);
@@ -407,7 +439,10 @@ umms_client_video_set_stacking(struct umms_client_video *video,
 {
 	video->stacking = stacking;
 	/* Stacking is the parent's state: it changes with the parent's next commit. */
-	apply_stacking(video);
+	if (video->client->direct)
+		place_direct(video);
+	else
+		apply_stacking(video);
 }
 
 void

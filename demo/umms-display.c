@@ -1,9 +1,9 @@
 /*
- * umms-kiosk: a TV shell's video control in one page, for a screen ummsd
+ * umms-display: a TV shell's video control in one page, for a screen ummsd
  * drives itself.
  *
  *   ummsd --drm &            # on a machine with a screen and no display server
- *   umms-kiosk FILE-OR-URI [--capture PNG]
+ *   umms-display FILE-OR-URI [--capture PNG]
  *
  * It plays the media on org.umms.Display1 (/org/umms/display/0), then
  * reads keys from the terminal: z cycles the zoom modes, m toggles 5%
@@ -14,9 +14,9 @@
  * for two seconds, writes what the screen shows to PNG (writeback) and
  * exits: how it runs without a keyboard.
  *
- * A shell with its own UI (a Wayland client composited by ummsd, with the
- * video under a transparent hole) is the next step of issue 4; this
- * program drives the display over D-Bus only.
+ * This program drives the display over D-Bus only; a shell with its own
+ * UI (a Wayland client composited by ummsd, with the video under a
+ * transparent hole) is demo/umms-kiosk.c.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -43,7 +43,7 @@ call(const char *path, const char *iface, const char *method, GVariant *args)
 	if (!reply) {
 		g_autofree char *name = g_dbus_error_get_remote_error(error);
 		g_dbus_error_strip_remote_error(error);
-		fprintf(stderr, "umms-kiosk: %s: %s (%s)\n", method, error->message,
+		fprintf(stderr, "umms-display: %s: %s (%s)\n", method, error->message,
 			name ? name : "no D-Bus error name");
 		exit(1);
 	}
@@ -78,13 +78,13 @@ int
 main(int argc, char *argv[])
 {
 	if (argc != 2 && !(argc == 4 && strcmp(argv[2], "--capture") == 0)) {
-		fprintf(stderr, "usage: umms-kiosk FILE-OR-URI [--capture PNG]\n");
+		fprintf(stderr, "usage: umms-display FILE-OR-URI [--capture PNG]\n");
 		return 2;
 	}
 	GError *error = NULL;
 	bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &error);
 	if (!bus) {
-		fprintf(stderr, "umms-kiosk: %s\n", error->message);
+		fprintf(stderr, "umms-display: %s\n", error->message);
 		return 1;
 	}
 	g_autofree char *uri = NULL;

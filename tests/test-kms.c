@@ -376,7 +376,7 @@ test_kiosk_demo(struct umms_test *t, gconstpointer data)
 	/* demo/umms-kiosk as a newcomer runs it, headless: plays, captures, exits. */
 	start(t, "0", "letterbox");
 	g_autofree char *png = g_strdup_printf("%s/kiosk.png", umms_test_tmpdir());
-	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
+	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-display",
 		NULL);
 	const char *argv[] = { demo, umms_test_clip("colors.mkv"), "--capture", png, NULL };
 	g_autoptr(GError) error = NULL;

@@ -1,0 +1,595 @@
+/*
+ * ummsd as the compositor of a screen it drives (vkms in the test VM,
+ * tests/vm/): a shell client connects to ummsd's socket, gets a
+ * fullscreen window inside the overscan margins, draws its UI, and places
+ * a player's video in its own surface through libumms-client (which finds
+ * umms_video_v1 on the same connection and sends place). The test reads
+ * the screen back through writeback (Display1.Capture) and checks pixels:
+ * the UI where it was drawn, margins black, the video through the UI's
+ * transparent hole (composited: vkms has no plane under the primary) or
+ * over the UI (on an overlay plane), moving with the UI in one commit.
+ * Runs only in the VM (meson test kiosk).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <wayland-client.h>
+
+#include "harness.h"
+#include "image.h"
+#include "presentation-time-client-protocol.h"
+#include "umms-client.h"
+#include "xdg-shell-client-protocol.h"
+
+#define DISPLAY "/org/umms/display/0"
+#define DISPLAY1 "org.umms.Display1"
+
+/* vkms's preferred mode, and the margins the tests set. */
+#define W 1024
+#define H 768
+#define M 32
+
+#define UI 0x3c5a78
+#define RED 0xff0000
+#define GREEN 0x00ff00
+#define BLACK 0x000000
+
+/* ---- a shell client --------------------------------------------------------- */
+
+struct shell {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct wp_presentation *presentation;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
+	int width, height;
+	uint32_t configure_serial;
+	bool frame_done, presented;
+	struct umms_client *umms;
+	struct umms_client_video *video;
+	char *player;
+};
+
+static void
+registry_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
+	uint32_t version)
+{
+	struct shell *s = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0)
+		s->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	else if (strcmp(interface, wl_shm_interface.name) == 0)
+		s->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
+		s->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+	else if (strcmp(interface, wp_presentation_interface.name) == 0)
+		s->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+}
+
+static void
+registry_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_remove,
+};
+
+static void
+toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width, int32_t height,
+	struct wl_array *states)
+{
+	struct shell *s = data;
+	s->width = width, s->height = height;
+}
+
+static void
+toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void
+xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	((struct shell *)data)->configure_serial = serial;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+/* Connects to ummsd's socket, which is the screen's compositor too. */
+static struct shell *
+shell_connect(void)
+{
+	struct shell *s = g_new0(struct shell, 1);
+	s->display = wl_display_connect("umms-0");
+	g_assert_nonnull(s->display);
+	struct wl_registry *registry = wl_display_get_registry(s->display);
+	wl_registry_add_listener(registry, &registry_listener, s);
+	g_assert_cmpint(wl_display_roundtrip(s->display), >=, 0);
+	wl_registry_destroy(registry);
+	g_assert_nonnull(s->compositor);
+	g_assert_nonnull(s->shm);
+	g_assert_nonnull(s->wm_base);
+	g_assert_nonnull(s->presentation);
+	return s;
+}
+
+/* A fullscreen window: the size it is given is the screen inside the margins. */
+static void
+shell_map(struct shell *s)
+{
+	s->surface = wl_compositor_create_surface(s->compositor);
+	s->xdg_surface = xdg_wm_base_get_xdg_surface(s->wm_base, s->surface);
+	xdg_surface_add_listener(s->xdg_surface, &xdg_surface_listener, s);
+	s->toplevel = xdg_surface_get_toplevel(s->xdg_surface);
+	xdg_toplevel_add_listener(s->toplevel, &toplevel_listener, s);
+	xdg_toplevel_set_fullscreen(s->toplevel, NULL);
+	wl_surface_commit(s->surface);
+	while (!s->configure_serial)
+		g_assert_cmpint(wl_display_dispatch(s->display), >=, 0);
+	xdg_surface_ack_configure(s->xdg_surface, s->configure_serial);
+}
+
+static void
+frame_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	((struct shell *)data)->frame_done = true;
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener frame_listener = { .done = frame_done };
+
+static void
+feedback_sync_output(void *data, struct wp_presentation_feedback *fb, struct wl_output *output)
+{
+}
+
+static void
+feedback_presented(void *data, struct wp_presentation_feedback *fb, uint32_t sec_hi,
+	uint32_t sec_lo, uint32_t nsec, uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo,
+	uint32_t flags)
+{
+	struct shell *s = data;
+	/* A page flip timed it: a real time and the mode's frame period (60 Hz). */
+	g_assert_cmpuint(sec_lo | sec_hi, >, 0);
+	g_assert_cmpuint(refresh, >, 15000000);
+	g_assert_cmpuint(refresh, <, 18000000);
+	g_assert_true(flags & WP_PRESENTATION_FEEDBACK_KIND_VSYNC);
+	s->presented = true;
+	wp_presentation_feedback_destroy(fb);
+}
+
+static void
+feedback_discarded(void *data, struct wp_presentation_feedback *fb)
+{
+	wp_presentation_feedback_destroy(fb);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = feedback_sync_output,
+	.presented = feedback_presented,
+	.discarded = feedback_discarded,
+};
+
+/*
+ * Draws the UI (@rgb everywhere, a transparent hole at @hole unless its
+ * width is 0) and commits, with whatever video geometry was set since;
+ * returns once the commit is on screen (frame callback and presentation
+ * feedback both answered).
+ */
+static void
+shell_draw(struct shell *s, uint32_t rgb, const int hole[4])
+{
+	int stride = s->width * 4, size = stride * s->height;
+	int fd = memfd_create("kiosk-ui", MFD_CLOEXEC);
+	g_assert_cmpint(ftruncate(fd, size), ==, 0);
+	uint32_t *pixels = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	g_assert_true(pixels != MAP_FAILED);
+	for (int y = 0; y < s->height; y++) {
+		for (int x = 0; x < s->width; x++) {
+			bool in = hole && x >= hole[0] && x < hole[0] + hole[2] && y >= hole[1] &&
+				y < hole[1] + hole[3];
+			pixels[y * s->width + x] = in ? 0 : 0xff000000u | rgb;
+		}
+	}
+	munmap(pixels, (size_t)size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(s->shm, fd, size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, s->width, s->height, stride,
+		WL_SHM_FORMAT_ARGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_surface_attach(s->surface, buffer, 0, 0);
+	wl_surface_damage_buffer(s->surface, 0, 0, INT32_MAX, INT32_MAX);
+	struct wl_callback *frame = wl_surface_frame(s->surface);
+	wl_callback_add_listener(frame, &frame_listener, s);
+	struct wp_presentation_feedback *fb = wp_presentation_feedback(s->presentation, s->surface);
+	wp_presentation_feedback_add_listener(fb, &feedback_listener, s);
+	s->frame_done = s->presented = false;
+	wl_surface_commit(s->surface);
+	while (!s->frame_done || !s->presented)
+		g_assert_cmpint(wl_display_dispatch(s->display), >=, 0);
+	/* The buffer was read into the screen's: ours to drop (released when replaced). */
+	wl_buffer_destroy(buffer);
+}
+
+static void
+video_ready(void *data, struct umms_client_video *video, const char *path)
+{
+	((struct shell *)data)->player = g_strdup(path);
+}
+
+static const struct umms_client_video_listener video_listener = { .ready = video_ready };
+
+/*
+ * A player of the client's own (libumms-client, over the same connection)
+ * placed at @rect with @stacking in the same commit as a UI of @rgb with
+ * @hole, then opened and paused on its first frame (red).
+ *
+ * Placed before it is opened: a client that blocks on D-Bus calls, as this
+ * test does, must not be sent frames it cannot release meanwhile.
+ */
+static void
+shell_video(struct umms_test *t, struct shell *s, enum umms_client_stacking stacking,
+	const int rect[4], uint32_t rgb, const int hole[4])
+{
+	s->umms = umms_client_connect(s->display, NULL);
+	g_assert_nonnull(s->umms);
+	s->video = umms_client_video_create(s->umms, s->surface, NULL);
+	umms_client_video_set_listener(s->video, &video_listener, s);
+	while (!s->player)
+		g_assert_cmpint(wl_display_dispatch(s->display), >=, 0);
+	umms_client_video_set_stacking(s->video, stacking);
+	umms_client_video_set_rect(s->video, rect[0], rect[1], rect[2], rect[3]);
+	shell_draw(s, rgb, hole);
+	g_autofree char *uri = umms_test_clip_uri("colors.mkv");
+	umms_test_player_do(t->bus, s->player, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, s->player, "Pause", NULL);
+}
+
+static void
+shell_free(struct shell *s)
+{
+	umms_client_video_destroy(s->video);
+	umms_client_disconnect(s->umms);
+	if (s->toplevel)
+		xdg_toplevel_destroy(s->toplevel);
+	if (s->xdg_surface)
+		xdg_surface_destroy(s->xdg_surface);
+	if (s->surface)
+		wl_surface_destroy(s->surface);
+	xdg_wm_base_destroy(s->wm_base);
+	wp_presentation_destroy(s->presentation);
+	wl_shm_destroy(s->shm);
+	wl_compositor_destroy(s->compositor);
+	wl_display_disconnect(s->display);
+	g_free(s->player);
+	g_free(s);
+}
+
+/* ---- the screen ------------------------------------------------------------- */
+
+static void
+start(struct umms_test *t)
+{
+	g_autofree char *m = g_strdup_printf("display.margins=%d", M);
+	const char *const overrides[] = { "display.enabled=true", "display.compositor=true",
+		"display.input=false", m, "engine.open-timeout=120000",
+		"engine.answer-timeout=120000", NULL };
+	umms_test_restart(t, overrides);
+}
+
+static struct umms_test_image *
+capture(struct umms_test *t, const char *what)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	g_assert_cmpint(umms_test_image_width(image), ==, W);
+	g_assert_cmpint(umms_test_image_height(image), ==, H);
+	return image;
+}
+
+static char *
+video_path(struct umms_test *t)
+{
+	g_autoptr(GVariant) v = umms_test_get(t->bus, DISPLAY, DISPLAY1, "VideoPath");
+	return g_variant_dup_string(v, NULL);
+}
+
+/* Waits until the display shows a video by way of @rung. */
+static void
+wait_rung(struct umms_test *t, struct shell *s, const char *rung)
+{
+	for (int i = 0; i < 200; i++) {
+		g_autofree char *now = video_path(t);
+		if (strcmp(now, rung) == 0)
+			return;
+		wl_display_roundtrip(s->display);
+		umms_test_sleep(50);
+	}
+	g_autofree char *now = video_path(t);
+	g_error("the video never went %s (it is \"%s\")", rung, now);
+}
+
+/* (x, y, w, h) of the screen is @inside; one pixel beyond each edge is @outside. */
+static void
+assert_rect(const struct umms_test_image *image, int x, int y, int w, int h, uint32_t inside,
+	uint32_t outside, const char *what)
+{
+	umms_test_image_assert_rect(image, x, y, w, h, 1, inside, 12, what);
+	int out[][2] = { { x - 1, y + h / 2 }, { x + w, y + h / 2 }, { x + w / 2, y - 1 },
+		{ x + w / 2, y + h } };
+	for (size_t i = 0; i < G_N_ELEMENTS(out); i++)
+		umms_test_image_assert_pixel(image, out[i][0], out[i][1], outside, 12, what);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void
+test_ui(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	/* Fullscreen inside the margins ummsd draws (vkms has no margin properties). */
+	g_assert_cmpint(s->width, ==, W - 2 * M);
+	g_assert_cmpint(s->height, ==, H - 2 * M);
+	const int hole[4] = { 100, 100, 320, 240 };
+	shell_draw(s, UI, hole);
+	struct umms_test_image *image = capture(t, "ui");
+	/* The UI inside the margins, black margins, black through the hole (no video). */
+	umms_test_image_assert_pixel(image, M, M, UI, 4, "ui");
+	umms_test_image_assert_pixel(image, W - M - 1, H - M - 1, UI, 4, "ui");
+	umms_test_image_assert_pixel(image, M - 1, H / 2, BLACK, 4, "ui margin");
+	umms_test_image_assert_pixel(image, W - M, H / 2, BLACK, 4, "ui margin");
+	assert_rect(image, M + 100, M + 100, 320, 240, BLACK, UI, "ui hole");
+	umms_test_image_free(image);
+	shell_free(s);
+}
+
+static void
+test_hole(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	/* The video under the UI, seen through its hole: one commit for both. */
+	const int hole[4] = { 100, 100, 320, 240 };
+	shell_video(t, s, UMMS_CLIENT_BELOW, hole, UI, hole);
+	/* vkms has no plane under its primary: the UI and the video are drawn together. */
+	wait_rung(t, s, "composited");
+	struct umms_test_image *image = capture(t, "hole");
+	assert_rect(image, M + 100, M + 100, 320, 240, RED, UI, "hole");
+	umms_test_image_free(image);
+
+	/* Moved, UI and video in the same commit: the old place is UI again. */
+	const int moved[4] = { 500, 300, 320, 240 };
+	umms_client_video_set_rect(s->video, moved[0], moved[1], moved[2], moved[3]);
+	shell_draw(s, UI, moved);
+	image = capture(t, "hole-moved");
+	assert_rect(image, M + 500, M + 300, 320, 240, RED, UI, "hole-moved");
+	umms_test_image_assert_pixel(image, M + 260, M + 220, UI, 4, "hole-moved: the old place");
+	umms_test_image_free(image);
+	shell_free(s);
+}
+
+static void
+test_above(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	/* Over the UI at its own size: vkms scans it out on an overlay plane, no copy. */
+	shell_video(t, s, UMMS_CLIENT_ABOVE, (const int[4]){ 200, 150, 320, 240 }, UI, NULL);
+	wait_rung(t, s, "overlay");
+	struct umms_test_image *image = capture(t, "above");
+	assert_rect(image, M + 200, M + 150, 320, 240, RED, UI, "above");
+	umms_test_image_free(image);
+	g_autoptr(GVariant) copies = umms_test_get(t->bus, DISPLAY, DISPLAY1, "Copies");
+	g_assert_cmpuint(g_variant_get_uint64(copies), ==, 0);
+
+	/* Hidden (a rectangle of no size): the UI alone. */
+	umms_client_video_set_rect(s->video, 0, 0, 0, 0);
+	shell_draw(s, UI, NULL);
+	image = capture(t, "above-hidden");
+	umms_test_image_assert_pixel(image, M + 360, M + 270, UI, 4, "above-hidden");
+	umms_test_image_free(image);
+	shell_free(s);
+}
+
+static void
+test_client_gone(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	unsigned fds = umms_test_fd_count();
+	struct shell *s = shell_connect();
+	shell_map(s);
+	const int hole[4] = { 0, 0, 320, 240 };
+	shell_video(t, s, UMMS_CLIENT_BELOW, hole, UI, hole);
+	wait_rung(t, s, "composited");
+	g_autofree char *player = g_strdup(s->player);
+	/* Gone without a goodbye, mid-playback: the connection cut as a crash would. */
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	shutdown(wl_display_get_fd(s->display), SHUT_RDWR);
+	/* Its player (owned by the connection) goes with it, the screen goes black. */
+	for (int i = 0; i < 100; i++) {
+		g_autofree char *rung = video_path(t);
+		if (!*rung)
+			break;
+		umms_test_sleep(50);
+	}
+	g_autofree char *rung = video_path(t);
+	g_assert_cmpstr(rung, ==, "");
+	struct umms_test_image *image = capture(t, "gone");
+	umms_test_image_assert_pixel(image, W / 2, H / 2, BLACK, 4, "gone");
+	umms_test_image_assert_pixel(image, M + 100, M + 100, BLACK, 4, "gone");
+	umms_test_image_free(image);
+	g_autofree char *m = umms_test_call_error(t->bus, player, UMMS_PLAYER, "Play", NULL,
+		"org.umms.Error.NotFound");
+	shell_free(s);
+
+	/* The next client is served. */
+	s = shell_connect();
+	shell_map(s);
+	shell_draw(s, GREEN, NULL);
+	image = capture(t, "next");
+	umms_test_image_assert_pixel(image, W / 2, H / 2, GREEN, 4, "next");
+	umms_test_image_free(image);
+	shell_free(s);
+	/* Only in-process ummsd's descriptors count: nothing of the clients is left. */
+	g_assert_cmpuint(umms_test_fd_count(), <=, fds + 2);
+}
+
+static void
+test_errors(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct shell *good = shell_connect();
+	shell_map(good);
+	shell_draw(good, UI, NULL);
+
+	/* A buffer before the first configure is acknowledged: a protocol error, for it only. */
+	struct shell *bad = shell_connect();
+	bad->surface = wl_compositor_create_surface(bad->compositor);
+	bad->xdg_surface = xdg_wm_base_get_xdg_surface(bad->wm_base, bad->surface);
+	bad->toplevel = xdg_surface_get_toplevel(bad->xdg_surface);
+	bad->width = bad->height = 16;
+	int fd = memfd_create("bad", MFD_CLOEXEC);
+	g_assert_cmpint(ftruncate(fd, 16 * 16 * 4), ==, 0);
+	struct wl_shm_pool *pool = wl_shm_create_pool(bad->shm, fd, 16 * 16 * 4);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, 16, 16, 64,
+		WL_SHM_FORMAT_ARGB8888);
+	close(fd);
+	wl_surface_attach(bad->surface, buffer, 0, 0);
+	wl_surface_commit(bad->surface);
+	g_assert_cmpint(wl_display_roundtrip(bad->display), <, 0);
+	const struct wl_interface *iface = NULL;
+	uint32_t id = 0;
+	uint32_t code = wl_display_get_protocol_error(bad->display, &iface, &id);
+	g_test_message("protocol error %u on %s", code, iface ? iface->name : "?");
+	g_assert_cmpstr(iface->name, ==, "xdg_surface");
+	g_assert_cmpuint(code, ==, XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER);
+	wl_shm_pool_destroy(pool);
+	wl_buffer_destroy(buffer);
+	shell_free(bad);
+
+	/* The good one goes on. */
+	shell_draw(good, GREEN, NULL);
+	struct umms_test_image *image = capture(t, "after-error");
+	umms_test_image_assert_pixel(image, W / 2, H / 2, GREEN, 4, "after-error");
+	umms_test_image_free(image);
+	shell_free(good);
+}
+
+/* A line the demo prints, split in words; fails after @seconds. */
+static char **
+demo_line(GDataInputStream *out)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *line = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(line);
+	g_test_message("umms-kiosk: %s", line);
+	return g_strsplit(line, " ", -1);
+}
+
+/* One of colors.mkv's colours (it plays: any of them). */
+static void
+assert_video(const struct umms_test_image *image, int x, int y, const char *what)
+{
+	uint32_t p = umms_test_image_pixel(image, x, y);
+	if (!umms_test_color_near(p, RED, 12) && !umms_test_color_near(p, GREEN, 12) &&
+			!umms_test_color_near(p, 0x0000ff, 12) && !umms_test_color_near(p, 0xffffff, 12)) {
+		g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
+		g_error("%s: (%d, %d) is #%06x, not the video (%s)", what, x, y, p, saved);
+	}
+}
+
+static void
+test_demo(struct umms_test *t, gconstpointer data)
+{
+	/* demo/umms-kiosk as a newcomer runs it on ummsd's screen, windowed then fullscreen. */
+	start(t);
+	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
+		NULL);
+	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY", "umms-0", TRUE);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) kiosk = g_subprocess_launcher_spawn(launcher, &error, demo,
+		"--cycle", "3", umms_test_clip("colors.mkv"), NULL);
+	g_assert_no_error(error);
+	g_autoptr(GDataInputStream) out = g_data_input_stream_new(
+		g_subprocess_get_stdout_pipe(kiosk));
+
+	g_auto(GStrv) windowed = demo_line(out);
+	g_assert_cmpstr(windowed[0], ==, "windowed");
+	int x = atoi(windowed[1]), y = atoi(windowed[2]), w = atoi(windowed[3]);
+	int h = atoi(windowed[4]);
+	g_auto(GStrv) ready = demo_line(out);
+	g_assert_cmpstr(ready[0], ==, "ready");
+	/* Its window is the screen inside the margins. */
+	g_autofree char *size = g_strdup_printf("%dx%d", W - 2 * M, H - 2 * M);
+	g_assert_cmpstr(ready[1], ==, size);
+	struct umms_test_image *image = capture(t, "demo-windowed");
+	/* The menu's colours where the demo says they are; the video through the hole. */
+	umms_test_image_assert_pixel(image, M + 2, M + 2, 0x3c5a78, 4, "demo header");
+	umms_test_image_assert_pixel(image, M + (W - 2 * M) / 20 + 10,
+		M + (H - 2 * M) / 5 + 10, 0xe0a030, 4, "demo selected item");
+	umms_test_image_assert_pixel(image, M + x - 2, M + y + h / 2, 0xc8c8c8, 4, "demo frame");
+	assert_video(image, M + x + w / 2, M + y + h / 2, "demo windowed video");
+	umms_test_image_free(image);
+
+	g_auto(GStrv) full = demo_line(out);
+	g_assert_cmpstr(full[0], ==, "fullscreen");
+	image = capture(t, "demo-fullscreen");
+	/*
+	 * 4:3 letterboxed in the 960x704 area: 939x704 at x 10, over the UI,
+	 * black bars at the sides (not the UI: the video's rectangle is the
+	 * whole surface).
+	 */
+	assert_video(image, M + 20, M + 2, "demo fullscreen video");
+	assert_video(image, W / 2, H / 2, "demo fullscreen video");
+	assert_video(image, W - M - 20, H - M - 3, "demo fullscreen video");
+	umms_test_image_assert_pixel(image, M + 2, H / 2, BLACK, 4, "demo fullscreen bar");
+	umms_test_image_assert_pixel(image, M - 1, H / 2, BLACK, 4, "demo margin");
+	umms_test_image_free(image);
+
+	/* Stopped as its session would stop it: a clean exit. */
+	g_subprocess_send_signal(kiosk, SIGTERM);
+	g_subprocess_wait(kiosk, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_true(g_subprocess_get_successful(kiosk));
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	if (access("/dev/dri/card0", F_OK) != 0)
+		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test kiosk)");
+	UMMS_TEST_ADD("/kiosk/ui", test_ui);
+	UMMS_TEST_ADD("/kiosk/hole", test_hole);
+	UMMS_TEST_ADD("/kiosk/above", test_above);
+	UMMS_TEST_ADD("/kiosk/client-gone", test_client_gone);
+	UMMS_TEST_ADD("/kiosk/errors", test_errors);
+	UMMS_TEST_ADD("/kiosk/demo", test_demo);
+	return g_test_run();
+}

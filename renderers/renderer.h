@@ -1,0 +1,176 @@
+/*
+ * A renderer: draws images (decoded video frames, client buffers) into a
+ * target buffer. One folder per renderer (renderers/gles2/, renderers/pixman/),
+ * each with one `static const struct umms_renderer_impl` and a create
+ * function; users hold a `struct umms_renderer *` and call the inline
+ * wrappers below.
+ *
+ * Used by ummsd's compositor and the KMS composition rung (a scene of UI
+ * surfaces and video into the primary plane's buffer), by the headless
+ * target (frames to PNG), and by tests. Knows nothing of ummsd: images are
+ * described here, not as service frames.
+ *
+ * Contract for every implementation:
+ * - begin() starts a frame into @target; draw() calls follow, in stacking
+ *   order (later over earlier, OVER with the image's alpha when its format
+ *   has one, SRC otherwise); end() finishes it: when end() returns true
+ *   the target's memory holds the pixels (mapped targets) or the GPU work
+ *   is flushed with a fence the caller may wait on (dma-buf targets).
+ *   draw() outside begin()/end() is a programming error.
+ * - Images are referenced, not copied, for the duration of draw() only,
+ *   unless the renderer caches an import of their memory: it may keep
+ *   GPU objects (EGLImages, textures) keyed by @id until forget(@id) or
+ *   destroy(). Callers must call forget() before the memory behind an id
+ *   is freed or reused for another size or format.
+ * - draw() fails (false, @error set, nothing drawn) for an image it cannot
+ *   read (format, modifier, import refused): the caller then falls back
+ *   (another renderer, a copy) and says so; it never draws garbage or
+ *   black silently. can_draw() answers the same question before drawing.
+ * - YUV images are converted with their own matrix and range. Every
+ *   renderer must give the same pixels within the tolerance documented in
+ *   tests/test-renderer.c.
+ * - Memory (non dma-buf) images that a GPU renderer must upload are a
+ *   copy: stats()->uploads counts them, so Stats can report copies.
+ * - destroy() releases every object at once; no GL objects, fds or memory
+ *   may grow with the number of frames drawn.
+ */
+#ifndef UMMS_RENDERERS_RENDERER_H
+#define UMMS_RENDERERS_RENDERER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#define UMMS_RENDER_MAX_PLANES 4
+
+enum umms_color_matrix {
+	UMMS_COLOR_BT601,
+	UMMS_COLOR_BT709,
+	UMMS_COLOR_BT2020,
+};
+
+enum umms_color_range {
+	UMMS_COLOR_RANGE_LIMITED,  /* Y 16–235, UV 16–240 (8 bits; scaled for 10) */
+	UMMS_COLOR_RANGE_FULL,
+};
+
+struct umms_render_plane {
+	int fd;              /* dma-buf images: the plane's dma-buf; else -1 */
+	const void *data;    /* memory images: the plane's first byte (mapped); else NULL */
+	uint32_t offset;     /* dma-buf images: from the start of fd */
+	uint32_t stride;
+};
+
+/* Pixels to draw: a video frame or a client's buffer. */
+struct umms_render_image {
+	uint32_t format;     /* DRM fourcc: XRGB8888, ARGB8888, XBGR8888, ABGR8888, RGB565,
+	                      * NV12, P010, YUV420, YUYV (what each renderer takes: can_draw) */
+	uint64_t modifier;   /* dma-buf images (DRM_FORMAT_MOD_LINEAR, …) */
+	int width, height;
+	bool dmabuf;
+	int n_planes;
+	struct umms_render_plane planes[UMMS_RENDER_MAX_PLANES];
+	enum umms_color_matrix matrix;   /* YUV only */
+	enum umms_color_range range;     /* YUV only */
+	uint64_t id;         /* the memory's identity, for import caches; 0: do not cache */
+};
+
+/* A rectangle in image pixels (source, may be fractional) or target pixels. */
+struct umms_render_box {
+	double x, y, width, height;
+};
+
+/* Where a frame is drawn: memory the caller can read, or a dma-buf (KMS, GBM). */
+struct umms_render_target {
+	uint32_t format;     /* DRM fourcc: XRGB8888 or ARGB8888 */
+	int width, height;
+	bool dmabuf;
+	int fd;              /* dma-buf targets */
+	uint64_t modifier;
+	void *data;          /* memory targets: written at end() */
+	uint32_t offset, stride;
+	uint64_t id;         /* for the renderer's cache of target imports; 0: none */
+};
+
+struct umms_renderer_stats {
+	uint64_t frames;     /* end()s */
+	uint64_t uploads;    /* memory images uploaded (copies) */
+	uint64_t imports;    /* dma-buf imports made (cache misses) */
+	unsigned cached;     /* imports held now */
+};
+
+struct umms_renderer;
+
+struct umms_renderer_impl {
+	const char *name;
+	bool (*can_draw)(struct umms_renderer *r, const struct umms_render_image *image);
+	bool (*begin)(struct umms_renderer *r, const struct umms_render_target *target,
+		GError **error);
+	/* Fills the whole target with 0xAARRGGBB (SRC). */
+	void (*clear)(struct umms_renderer *r, uint32_t argb);
+	/* @src of @image scaled (bilinear) into @dst of the target, clipped to it. */
+	bool (*draw)(struct umms_renderer *r, const struct umms_render_image *image,
+		const struct umms_render_box *src, const struct umms_render_box *dst,
+		GError **error);
+	bool (*end)(struct umms_renderer *r, GError **error);
+	void (*forget)(struct umms_renderer *r, uint64_t id);
+	const struct umms_renderer_stats *(*stats)(struct umms_renderer *r);
+	void (*destroy)(struct umms_renderer *r);
+};
+
+struct umms_renderer {
+	const struct umms_renderer_impl *impl;
+};
+
+static inline bool
+umms_renderer_can_draw(struct umms_renderer *r, const struct umms_render_image *image)
+{
+	return r->impl->can_draw(r, image);
+}
+
+static inline bool
+umms_renderer_begin(struct umms_renderer *r, const struct umms_render_target *target,
+	GError **error)
+{
+	return r->impl->begin(r, target, error);
+}
+
+static inline void
+umms_renderer_clear(struct umms_renderer *r, uint32_t argb)
+{
+	r->impl->clear(r, argb);
+}
+
+static inline bool
+umms_renderer_draw(struct umms_renderer *r, const struct umms_render_image *image,
+	const struct umms_render_box *src, const struct umms_render_box *dst, GError **error)
+{
+	return r->impl->draw(r, image, src, dst, error);
+}
+
+static inline bool
+umms_renderer_end(struct umms_renderer *r, GError **error)
+{
+	return r->impl->end(r, error);
+}
+
+static inline void
+umms_renderer_forget(struct umms_renderer *r, uint64_t id)
+{
+	r->impl->forget(r, id);
+}
+
+static inline const struct umms_renderer_stats *
+umms_renderer_stats(struct umms_renderer *r)
+{
+	return r->impl->stats(r);
+}
+
+static inline void
+umms_renderer_destroy(struct umms_renderer *r)
+{
+	if (r)
+		r->impl->destroy(r);
+}
+
+#endif

@@ -29,9 +29,7 @@
 #include "renderer.h"
 #include "gles2.h"
 #include "renderer-dmabuf.h"
-#ifdef UMMS_HAVE_PIXMAN_RENDERER
 #include "pixman-renderer.h"
-#endif
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -60,9 +58,7 @@ static const struct renderer_entry {
 	struct umms_renderer *(*create)(GError **error);
 } renderers[] = {
 	{ "gles2", create_gles2 },
-#ifdef UMMS_HAVE_PIXMAN_RENDERER
 	{ "pixman", umms_pixman_renderer_create },
-#endif
 };
 
 static const uint8_t left_rgb[3] = { 200, 40, 60 };

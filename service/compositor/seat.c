@@ -1,6 +1,6 @@
 /*
- * The wl_seat: keyboard and pointer state, what clients are told, and the
- * libinput devices that feed it (seat.h).
+ * The wl_seat: keyboard and pointer state and what clients are told
+ * (seat.h); the libinput devices that feed it are in seat-input.c.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_SEAT
 
@@ -9,17 +9,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <glib-unix.h>
-#include <libinput.h>
-#include <libudev.h>
 #include <xkbcommon/xkbcommon.h>
 #include <wayland-server-protocol.h>
 
 #include "error.h"
 #include "log.h"
-#include "seat.h"
-#include "session.h"
-#include "source.h"
+#include "seat-private.h"
 
 #define SEAT_VERSION 7
 #define REPEAT_RATE 25             /* keys per second */
@@ -65,9 +60,7 @@ struct umms_seat {
 	} pointer;
 	int width, height;
 
-	struct libinput *libinput;
-	GSource *input_source;
-	struct umms_session *session;
+	struct seat_input *input;      /* the devices, NULL: none */
 };
 
 /* A set of uint32_t in a wl_array; both return whether it changed. */
@@ -171,9 +164,8 @@ fail:
 	return false;
 }
 
-/* Libraries' messages: errors as warnings, the rest as debug. */
-static void G_GNUC_PRINTF(3, 0)
-library_log(const char *library, bool error, const char *format, va_list args)
+void
+seat_library_log(const char *library, bool error, const char *format, va_list args)
 {
 	char *message = g_strchomp(g_strdup_vprintf(format, args));
 	if (error)
@@ -187,7 +179,7 @@ static void G_GNUC_PRINTF(3, 0)
 xkb_log(struct xkb_context *context, enum xkb_log_level level, const char *format,
 	va_list args)
 {
-	library_log("xkbcommon", level <= XKB_LOG_LEVEL_ERROR, format, args);
+	seat_library_log("xkbcommon", level <= XKB_LOG_LEVEL_ERROR, format, args);
 }
 
 static bool
@@ -471,6 +463,12 @@ umms_seat_notify_axis(struct umms_seat *seat, uint32_t time_ms, bool horizontal,
 }
 
 void
+seat_get_output_size(struct umms_seat *seat, int *width, int *height)
+{
+	*width = seat->width, *height = seat->height;
+}
+
+void
 umms_seat_set_output_size(struct umms_seat *seat, int width, int height)
 {
 	seat->width = width;
@@ -574,155 +572,6 @@ seat_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 		wl_seat_send_name(resource, seat->name);
 }
 
-/* libinput */
-
-/* In the session: through libseat, or directly (root, or access to /dev/input). */
-static int
-open_restricted(const char *path, int flags, void *data)
-{
-	struct umms_seat *seat = data;
-	GError *error = NULL;
-	int fd = umms_session_open_device(seat->session, path, &error);
-	if (fd < 0) {
-		int err = errno;
-		umms_warn("cannot open input device %s", error->message);
-		g_error_free(error);
-		return -err;
-	}
-	return fd;
-}
-
-static void
-close_restricted(int fd, void *data)
-{
-	umms_session_close_device(((struct umms_seat *)data)->session, fd);
-}
-
-static const struct libinput_interface input_interface = {
-	.open_restricted = open_restricted,
-	.close_restricted = close_restricted,
-};
-
-static void G_GNUC_PRINTF(3, 0)
-input_log(struct libinput *libinput, enum libinput_log_priority priority,
-	const char *format, va_list args)
-{
-	library_log("libinput", priority >= LIBINPUT_LOG_PRIORITY_ERROR, format, args);
-}
-
-static void
-handle_event(struct umms_seat *seat, struct libinput_event *event)
-{
-	struct libinput_device *device = libinput_event_get_device(event);
-	struct libinput_event_keyboard *key;
-	struct libinput_event_pointer *pointer;
-	switch (libinput_event_get_type(event)) {
-	case LIBINPUT_EVENT_DEVICE_ADDED:
-	case LIBINPUT_EVENT_DEVICE_REMOVED:
-		umms_info("input device %s: %s (keyboard: %s, pointer: %s)",
-			libinput_event_get_type(event) == LIBINPUT_EVENT_DEVICE_ADDED ?
-				"added" : "removed", libinput_device_get_name(device),
-			libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_KEYBOARD) ?
-				"yes" : "no",
-			libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) ?
-				"yes" : "no");
-		break;
-	case LIBINPUT_EVENT_KEYBOARD_KEY: {
-		key = libinput_event_get_keyboard_event(event);
-		bool pressed = libinput_event_keyboard_get_key_state(key) ==
-			LIBINPUT_KEY_STATE_PRESSED;
-		/* The same key on two devices: the seat presses it once, releases it last. */
-		uint32_t count = libinput_event_keyboard_get_seat_key_count(key);
-		if (count == (pressed ? 1 : 0))
-			umms_seat_notify_key(seat, libinput_event_keyboard_get_time(key),
-				libinput_event_keyboard_get_key(key), pressed);
-		break;
-	}
-	case LIBINPUT_EVENT_POINTER_MOTION:
-		pointer = libinput_event_get_pointer_event(event);
-		umms_seat_notify_pointer_motion(seat, libinput_event_pointer_get_time(pointer),
-			libinput_event_pointer_get_dx(pointer), libinput_event_pointer_get_dy(pointer));
-		break;
-	case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
-		pointer = libinput_event_get_pointer_event(event);
-		umms_seat_notify_pointer_absolute(seat, libinput_event_pointer_get_time(pointer),
-			libinput_event_pointer_get_absolute_x_transformed(pointer, (uint32_t)seat->width),
-			libinput_event_pointer_get_absolute_y_transformed(pointer, (uint32_t)seat->height));
-		break;
-	case LIBINPUT_EVENT_POINTER_BUTTON: {
-		pointer = libinput_event_get_pointer_event(event);
-		bool pressed = libinput_event_pointer_get_button_state(pointer) ==
-			LIBINPUT_BUTTON_STATE_PRESSED;
-		uint32_t count = libinput_event_pointer_get_seat_button_count(pointer);
-		if (count == (pressed ? 1 : 0))
-			umms_seat_notify_button(seat, libinput_event_pointer_get_time(pointer),
-				libinput_event_pointer_get_button(pointer), pressed);
-		break;
-	}
-	/* The wheel, fingers and continuous scrolling; the older AXIS event repeats them. */
-	case LIBINPUT_EVENT_POINTER_SCROLL_WHEEL:
-	case LIBINPUT_EVENT_POINTER_SCROLL_FINGER:
-	case LIBINPUT_EVENT_POINTER_SCROLL_CONTINUOUS:
-		pointer = libinput_event_get_pointer_event(event);
-		for (int h = 0; h < 2; h++) {
-			enum libinput_pointer_axis axis = h ? LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL
-				: LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL;
-			if (libinput_event_pointer_has_axis(pointer, axis))
-				umms_seat_notify_axis(seat, libinput_event_pointer_get_time(pointer),
-					h, libinput_event_pointer_get_scroll_value(pointer, axis));
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-static gboolean
-input_readable(int fd, GIOCondition condition, void *data)
-{
-	struct umms_seat *seat = data;
-	if (libinput_dispatch(seat->libinput) != 0)
-		umms_warn("libinput: reading input events failed");
-	struct libinput_event *event;
-	while ((event = libinput_get_event(seat->libinput))) {
-		handle_event(seat, event);
-		libinput_event_destroy(event);
-	}
-	return G_SOURCE_CONTINUE;
-}
-
-/* Devices, or none and a warning: never a reason for ummsd to fail. */
-static void
-input_start(struct umms_seat *seat)
-{
-	struct udev *udev = udev_new();
-	if (!udev) {
-		umms_warn("seat %s: no udev (%s); running without input devices",
-			seat->name, g_strerror(errno));
-		return;
-	}
-	seat->libinput = libinput_udev_create_context(&input_interface, seat, udev);
-	udev_unref(udev);      /* libinput holds its own reference */
-	if (!seat->libinput) {
-		umms_warn("seat %s: cannot create a libinput context; running without input devices",
-			seat->name);
-		return;
-	}
-	libinput_log_set_handler(seat->libinput, input_log);
-	libinput_log_set_priority(seat->libinput, LIBINPUT_LOG_PRIORITY_ERROR);
-	if (libinput_udev_assign_seat(seat->libinput, seat->name) != 0) {
-		umms_warn("seat %s: libinput cannot enumerate the seat's devices (is udev "
-			"running?); running without input devices", seat->name);
-		g_clear_pointer(&seat->libinput, libinput_unref);
-		return;
-	}
-	seat->input_source = g_unix_fd_source_new(libinput_get_fd(seat->libinput), G_IO_IN);
-	g_source_set_callback(seat->input_source, G_SOURCE_FUNC(input_readable), seat, NULL);
-	g_source_attach(seat->input_source, g_main_context_get_thread_default());
-	/* The devices found already are queued, and their fd may never wake us for them. */
-	input_readable(-1, G_IO_IN, seat);
-}
-
 /* The seat */
 
 struct umms_seat *
@@ -735,7 +584,6 @@ umms_seat_create(struct wl_display *display, const struct umms_seat_config *conf
 	if (hooks)
 		seat->hooks = *hooks;
 	seat->data = data;
-	seat->session = config->session;
 	wl_list_init(&seat->seats);
 	wl_list_init(&seat->keyboards);
 	wl_list_init(&seat->pointers);
@@ -754,7 +602,7 @@ umms_seat_create(struct wl_display *display, const struct umms_seat_config *conf
 		goto fail;
 	}
 	if (config->input)
-		input_start(seat);
+		seat->input = seat_input_start(seat, seat->name, config->session);
 	return seat;
 
 fail:
@@ -779,9 +627,7 @@ umms_seat_destroy(struct umms_seat *seat)
 {
 	if (!seat)
 		return;
-	umms_source_clear(&seat->input_source);
-	if (seat->libinput)
-		libinput_unref(seat->libinput);
+	seat_input_stop(seat->input);
 	if (seat->global)
 		wl_global_destroy(seat->global);
 	orphan_resources(&seat->seats);

@@ -36,6 +36,7 @@
 #include <wayland-client.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "demo-keys.h"
 #include "umms-client.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -50,11 +51,7 @@ struct app {
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
-	struct wl_seat *seat;          /* NULL on a compositor without input (headless) */
-	struct wl_keyboard *keyboard;
-	struct xkb_context *xkb;
-	struct xkb_keymap *keymap;
-	struct xkb_state *xkb_state;
+	struct demo_keys *keys;        /* NULL on a compositor without input (headless) */
 
 	/* Our window. */
 	struct wl_surface *surface;
@@ -353,47 +350,14 @@ static const struct xdg_wm_base_listener wm_listener = { .ping = wm_ping };
 
 /* ---- the keyboard --------------------------------------------------------------- */
 
-/*
- * Keys arrive as evdev codes; the compositor sends its keymap (an fd to
- * map), and xkbcommon turns code + modifiers into a symbol (XKB_KEY_space).
- */
-static void
-keyboard_keymap(void *data, struct wl_keyboard *keyboard, uint32_t format, int32_t fd,
-	uint32_t size)
-{
-	struct app *app = data;
-	char *text = format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1 ?
-		mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-	close(fd);
-	if (text == MAP_FAILED)
-		return;
-	struct xkb_keymap *keymap = xkb_keymap_new_from_string(app->xkb, text,
-		XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
-	munmap(text, size);
-	if (!keymap)
-		return;
-	xkb_state_unref(app->xkb_state);
-	xkb_keymap_unref(app->keymap);
-	app->keymap = keymap;
-	app->xkb_state = xkb_state_new(keymap);
-}
-
-static void
-keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t serial,
-	struct wl_surface *surface, struct wl_array *keys)
-{
-}
-
-static void
-keyboard_leave(void *data, struct wl_keyboard *keyboard, uint32_t serial,
-	struct wl_surface *surface)
-{
-}
-
 /* What each key does. */
 static void
-key_pressed(struct app *app, xkb_keysym_t sym)
+key_pressed(void *data, xkb_keysym_t sym)
 {
+	struct app *app = data;
+	/* No player yet: nothing to do. */
+	if (!app->path)
+		return;
 	switch (sym) {
 	case XKB_KEY_space:
 		player_call(app, PROPERTIES, "Get", g_variant_new("(ss)", PLAYER, "State"),
@@ -425,66 +389,6 @@ key_pressed(struct app *app, xkb_keysym_t sym)
 }
 
 static void
-keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t serial, uint32_t time,
-	uint32_t key, uint32_t state)
-{
-	struct app *app = data;
-	/* No player yet, no keymap yet, or a release: nothing to do. Repeat is not handled. */
-	if (!app->path || !app->xkb_state || state != WL_KEYBOARD_KEY_STATE_PRESSED)
-		return;
-	/* xkb codes are evdev codes + 8 (an X11 legacy). */
-	key_pressed(app, xkb_state_key_get_one_sym(app->xkb_state, key + 8));
-}
-
-static void
-keyboard_modifiers(void *data, struct wl_keyboard *keyboard, uint32_t serial, uint32_t depressed,
-	uint32_t latched, uint32_t locked, uint32_t group)
-{
-	struct app *app = data;
-	if (app->xkb_state)
-		xkb_state_update_mask(app->xkb_state, depressed, latched, locked, 0, 0, group);
-}
-
-static void
-keyboard_repeat_info(void *data, struct wl_keyboard *keyboard, int32_t rate, int32_t delay)
-{
-}
-
-static const struct wl_keyboard_listener keyboard_listener = {
-	.keymap = keyboard_keymap,
-	.enter = keyboard_enter,
-	.leave = keyboard_leave,
-	.key = keyboard_key,
-	.modifiers = keyboard_modifiers,
-	.repeat_info = keyboard_repeat_info,
-};
-
-/* A seat may have a keyboard or not, and gain or lose one at any time. */
-static void
-seat_capabilities(void *data, struct wl_seat *seat, uint32_t capabilities)
-{
-	struct app *app = data;
-	bool has_keyboard = capabilities & WL_SEAT_CAPABILITY_KEYBOARD;
-	if (has_keyboard && !app->keyboard) {
-		app->keyboard = wl_seat_get_keyboard(seat);
-		wl_keyboard_add_listener(app->keyboard, &keyboard_listener, app);
-	} else if (!has_keyboard && app->keyboard) {
-		wl_keyboard_release(app->keyboard);
-		app->keyboard = NULL;
-	}
-}
-
-static void
-seat_name(void *data, struct wl_seat *seat, const char *name)
-{
-}
-
-static const struct wl_seat_listener seat_listener = {
-	.capabilities = seat_capabilities,
-	.name = seat_name,
-};
-
-static void
 registry_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
 	uint32_t version)
 {
@@ -496,10 +400,10 @@ registry_global(void *data, struct wl_registry *registry, uint32_t name, const c
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		app->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(app->wm_base, &wm_listener, app);
-	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !app->seat) {
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !app->keys) {
 		/* The first seat only; a compositor without input has none at all. */
-		app->seat = wl_registry_bind(registry, name, &wl_seat_interface, MIN(version, 5u));
-		wl_seat_add_listener(app->seat, &seat_listener, app);
+		app->keys = demo_keys_create(wl_registry_bind(registry, name, &wl_seat_interface,
+			MIN(version, 5u)), key_pressed, app);
 	}
 }
 
@@ -650,7 +554,6 @@ main(int argc, char *argv[])
 		fprintf(stderr, "umms-play: no Wayland compositor: %s\n", strerror(errno));
 		return 1;
 	}
-	app.xkb = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
 	struct wl_registry *registry = wl_display_get_registry(app.display);
 	wl_registry_add_listener(registry, &registry_listener, &app);
 	wl_display_roundtrip(app.display);
@@ -658,7 +561,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "umms-play: the compositor lacks wl_compositor, wl_shm or xdg_wm_base\n");
 		return 1;
 	}
-	if (!app.seat)
+	if (!app.keys)
 		fprintf(stderr, "umms-play: no seat: the keys do nothing\n");
 
 	app.surface = wl_compositor_create_surface(app.compositor);

@@ -7,7 +7,6 @@
  * and the clients (libwayland-client over socketpairs) run in this one
  * thread: roundtrip() turns both until the client's sync comes back.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <wayland-server.h>
 
 #include "error.h"
+#include "harness.h"
 #include "seat.h"
 
 /* Where the test's surface sits on the output: surface coordinates are offset by this. */
@@ -462,18 +462,6 @@ take_events(struct client *c)
 
 #define EVENT(events, i) (&g_array_index((events), struct event, (i)))
 
-static int
-count_fds(void)
-{
-	int n = 0;
-	DIR *dir = opendir("/proc/self/fd");
-	g_assert_nonnull(dir);
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n;
-}
-
 /* Tests */
 
 static void
@@ -718,7 +706,7 @@ test_two_clients(void)
 	roundtrip(a);
 	g_array_set_size(a->events, 0);
 
-	int fds = count_fds();
+	unsigned fds = umms_test_fd_count();
 	struct client *b = client_connect();
 	g_assert_cmpuint(b->capabilities, ==,
 		WL_SEAT_CAPABILITY_KEYBOARD | WL_SEAT_CAPABILITY_POINTER);
@@ -740,7 +728,7 @@ test_two_clients(void)
 	wl_proxy_destroy((struct wl_proxy *)surface_b);
 	client_disconnect(b);
 	g_assert_null(umms_seat_get_keyboard_focus(server.seat));
-	g_assert_cmpint(count_fds(), ==, fds);
+	g_assert_cmpuint(umms_test_fd_count(), ==, fds);
 
 	/* Back to a, holding Enter since b had it. */
 	umms_seat_set_keyboard_focus(server.seat, resource_a);

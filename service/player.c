@@ -735,6 +735,13 @@ umms_player_get_stats(struct umms_player *player, struct umms_engine_stats *stat
 		player->engine->impl->get_stats(player->engine, stats);
 	/* A frame a compositor threw away was dropped as much as a late one. */
 	stats->dropped += player->frames_discarded;
+	stats->copies += player->frames_copied;
+}
+
+void
+umms_player_report_copy(struct umms_player *player)
+{
+	player->frames_copied++;
 }
 
 char *

@@ -76,6 +76,7 @@ struct umms_player {
 	size_t n_video_formats;
 	/* What clients' compositors said about the frames (presentation feedback). */
 	uint64_t frames_displayed, frames_discarded;
+	uint64_t frames_copied;    /* by whoever showed them (a GL texture upload) */
 	int64_t display_latency_ns; /* smoothed, presented − due */
 	int64_t video_delay_ns;     /* how early frames leave to arrive on time */
 	GQueue pending;           /* struct pending_request * */
@@ -145,6 +146,8 @@ bool umms_player_set_video_output(struct umms_player *player, bool wanted,
 void umms_player_redraw(struct umms_player *player);
 /* A client's compositor showed a frame (@latency_ns late), or discarded it. */
 void umms_player_report_display(struct umms_player *player, bool shown, int64_t latency_ns);
+/* Whoever showed a frame had to copy its pixels: counted in Stats copies. */
+void umms_player_report_copy(struct umms_player *player);
 
 /* Any call from a client counts as activity for the ttl. */
 void umms_player_touch(struct umms_player *player);

@@ -287,6 +287,8 @@ view_presented(struct wl_client *client, struct wl_resource *resource, uint32_t 
 	int64_t when = (int64_t)(((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000 + tv_nsec);
 	umms_player_report_display(view->player, true,
 		when - view->feedback[serial % FEEDBACK_SLOTS].due_ns);
+	if (flags & UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_COPIED)
+		umms_player_report_copy(view->player);
 }
 
 static void

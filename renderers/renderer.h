@@ -30,7 +30,9 @@
  *   renderer must give the same pixels within the tolerance documented in
  *   tests/test-renderer.c.
  * - Memory (non dma-buf) images that a GPU renderer must upload are a
- *   copy: stats()->uploads counts them, so Stats can report copies.
+ *   copy: stats()->uploads counts them, so Stats can report copies. An
+ *   image marked unchanged whose upload the renderer kept is not uploaded
+ *   again.
  * - destroy() releases every object at once; no GL objects, fds or memory
  *   may grow with the number of frames drawn.
  */
@@ -73,6 +75,12 @@ struct umms_render_image {
 	enum umms_color_matrix matrix;   /* YUV only */
 	enum umms_color_range range;     /* YUV only */
 	uint64_t id;         /* the memory's identity, for import caches; 0: do not cache */
+	/*
+	 * Memory images with an id: the pixels are the same as at the last
+	 * draw of this id (damage tracking: a static UI). A renderer that kept
+	 * an upload of them may draw it without uploading again (not counted).
+	 */
+	bool unchanged;
 };
 
 /* A rectangle in image pixels (source, may be fractional) or target pixels. */

@@ -51,6 +51,8 @@ static const struct key keys[] = {
 	KEY("video", "socket", KEY_STRING, video.socket),
 	UKEY("video", "max-held-frames", video.max_held, 1, 64),
 	KEY("display", "enabled", KEY_BOOL, display.enabled),
+	KEY("display", "headless", KEY_BOOL, display.headless),
+	KEY("display", "renderer", KEY_STRING, display.renderer),
 	KEY("display", "drm-device", KEY_STRING, display.drm_device),
 	KEY("display", "connector", KEY_STRING, display.connector),
 	KEY("display", "mode", KEY_STRING, display.mode),
@@ -91,6 +93,7 @@ umms_config_init(struct umms_config *config)
 			.max_held = 8,
 		},
 		.display = {
+			.renderer = g_strdup("auto"),
 			.drm_device = g_strdup(""),
 			.connector = g_strdup(""),
 			.mode = g_strdup(""),
@@ -113,6 +116,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->log.gst_debug);
 	g_strfreev(config->engine.disable_decoders);
 	g_free(config->video.socket);
+	g_free(config->display.renderer);
 	g_free(config->display.drm_device);
 	g_free(config->display.connector);
 	g_free(config->display.mode);

@@ -57,7 +57,9 @@ struct umms_config {
 		unsigned max_held;        /* frames one client may hold unreleased */
 	} video;
 	struct {
-		bool enabled;             /* drive a screen through KMS (ummsd --drm) */
+		bool enabled;             /* drive a screen (ummsd --drm, --headless) */
+		bool headless;            /* a headless screen, not KMS (ummsd --headless) */
+		char *renderer;           /* headless: auto, gles2, pixman */
 		char *drm_device;         /* "" : the first card with a screen */
 		char *connector;          /* "" : the first connected */
 		char *mode;               /* "" : preferred; WxH or WxH@Hz */

@@ -10,6 +10,7 @@
 #include "display.h"
 #include "error.h"
 #include "frame.h"
+#include "headless.h"
 #include "kms.h"
 #include "log.h"
 #include "manager.h"
@@ -19,9 +20,6 @@
 #include "video-server.h"
 
 #define DISPLAY_PATH "/org/umms/display/0"
-
-/* The frames the KMS target takes: XRGB8888 (wl_shm code 1), which every plane scans out. */
-static const uint32_t display_formats[] = { 1 };
 
 struct umms_display {
 	struct umms_manager *manager;
@@ -65,7 +63,7 @@ update_refresh(struct umms_display *display)
 	if (fps == display->fps)
 		return;
 	display->fps = fps;
-	umms_kms_output_match_refresh(display->target, fps);
+	umms_screen_match_refresh(display->target, fps);
 	umms_dbus_iface_changed(display->iface);
 }
 
@@ -102,8 +100,8 @@ on_frame(struct wl_listener *listener, void *data)
 	 * comparison of every property, planes included, on each frame is
 	 * work for nothing.
 	 */
-	const char *rung = umms_kms_output_get_rung(display->target);
-	uint64_t copies = umms_kms_output_get_copies(display->target);
+	const char *rung = umms_screen_get_rung(display->target);
+	uint64_t copies = umms_screen_get_copies(display->target);
 	if (g_strcmp0(rung, display->last_rung) != 0 || copies != display->last_copies) {
 		display->last_rung = rung;
 		display->last_copies = copies;
@@ -143,7 +141,7 @@ unplace(struct umms_display *display)
 	if (!display->placed)
 		return;
 	display->placed = false;
-	umms_kms_output_place_video(display->target, NULL);
+	umms_screen_place_video(display->target, NULL);
 }
 
 static bool
@@ -153,8 +151,9 @@ show_player(struct umms_display *display, struct umms_player *player, GError **e
 		return true;
 	unset_player(display);
 	const char *path = umms_manager_player_path(display->manager, player);
-	if (!umms_player_set_video_output(player, true, display_formats,
-			G_N_ELEMENTS(display_formats), error))
+	const uint32_t *formats;
+	int n_formats = umms_screen_get_video_formats(display->target, &formats);
+	if (!umms_player_set_video_output(player, true, formats, (size_t)n_formats, error))
 		return false;
 	display->player = player;
 	display->player_path = g_strdup(path);
@@ -189,7 +188,7 @@ set_player(struct umms_display *display, const char *path, GError **error)
 
 /* A compositor client placed a player's video in its surface, or the placement ended. */
 static void
-on_place_video(void *data, struct umms_player *player, const struct umms_kms_video_place *place)
+on_place_video(void *data, struct umms_player *player, const struct umms_screen_video_place *place)
 {
 	struct umms_display *display = data;
 	if (!place) {
@@ -207,7 +206,7 @@ on_place_video(void *data, struct umms_player *player, const struct umms_kms_vid
 	display->placed = true;
 	umms_debug("display: video placed at %dx%d+%d+%d (%s the UI)", place->width,
 		place->height, place->x, place->y, place->above_ui ? "over" : "under");
-	umms_kms_output_place_video(display->target, place);
+	umms_screen_place_video(display->target, place);
 }
 
 static const struct umms_compositor_hooks compositor_hooks = {
@@ -229,9 +228,9 @@ method_call(void *data, const char *sender, const char *method, GVariant *params
 	if (strcmp(method, "ShowPlayer") == 0)
 		ok = set_player(display, arg, &error);
 	else if (strcmp(method, "SetMode") == 0)
-		ok = umms_kms_output_set_mode(display->target, arg, &error);
+		ok = umms_screen_set_mode(display->target, arg, &error);
 	else if (strcmp(method, "Capture") == 0)
-		ok = umms_kms_output_capture(display->target, arg, &error);
+		ok = umms_screen_capture(display->target, arg, &error);
 	else {
 		ok = false;
 		g_set_error(&error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no method %s", method);
@@ -250,28 +249,28 @@ get_property(void *data, const char *name, GError **error)
 	struct umms_display *display = data;
 	struct umms_target *t = display->target;
 	if (strcmp(name, "Modes") == 0) {
-		g_auto(GStrv) modes = umms_kms_output_list_modes(t);
+		g_auto(GStrv) modes = umms_screen_list_modes(t);
 		return g_variant_new_strv((const char *const *)modes, -1);
 	}
 	if (strcmp(name, "CurrentMode") == 0)
-		return g_variant_new_take_string(umms_kms_output_current_mode(t));
+		return g_variant_new_take_string(umms_screen_current_mode(t));
 	if (strcmp(name, "Margins") == 0) {
 		int m[4];
-		umms_kms_output_get_margins_px(t, m);
+		umms_screen_get_margins_px(t, m);
 		return g_variant_new("(iiii)", m[0], m[1], m[2], m[3]);
 	}
 	if (strcmp(name, "Zoom") == 0)
-		return g_variant_new_string(umms_kms_zoom_name(umms_kms_output_get_zoom(t)));
+		return g_variant_new_string(umms_screen_zoom_name(umms_screen_get_zoom(t)));
 	if (strcmp(name, "Player") == 0)
 		return g_variant_new_object_path(display->player_path ? display->player_path : "/");
 	if (strcmp(name, "VideoPath") == 0)
-		return g_variant_new_string(umms_kms_output_get_rung(t));
+		return g_variant_new_string(umms_screen_get_rung(t));
 	if (strcmp(name, "Planes") == 0)
-		return umms_kms_output_describe_planes(t);
+		return umms_screen_describe_planes(t);
 	if (strcmp(name, "MatchRefresh") == 0)
 		return g_variant_new_boolean(display->match_refresh);
 	if (strcmp(name, "Copies") == 0)
-		return g_variant_new_uint64(umms_kms_output_get_copies(t));
+		return g_variant_new_uint64(umms_screen_get_copies(t));
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);
 	return NULL;
 }
@@ -283,18 +282,18 @@ set_property(void *data, const char *sender, const char *name, GVariant *value,
 	struct umms_display *display = data;
 	if (strcmp(name, "Zoom") == 0) {
 		enum umms_layout_scale zoom;
-		if (!umms_kms_zoom_parse(g_variant_get_string(value, NULL), &zoom, error))
+		if (!umms_screen_zoom_parse(g_variant_get_string(value, NULL), &zoom, error))
 			return false;
-		umms_kms_output_set_zoom(display->target, zoom);
+		umms_screen_set_zoom(display->target, zoom);
 	} else if (strcmp(name, "MatchRefresh") == 0) {
 		display->match_refresh = g_variant_get_boolean(value);
 		update_refresh(display);
 	} else if (strcmp(name, "Margins") == 0) {
-		struct umms_kms_margins m = { 0 };
+		struct umms_screen_margins m = { 0 };
 		g_variant_get(value, "(iiii)", &m.left, &m.top, &m.right, &m.bottom);
-		if (!umms_kms_output_check_margins(display->target, &m, error))
+		if (!umms_screen_check_margins(display->target, &m, error))
 			return false;
-		umms_kms_output_set_margins(display->target, &m);
+		umms_screen_set_margins(display->target, &m);
 	} else {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "%s is read-only", name);
 		return false;
@@ -334,34 +333,56 @@ on_session_active(struct wl_listener *listener, void *data)
 		umms_kms_output_set_active(display->target, active);
 }
 
-struct umms_display *
-umms_display_create(const struct umms_config *config, struct umms_manager *manager,
-	GDBusConnection *connection, struct umms_video_server *video, GError **error)
+/* The KMS screen, its devices opened in a session (libseat or directly). */
+static bool
+open_kms(struct umms_display *display, const struct umms_config *config,
+	const struct umms_screen_margins *margins, enum umms_layout_scale zoom, GError **error)
 {
 	struct umms_kms_config kms = {
 		.device = config->display.drm_device,
 		.connector = config->display.connector,
 		.mode = config->display.mode,
-		.zoom = UMMS_LAYOUT_SCALE_LETTERBOX,
+		.margins = *margins,
+		.zoom = zoom,
 	};
-	if (config->display.margins &&
-			!umms_kms_margins_parse(config->display.margins, &kms.margins, error))
-		return NULL;
-	if (config->display.zoom && !umms_kms_zoom_parse(config->display.zoom, &kms.zoom, error))
-		return NULL;
-	struct umms_display *display = g_new0(struct umms_display, 1);
-	display->manager = manager;
-	display->connection = g_object_ref(connection);
 	struct umms_session_config session = { .mode = config->display.session };
 	display->session = umms_session_create(&session, error);
 	if (!display->session)
-		goto fail;
+		return false;
 	display->active.notify = on_session_active;
 	wl_signal_add(&display->session->events.active, &display->active);
 	kms.opener = (struct umms_kms_opener){ session_open, session_close, display->session };
 	display->target = umms_kms_output_create(&kms, error);
-	if (!display->target)
+	return display->target != NULL;
+}
+
+struct umms_display *
+umms_display_create(const struct umms_config *config, struct umms_manager *manager,
+	GDBusConnection *connection, struct umms_video_server *video, GError **error)
+{
+	struct umms_screen_margins margins = { 0 };
+	enum umms_layout_scale zoom = UMMS_LAYOUT_SCALE_LETTERBOX;
+	if (config->display.margins &&
+			!umms_screen_margins_parse(config->display.margins, &margins, error))
+		return NULL;
+	if (config->display.zoom && !umms_screen_zoom_parse(config->display.zoom, &zoom, error))
+		return NULL;
+	struct umms_display *display = g_new0(struct umms_display, 1);
+	display->manager = manager;
+	display->connection = g_object_ref(connection);
+	if (config->display.headless) {
+		struct umms_headless_config hc = {
+			.mode = config->display.mode,
+			.renderer = config->display.renderer,
+			.margins = margins,
+			.zoom = zoom,
+		};
+		display->target = umms_headless_create(&hc, error);
+		if (!display->target)
+			goto fail;
+	} else if (!open_kms(display, config, &margins, zoom, error)) {
 		goto fail;
+	}
 	display->match_refresh = config->display.match_refresh;
 	display->target->presented = on_presented;
 	display->target->presented_data = display;

@@ -1,6 +1,8 @@
 /*
- * org.umms.Display1: a screen ummsd drives through KMS (targets/kms/),
- * exported at /org/umms/display/0 while ummsd holds the device. It shows
+ * org.umms.Display1: a screen ummsd drives (targets/screen.h): through KMS
+ * (targets/kms/, `ummsd --drm`) or headless (targets/headless/, `ummsd
+ * --headless`: composited into memory, captured as PNG), exported at
+ * /org/umms/display/0 while ummsd holds it. It shows
  * one player's video at a time (ShowPlayer), inside the overscan margins,
  * placed by the zoom mode, and reports the frames it put on screen back to
  * the player (frames-displayed, display latency, lip sync).
@@ -17,7 +19,8 @@ struct umms_display;
 struct umms_video_server;
 
 /*
- * Opens the device from config->display and exports the object. With
+ * Opens the device from config->display (or makes the headless screen
+ * when display.headless) and exports the object. With
  * @video (and display.compositor), ummsd's compositor serves Wayland
  * clients on the video server's display (service/compositor/).
  */

@@ -16,6 +16,18 @@
 static int verbosity;
 static char *drm_device;
 static bool drm;
+static char *headless_mode;
+static bool headless;
+
+/* --headless, or --headless=WxH[@Hz]: a screen of no display, composited into memory. */
+static gboolean
+headless_cb(const char *name, const char *value, gpointer data, GError **error)
+{
+	headless = true;
+	g_free(headless_mode);
+	headless_mode = g_strdup(value);
+	return TRUE;
+}
 
 /* --drm, or --drm=DEVICE: drive a screen through KMS. */
 static gboolean
@@ -85,6 +97,11 @@ load_config(struct umms_config *config, const char *file, char **sets, bool sess
 		return false;
 	if (drm_device && !umms_config_set(config, "display.drm-device", drm_device, error))
 		return false;
+	if (headless && (!umms_config_set(config, "display.enabled", "true", error) ||
+			!umms_config_set(config, "display.headless", "true", error)))
+		return false;
+	if (headless_mode && !umms_config_set(config, "display.mode", headless_mode, error))
+		return false;
 	if (verbose >= 2)
 		config->log.level = UMMS_LOG_DEBUG;
 	else if (verbose == 1 && config->log.level < UMMS_LOG_INFO)
@@ -110,6 +127,10 @@ umms_main(int argc, char *argv[])
 		{ "address", 0, 0, G_OPTION_ARG_STRING, &address, "Serve on the bus at ADDRESS", "ADDRESS" },
 		{ "drm", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer)drm_cb,
 			"Drive a screen through KMS (the first card with one, or DEVICE)", "DEVICE" },
+		{ "headless", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK,
+			(gpointer)headless_cb,
+			"A screen of no display: composited in memory (1280x720, or MODE), "
+			"captured as PNG with Display1.Capture", "MODE" },
 		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)verbose_cb,
 			"More messages (twice for debug)", NULL },
 		{ "print-config", 0, 0, G_OPTION_ARG_NONE, &print,

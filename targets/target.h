@@ -1,6 +1,6 @@
 /*
  * A target: where a player's video ends up. One folder per target
- * (targets/kms/, and later gl/ and headless/), each with one
+ * (targets/kms/, targets/headless/), each with one
  * `static const struct umms_target_impl`. The subsurface target lives in
  * libumms-client (client/), on the application's side of the socket.
  *
@@ -31,8 +31,12 @@ struct umms_target;
 typedef void (*umms_target_presented_fn)(void *data, struct umms_frame *frame, bool shown,
 	int64_t when_ns);
 
+struct umms_screen_impl;
+
 struct umms_target_impl {
 	const char *name;
+	/* Targets that are a whole screen (kms, headless): screen.h. NULL otherwise. */
+	const struct umms_screen_impl *screen;
 	bool (*show)(struct umms_target *target, struct umms_frame *frame, GError **error);
 	void (*destroy)(struct umms_target *target);
 };

@@ -125,7 +125,7 @@ test_margins(void)
 	static const struct {
 		const char *text;
 		bool ok;
-		struct umms_kms_margins want;
+		struct umms_screen_margins want;
 	} margins[] = {
 		{ "0", true, { 0, 0, 0, 0, false } },
 		{ "5%", true, { 5, 5, 5, 5, true } },
@@ -139,9 +139,9 @@ test_margins(void)
 		{ "wide", false, { 0 } },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(margins); i++) {
-		struct umms_kms_margins got = { 0 };
+		struct umms_screen_margins got = { 0 };
 		g_autoptr(GError) error = NULL;
-		bool ok = umms_kms_margins_parse(margins[i].text, &got, &error);
+		bool ok = umms_screen_margins_parse(margins[i].text, &got, &error);
 		g_test_message("margins \"%s\": %s", margins[i].text, ok ? "ok" : error->message);
 		g_assert_cmpint(ok, ==, margins[i].ok);
 		if (ok)
@@ -157,12 +157,12 @@ test_zoom(void)
 	const char *names[] = { "letterbox", "fill", "crop", "none", "4:3-in-16:9", "anamorphic" };
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
 		enum umms_layout_scale zoom;
-		g_assert_true(umms_kms_zoom_parse(names[i], &zoom, NULL));
-		g_assert_cmpstr(umms_kms_zoom_name(zoom), ==, names[i]);
+		g_assert_true(umms_screen_zoom_parse(names[i], &zoom, NULL));
+		g_assert_cmpstr(umms_screen_zoom_name(zoom), ==, names[i]);
 	}
 	g_autoptr(GError) error = NULL;
 	enum umms_layout_scale zoom;
-	g_assert_false(umms_kms_zoom_parse("stretch", &zoom, &error));
+	g_assert_false(umms_screen_zoom_parse("stretch", &zoom, &error));
 	g_assert_nonnull(strstr(error->message, "expected letterbox"));
 }
 

@@ -22,6 +22,8 @@
 #define MANAGER_IFACE "org.umms.Manager1"
 #define PLAYER_PREFIX "/org/umms/player/"
 #define PLAYER_IFACE "org.umms.Player1"
+#define DISPLAY_PATH "/org/umms/display/0"
+#define DISPLAY_IFACE "org.umms.Display1"
 /* Methods that change the state reply once it changed (SetUri: media opened). */
 #define CALL_TIMEOUT_MS 30000
 
@@ -76,6 +78,8 @@ static const char commands_help[] =
 	"  wait                 wait for the player's end of stream (exit 0) or error (exit 1);\n"
 	"                       returns at once if it is stopped\n"
 	"  version              print ummsd's version\n"
+	"  show                 show the player on the screen ummsd drives (--drm, --headless)\n"
+	"  capture FILE         write what that screen shows to FILE as PNG\n"
 	"\n"
 	"The player is the one given with --player, else the newest playing player,\n"
 	"else the newest player. Exit status: 0 on success, 1 when ummsd reports an\n"
@@ -574,6 +578,35 @@ cmd_version(struct ctl *ctl, char **args, int n_args)
 	return STATUS_OK;
 }
 
+/* Calls a Display1 method that takes one argument: a screen only ummsd --drm or --headless has. */
+static int
+call_display(struct ctl *ctl, const char *method, GVariant *arg)
+{
+	GError *error = NULL;
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(ctl->bus, SERVICE_NAME,
+		DISPLAY_PATH, DISPLAY_IFACE, method, g_variant_new_tuple(&arg, 1), NULL,
+		G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, &error);
+	if (!reply && g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD)) {
+		g_clear_error(&error);
+		return fail("ummsd drives no screen (start it with --drm or --headless)");
+	}
+	return reply ? STATUS_OK : report(error);
+}
+
+static int
+cmd_show(struct ctl *ctl, char **args, int n_args)
+{
+	return call_display(ctl, "ShowPlayer", g_variant_new_object_path(ctl->path));
+}
+
+static int
+cmd_capture(struct ctl *ctl, char **args, int n_args)
+{
+	/* ummsd writes the file: give it a path that means the same to it. */
+	g_autofree char *path = g_canonicalize_filename(args[0], NULL);
+	return call_display(ctl, "Capture", g_variant_new_string(path));
+}
+
 static const struct command commands[] = {
 	{ "play", "[URI|PATH]", 0, 1, false, cmd_play },
 	{ "pause", "", 0, 0, true, cmd_pause },
@@ -591,6 +624,8 @@ static const struct command commands[] = {
 	{ "destroy", "", 0, 0, true, cmd_destroy },
 	{ "wait", "", 0, 0, true, cmd_wait },
 	{ "version", "", 0, 0, false, cmd_version },
+	{ "show", "", 0, 0, true, cmd_show },
+	{ "capture", "FILE", 1, 1, false, cmd_capture },
 };
 
 static GDBusConnection *

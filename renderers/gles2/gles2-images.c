@@ -425,7 +425,8 @@ umms_gles2_image_get(struct gles2_renderer *r, const struct umms_render_image *i
 			umms_gles2_images_forget(r, image->id);
 			img = NULL;
 		}
-		if (img && img->dmabuf) {
+		if (img && (img->dmabuf || (image->unchanged && img->n_tex > 0))) {
+			/* An import, or an upload of pixels that did not change: kept. */
 			img->last_used = ++r->use_clock;
 			return img;
 		}

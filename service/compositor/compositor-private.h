@@ -34,6 +34,7 @@ enum {
 	STATE_VIEWPORT_SRC = 1 << 1,
 	STATE_VIEWPORT_DST = 1 << 2,
 	STATE_SCALE = 1 << 3,
+	STATE_DAMAGE = 1 << 4,        /* the pixels changed (damage or damage_buffer) */
 };
 
 struct surface_state {
@@ -47,6 +48,7 @@ struct surface_state {
 	struct wl_list frames;    /* wl_callback resources (their link) */
 	struct wl_list feedbacks; /* struct feedback.link */
 	struct video_place video;
+	struct surface *owner;    /* set for a surface's current state only */
 };
 
 struct subsurface;
@@ -65,6 +67,23 @@ struct surface {
 	struct wl_list below;     /* struct subsurface.link: those under it */
 	struct wl_list above;     /* over it */
 	int width, height;        /* surface size of the current state, 0: no buffer */
+	/*
+	 * Damage tracking: content_serial counts commits that changed the
+	 * pixels (a buffer attached, or damage); drawn_serial is the one last
+	 * drawn, so an unchanged surface is not uploaded again.
+	 */
+	uint64_t image_id;        /* for the renderer's cache, unique in the process */
+	uint64_t content_serial, drawn_serial;
+	/*
+	 * The pixels of the current wl_shm buffer, copied when its client
+	 * destroyed it while it was still shown: Wayland keeps a surface's
+	 * contents until the next attach, and the screen may redraw before.
+	 */
+	struct {
+		void *data;
+		uint32_t format;      /* wl_shm */
+		int width, height, stride;
+	} kept;
 	struct {
 		struct wl_signal destroy;
 	} events;
@@ -99,7 +118,7 @@ struct feedback {
 
 struct umms_compositor {
 	struct wl_display *display;
-	struct umms_target *kms;
+	struct umms_target *screen;       /* screen.h: KMS or headless */
 	struct umms_compositor_hooks hooks;
 	void *hooks_data;
 	struct wl_global *compositor, *subcompositor, *wm_base, *output, *viewporter,
@@ -116,11 +135,14 @@ struct umms_compositor {
 	struct surface *video_surface;
 	struct video_place video;
 	bool video_sent;          /* video_last went to the display */
-	struct umms_kms_video_place video_last;
+	struct umms_screen_video_place video_last;
 	bool destroying;
+	bool said_dmabuf_fallback;  /* logged once */
 };
 
 /* surface.c */
+/* Whether the surface shows something: a buffer, or the pixels kept of one. */
+bool compositor_surface_has_content(const struct surface *surface);
 bool compositor_surface_init(struct umms_compositor *c);
 /* wl_resource_create and its implementation; NULL (the client told: no memory) on failure. */
 struct wl_resource *compositor_resource_create(struct wl_client *client,
@@ -148,7 +170,7 @@ bool compositor_shell_check_commit(struct surface *surface);
 bool compositor_viewport_check(struct surface *surface);
 
 /* scene.c */
-extern const struct umms_kms_ui_impl compositor_ui_impl;
+extern const struct umms_screen_ui_impl compositor_ui_impl;
 /* Something on screen changed: redraw with the next commit. */
 void compositor_scene_damage(struct umms_compositor *c);
 /* A committed state's placement (if set) takes effect for @surface. */

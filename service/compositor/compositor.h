@@ -1,9 +1,11 @@
 /*
- * ummsd's own Wayland compositor, for a screen it drives through KMS (a TV
- * box, a kiosk): the shell UI (a browser, a TV launcher) is a Wayland
- * client of ummsd, composited into the primary plane, while video goes to
- * a plane of its own (targets/kms/, the plane ladder) with no pass over
- * its pixels.
+ * ummsd's own Wayland compositor, for a screen it drives itself (a TV
+ * box, a kiosk through KMS; or the headless screen, for tests and machines
+ * without one): the shell UI (a browser, a TV launcher) is a Wayland
+ * client of ummsd, drawn with the screen's renderer into its buffer (the
+ * KMS primary plane), while video goes to a plane of its own where the
+ * screen has one (targets/kms/, the plane ladder) with no pass over its
+ * pixels, or is composited with the UI.
  *
  * Minimal by design: wl_compositor, wl_subcompositor, wl_shm, xdg_wm_base
  * (every toplevel fullscreen, kiosk style, the newest on top and focused),
@@ -15,9 +17,13 @@
  * double-buffered with that surface's commit, so the UI and the video move
  * in the same KMS commit.
  *
+ * Damage tracking: a screen redraws the UI only when a surface committed
+ * (or the video under it changed), and a surface whose pixels did not
+ * change is not uploaded again by a GPU renderer (renderer.h: unchanged).
+ *
  * The video itself is not drawn here: placements go to the display
- * (service/display.c) through hooks, which shows that player on the KMS
- * output at the rectangle, over or under the UI.
+ * (service/display.c) through hooks, which shows that player on the
+ * screen at the rectangle, over or under the UI.
  */
 #ifndef UMMS_SERVICE_COMPOSITOR_H
 #define UMMS_SERVICE_COMPOSITOR_H
@@ -26,7 +32,7 @@
 #include <glib.h>
 #include <wayland-server-core.h>
 
-#include "kms.h"
+#include "screen.h"
 
 struct umms_compositor;
 struct umms_player;
@@ -38,7 +44,7 @@ struct umms_compositor_hooks {
 	 * coordinates), or ended (@place NULL: the surface or the view went).
 	 */
 	void (*place_video)(void *data, struct umms_player *player,
-		const struct umms_kms_video_place *place);
+		const struct umms_screen_video_place *place);
 };
 
 struct umms_compositor_config {
@@ -48,9 +54,9 @@ struct umms_compositor_config {
 	struct umms_session *session; /* input devices are opened in it; NULL: directly */
 };
 
-/* Adds the globals to @display and draws the UI on @kms (a KMS target). */
+/* Adds the globals to @display and draws the UI on @screen (screen.h: KMS or headless). */
 struct umms_compositor *umms_compositor_create(struct wl_display *display,
-	struct umms_target *kms, const struct umms_compositor_config *config,
+	struct umms_target *screen, const struct umms_compositor_config *config,
 	const struct umms_compositor_hooks *hooks, void *data, GError **error);
 /* Removes the globals; clients keep their connection to the video server. NULL: no-op. */
 void umms_compositor_destroy(struct umms_compositor *compositor);

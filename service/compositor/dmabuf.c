@@ -720,8 +720,9 @@ umms_dmabuf_create(struct wl_display *display, const struct umms_dmabuf_feedback
 	dmabuf->feedback = feedback_state_create(feedback, error);
 	if (!dmabuf->feedback)
 		goto error_dmabuf;
+	/* No device (the headless screen): feedback could name none, version 3 at most. */
 	dmabuf->global = wl_global_create(display, &zwp_linux_dmabuf_v1_interface,
-		DMABUF_VERSION, dmabuf, dmabuf_bind);
+		feedback->main_device ? DMABUF_VERSION : 3, dmabuf, dmabuf_bind);
 	if (!dmabuf->global) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
 			"cannot create the zwp_linux_dmabuf_v1 global");

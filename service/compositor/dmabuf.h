@@ -10,7 +10,8 @@
  * indices into it. umms_dmabuf_set_feedback() replaces it (a new table,
  * never a changed one) and resends it to every bound feedback object.
  * Clients binding version 1 or 2 get one `format` event per format of the
- * table, version 3 one `modifier` event per pair.
+ * table, version 3 one `modifier` event per pair. With no main device
+ * (0: the headless screen has none) the global stops at version 3.
  *
  * Buffers. `create_params` and its `add`, `create`, `create_immed` make
  * wl_buffers; a client's mistake (plane index over 3 or set twice, planes

@@ -1,9 +1,10 @@
 /*
  * The scene of ummsd's compositor (compositor.h): the toplevels' surface
- * trees drawn with pixman into the primary plane's buffer when the KMS
- * output asks (umms_kms_ui_impl), frame callbacks and presentation
- * feedback answered at the page flip that showed them, and the video
- * placements of umms_video_player_v1.place handed to the display.
+ * trees drawn with the screen's renderer (renderers/renderer.h) into its
+ * buffer when the screen asks (umms_screen_ui_impl), frame callbacks and
+ * presentation feedback answered when what was drawn reached the screen,
+ * and the video placements of umms_video_player_v1.place handed to the
+ * display.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_DISPLAY
 
@@ -21,77 +22,94 @@
 #include "error.h"
 #include "log.h"
 #include "presentation-time-protocol.h"
+#include "renderer.h"
 #include "seat.h"
 
 /* ---- drawing ---------------------------------------------------------------- */
 
-static pixman_format_code_t
-shm_pixman_format(uint32_t format)
-{
-	switch (format) {
-	case WL_SHM_FORMAT_ARGB8888: return PIXMAN_a8r8g8b8;
-	case WL_SHM_FORMAT_XRGB8888: return PIXMAN_x8r8g8b8;
-	case WL_SHM_FORMAT_ABGR8888: return PIXMAN_a8b8g8r8;
-	case WL_SHM_FORMAT_XBGR8888: return PIXMAN_x8b8g8r8;
-	case WL_SHM_FORMAT_RGB565: return PIXMAN_r5g6b5;
-	default: return 0;
-	}
-}
-
-static pixman_format_code_t
-drm_pixman_format(uint32_t format)
-{
-	switch (format) {
-	case DRM_FORMAT_ARGB8888: return PIXMAN_a8r8g8b8;
-	case DRM_FORMAT_XRGB8888: return PIXMAN_x8r8g8b8;
-	case DRM_FORMAT_ABGR8888: return PIXMAN_a8b8g8r8;
-	case DRM_FORMAT_XBGR8888: return PIXMAN_x8b8g8r8;
-	case DRM_FORMAT_RGB565: return PIXMAN_r5g6b5;
-	default: return 0;
-	}
-}
-
-/* The DRM formats the scene reads from client dma-bufs (linear, mapped by the CPU). */
+/* The DRM formats the scene reads from client dma-bufs when it maps them (linear). */
 static const uint32_t readable_formats[] = {
 	DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888, DRM_FORMAT_ABGR8888,
 	DRM_FORMAT_RGB565,
 };
 
-/* Composites @src (@bw x @bh) for surface @s at (x, y) of @dst, scaled as its viewport says. */
-static void
-composite(pixman_image_t *dst, pixman_image_t *src, const struct surface *s, int bw, int bh,
-	int x, int y)
+static uint32_t
+shm_drm_format(uint32_t format)
+{
+	/* wl_shm: fourccs, except the two oldest codes. */
+	return format == WL_SHM_FORMAT_ARGB8888 ? DRM_FORMAT_ARGB8888 :
+		format == WL_SHM_FORMAT_XRGB8888 ? DRM_FORMAT_XRGB8888 : format;
+}
+
+/* Surface images are told apart from video frames in the renderer's import cache. */
+#define SURFACE_IMAGE_ID (UINT64_C(1) << 63)
+
+struct draw_ctx {
+	struct umms_compositor *c;
+	struct umms_renderer *r;
+	struct umms_render_box area;   /* the UI area in buffer pixels: nothing drawn past it */
+};
+
+/*
+ * Draws @image for surface @s at (x, y) of the UI area, scaled as its
+ * viewport says, clipped to the area (the source cut in proportion).
+ */
+static bool
+draw_image(struct draw_ctx *d, const struct surface *s, const struct umms_render_image *image,
+	int x, int y, GError **error)
 {
 	const struct surface_state *st = &s->current;
 	int32_t scale = st->scale > 0 ? st->scale : 1;
-	double sx = 0, sy = 0, sw = bw, sh = bh;
-	if (st->src_w >= 0) {
-		sx = st->src_x * scale, sy = st->src_y * scale;
-		sw = st->src_w * scale, sh = st->src_h * scale;
-	}
-	if (s->width <= 0 || s->height <= 0)
-		return;
-	struct pixman_f_transform ft;
-	pixman_f_transform_init_scale(&ft, sw / s->width, sh / s->height);
-	pixman_f_transform_translate(&ft, NULL, sx, sy);
-	struct pixman_transform t;
-	pixman_transform_from_pixman_f_transform(&t, &ft);
-	pixman_image_set_transform(src, &t);
-	bool scaled = sw != s->width || sh != s->height;
-	pixman_image_set_filter(src, scaled ? PIXMAN_FILTER_BILINEAR : PIXMAN_FILTER_NEAREST,
-		NULL, 0);
-	pixman_image_composite32(PIXMAN_OP_OVER, src, NULL, dst, 0, 0, 0, 0, x, y, s->width,
-		s->height);
+	struct umms_render_box src = { 0, 0, image->width, image->height };
+	if (st->src_w >= 0)
+		src = (struct umms_render_box){ st->src_x * scale, st->src_y * scale,
+			st->src_w * scale, st->src_h * scale };
+	if (s->width <= 0 || s->height <= 0 || src.width <= 0 || src.height <= 0)
+		return true;
+	struct umms_render_box dst = { d->area.x + x, d->area.y + y, s->width, s->height };
+	double fx = src.width / dst.width, fy = src.height / dst.height;
+	double x0 = MAX(dst.x, d->area.x), y0 = MAX(dst.y, d->area.y);
+	double x1 = MIN(dst.x + dst.width, d->area.x + d->area.width);
+	double y1 = MIN(dst.y + dst.height, d->area.y + d->area.height);
+	if (x1 <= x0 || y1 <= y0)
+		return true;
+	src.x += (x0 - dst.x) * fx, src.y += (y0 - dst.y) * fy;
+	src.width = (x1 - x0) * fx, src.height = (y1 - y0) * fy;
+	dst = (struct umms_render_box){ x0, y0, x1 - x0, y1 - y0 };
+	return umms_renderer_draw(d->r, image, &src, &dst, error);
 }
 
+/*
+ * A client's dma-buf: imported by the renderer where it can; else (or when
+ * the import fails) mapped and read as memory, so a refused import never
+ * shows as black. Linear single-plane RGB only for the mapped way.
+ */
 static void
-draw_dmabuf(pixman_image_t *dst, struct umms_dmabuf_buffer *buf, const struct surface *s,
+draw_dmabuf(struct draw_ctx *d, struct umms_dmabuf_buffer *buf, const struct surface *s,
 	int x, int y)
 {
-	pixman_format_code_t format = drm_pixman_format(buf->format);
+	struct umms_render_image image = {
+		.format = buf->format, .modifier = buf->modifier,
+		.width = buf->width, .height = buf->height, .dmabuf = true,
+		.n_planes = buf->n_planes, .id = 0,
+	};
+	for (int i = 0; i < buf->n_planes && i < UMMS_RENDER_MAX_PLANES; i++)
+		image.planes[i] = (struct umms_render_plane){ .fd = buf->fds[i], .data = NULL,
+			.offset = buf->offsets[i], .stride = buf->strides[i] };
+	g_autoptr(GError) error = NULL;
+	if (umms_renderer_can_draw(d->r, &image) && draw_image(d, s, &image, x, y, &error))
+		return;
+	if (error && !d->c->said_dmabuf_fallback) {
+		umms_info("display: %s: reading clients' dma-bufs by mapping them instead",
+			error->message);
+		d->c->said_dmabuf_fallback = true;
+	}
 	bool linear = buf->modifier == DRM_FORMAT_MOD_LINEAR ||
 		buf->modifier == DRM_FORMAT_MOD_INVALID;
-	if (!format || !linear || buf->n_planes != 1)
+	bool readable = false;
+	for (size_t i = 0; i < G_N_ELEMENTS(readable_formats); i++)
+		readable |= readable_formats[i] == buf->format;
+	if (!readable || !linear || buf->n_planes != 1)
 		return;
 	size_t size = buf->offsets[0] + (size_t)buf->strides[0] * (size_t)buf->height;
 	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, buf->fds[0], 0);
@@ -101,62 +119,93 @@ draw_dmabuf(pixman_image_t *dst, struct umms_dmabuf_buffer *buf, const struct su
 	}
 	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
 	ioctl(buf->fds[0], DMA_BUF_IOCTL_SYNC, &sync);
-	pixman_image_t *src = pixman_image_create_bits_no_clear(format, buf->width, buf->height,
-		(uint32_t *)(void *)((uint8_t *)map + buf->offsets[0]), (int)buf->strides[0]);
-	if (src) {
-		composite(dst, src, s, buf->width, buf->height, x, y);
-		pixman_image_unref(src);
-	}
+	image.dmabuf = false;
+	image.modifier = DRM_FORMAT_MOD_LINEAR;
+	image.planes[0] = (struct umms_render_plane){ .fd = -1,
+		.data = (uint8_t *)map + buf->offsets[0], .stride = buf->strides[0] };
+	g_clear_error(&error);
+	if (!draw_image(d, s, &image, x, y, &error))
+		umms_debug("display: a client's dma-buf: %s", error->message);
 	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
 	ioctl(buf->fds[0], DMA_BUF_IOCTL_SYNC, &sync);
 	munmap(map, size);
 }
 
 static void
-draw_buffer(pixman_image_t *dst, const struct surface *s, int x, int y)
+draw_buffer(struct draw_ctx *d, struct surface *s, int x, int y)
 {
 	struct wl_resource *buffer = s->current.buffer;
 	struct wl_shm_buffer *shm = buffer ? wl_shm_buffer_get(buffer) : NULL;
 	if (shm) {
-		pixman_format_code_t format = shm_pixman_format(wl_shm_buffer_get_format(shm));
-		if (!format)
-			return;
-		int bw = wl_shm_buffer_get_width(shm), bh = wl_shm_buffer_get_height(shm);
+		/*
+		 * Damage tracking, the part that costs: a surface whose pixels did not
+		 * change since it was last drawn is not uploaded again by a GPU
+		 * renderer (unchanged), only drawn from what it kept.
+		 */
+		struct umms_render_image image = {
+			.format = shm_drm_format(wl_shm_buffer_get_format(shm)),
+			.modifier = DRM_FORMAT_MOD_LINEAR,
+			.width = wl_shm_buffer_get_width(shm), .height = wl_shm_buffer_get_height(shm),
+			.n_planes = 1,
+			.id = SURFACE_IMAGE_ID | s->image_id,
+			.unchanged = s->drawn_serial == s->content_serial,
+		};
 		wl_shm_buffer_begin_access(shm);
-		pixman_image_t *src = pixman_image_create_bits_no_clear(format, bw, bh,
-			wl_shm_buffer_get_data(shm), wl_shm_buffer_get_stride(shm));
-		if (src) {
-			composite(dst, src, s, bw, bh, x, y);
-			pixman_image_unref(src);
-		}
+		image.planes[0] = (struct umms_render_plane){ .fd = -1,
+			.data = wl_shm_buffer_get_data(shm),
+			.stride = (uint32_t)wl_shm_buffer_get_stride(shm) };
+		g_autoptr(GError) error = NULL;
+		if (!umms_renderer_can_draw(d->r, &image))
+			umms_debug("display: cannot draw a %.4s shm buffer", (const char *)&image.format);
+		else if (!draw_image(d, s, &image, x, y, &error))
+			umms_debug("display: %s", error->message);
+		else
+			s->drawn_serial = s->content_serial;
 		wl_shm_buffer_end_access(shm);
 		return;
 	}
 	struct umms_dmabuf_buffer *dma = buffer ? umms_dmabuf_buffer_from_resource(buffer) : NULL;
-	if (dma)
-		draw_dmabuf(dst, dma, s, x, y);
+	if (dma) {
+		draw_dmabuf(d, dma, s, x, y);
+		return;
+	}
+	if (!buffer && s->kept.data) {
+		/* Its client destroyed the buffer still shown: the pixels kept of it. */
+		struct umms_render_image image = {
+			.format = shm_drm_format(s->kept.format),
+			.modifier = DRM_FORMAT_MOD_LINEAR,
+			.width = s->kept.width, .height = s->kept.height, .n_planes = 1,
+			.planes[0] = { .fd = -1, .data = s->kept.data,
+				.stride = (uint32_t)s->kept.stride },
+			.id = SURFACE_IMAGE_ID | s->image_id,
+			.unchanged = s->drawn_serial == s->content_serial,
+		};
+		g_autoptr(GError) error = NULL;
+		if (umms_renderer_can_draw(d->r, &image) && draw_image(d, s, &image, x, y, &error))
+			s->drawn_serial = s->content_serial;
+	}
 }
 
-static void draw_tree(struct umms_compositor *c, pixman_image_t *dst, struct surface *s, int x,
-	int y);
+static void draw_tree(struct draw_ctx *d, struct surface *s, int x, int y);
 
 static void
-draw_children(struct umms_compositor *c, pixman_image_t *dst, struct wl_list *list, int x, int y)
+draw_children(struct draw_ctx *d, struct wl_list *list, int x, int y)
 {
 	struct subsurface *sub;
 	wl_list_for_each(sub, list, link)
-		draw_tree(c, dst, sub->surface, x + sub->x, y + sub->y);
+		draw_tree(d, sub->surface, x + sub->x, y + sub->y);
 }
 
 /* Draws @s and its subsurfaces; their frame callbacks and feedback now wait for the flip. */
 static void
-draw_tree(struct umms_compositor *c, pixman_image_t *dst, struct surface *s, int x, int y)
+draw_tree(struct draw_ctx *d, struct surface *s, int x, int y)
 {
-	if (!s->current.buffer)
+	struct umms_compositor *c = d->c;
+	if (!compositor_surface_has_content(s))
 		return;
-	draw_children(c, dst, &s->below, x, y);
-	draw_buffer(dst, s, x, y);
-	draw_children(c, dst, &s->above, x, y);
+	draw_children(d, &s->below, x, y);
+	draw_buffer(d, s, x, y);
+	draw_children(d, &s->above, x, y);
 	wl_list_insert_list(c->frames_drawn.prev, &s->current.frames);
 	wl_list_init(&s->current.frames);
 	wl_list_insert_list(c->feedbacks_drawn.prev, &s->current.feedbacks);
@@ -164,20 +213,14 @@ draw_tree(struct umms_compositor *c, pixman_image_t *dst, struct surface *s, int
 }
 
 static void
-ui_draw(void *data, pixman_image_t *dst, int x, int y)
+ui_draw(void *data, struct umms_renderer *renderer, const struct umms_render_box *area)
 {
-	struct umms_compositor *c = data;
-	/* Nothing past the UI's area: margins stay black. */
-	pixman_region32_t clip;
-	pixman_region32_init_rect(&clip, x, y, (unsigned)c->width, (unsigned)c->height);
-	pixman_image_set_clip_region32(dst, &clip);
+	struct draw_ctx d = { .c = data, .r = renderer, .area = *area };
 	struct toplevel *t;
-	wl_list_for_each(t, &c->toplevels, link) {
+	wl_list_for_each(t, &d.c->toplevels, link) {
 		if (t->mapped)
-			draw_tree(c, dst, t->surface, x, y);
+			draw_tree(&d, t->surface, 0, 0);
 	}
-	pixman_image_set_clip_region32(dst, NULL);
-	pixman_region32_fini(&clip);
 }
 
 static void
@@ -220,7 +263,7 @@ ui_resized(void *data, int width, int height)
 	compositor_scene_damage(c);
 }
 
-const struct umms_kms_ui_impl compositor_ui_impl = {
+const struct umms_screen_ui_impl compositor_ui_impl = {
 	.draw = ui_draw,
 	.presented = ui_presented,
 	.resized = ui_resized,
@@ -237,7 +280,7 @@ update_video(struct umms_compositor *c)
 	struct video_place *v = &c->video;
 	int x, y;
 	bool shown = compositor_surface_position(c->video_surface, &x, &y);
-	struct umms_kms_video_place place = {
+	struct umms_screen_video_place place = {
 		.x = x + v->x, .y = y + v->y,
 		.width = shown ? v->width : 0, .height = shown ? v->height : 0,
 		.scale = v->scale, .above_ui = v->above,
@@ -296,7 +339,7 @@ compositor_scene_damage(struct umms_compositor *c)
 	if (c->destroying)
 		return;
 	update_video(c);
-	umms_kms_output_damage_ui(c->kms, any_mapped(c));
+	umms_screen_damage_ui(c->screen, any_mapped(c));
 }
 
 bool
@@ -340,7 +383,7 @@ tree_at(struct surface *s, int x, int y, double px, double py, double *sx, doubl
 		if (r)
 			return r;
 	}
-	if (s->current.buffer && px >= x && py >= y && px < x + s->width && py < y + s->height) {
+	if (compositor_surface_has_content(s) && px >= x && py >= y && px < x + s->width && py < y + s->height) {
 		*sx = px - x, *sy = py - y;
 		return s->resource;
 	}
@@ -372,9 +415,9 @@ static const struct umms_seat_hooks seat_hooks = { .surface_at = surface_at };
 static bool
 make_dmabuf(struct umms_compositor *c, GError **error)
 {
-	dev_t device = umms_kms_output_get_device(c->kms);
+	dev_t device = umms_screen_get_device(c->screen);
 	uint32_t *scanout = NULL;
-	int n_scanout = umms_kms_output_get_overlay_formats(c->kms, &scanout);
+	int n_scanout = umms_screen_get_overlay_formats(c->screen, &scanout);
 	struct umms_dmabuf_format *formats = g_new0(struct umms_dmabuf_format,
 		(size_t)n_scanout + G_N_ELEMENTS(readable_formats));
 	for (int i = 0; i < n_scanout; i++)
@@ -400,13 +443,13 @@ make_dmabuf(struct umms_compositor *c, GError **error)
 }
 
 struct umms_compositor *
-umms_compositor_create(struct wl_display *display, struct umms_target *kms,
+umms_compositor_create(struct wl_display *display, struct umms_target *screen,
 	const struct umms_compositor_config *config, const struct umms_compositor_hooks *hooks,
 	void *data, GError **error)
 {
 	struct umms_compositor *c = g_new0(struct umms_compositor, 1);
 	c->display = display;
-	c->kms = kms;
+	c->screen = screen;
 	c->hooks = *hooks;
 	c->hooks_data = data;
 	wl_list_init(&c->surfaces);
@@ -415,7 +458,7 @@ umms_compositor_create(struct wl_display *display, struct umms_target *kms,
 	wl_list_init(&c->frames_drawn);
 	wl_list_init(&c->feedbacks_drawn);
 	int a[4];
-	umms_kms_output_get_ui_area(kms, a);
+	umms_screen_get_ui_area(screen, a);
 	c->width = a[2], c->height = a[3];
 	if (!compositor_surface_init(c) || !compositor_shell_init(c)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "display: cannot make globals");
@@ -437,7 +480,7 @@ umms_compositor_create(struct wl_display *display, struct umms_target *kms,
 	if (!c->seat)
 		goto fail;
 	umms_seat_set_output_size(c->seat, c->width, c->height);
-	umms_kms_output_set_ui(kms, &compositor_ui_impl, c);
+	umms_screen_set_ui(screen, &compositor_ui_impl, c);
 	return c;
 fail:
 	umms_compositor_destroy(c);
@@ -450,8 +493,8 @@ umms_compositor_destroy(struct umms_compositor *c)
 	if (!c)
 		return;
 	c->destroying = true;
-	if (c->kms)
-		umms_kms_output_set_ui(c->kms, NULL, NULL);
+	if (c->screen)
+		umms_screen_set_ui(c->screen, NULL, NULL);
 	umms_seat_destroy(c->seat);
 	umms_dmabuf_destroy(c->dmabuf);
 	compositor_shell_finish(c);

@@ -124,7 +124,7 @@ compositor_shell_resize(struct umms_compositor *c)
 	struct wl_resource *output;
 	wl_resource_for_each(output, &c->outputs) {
 		wl_output_send_mode(output, WL_OUTPUT_MODE_CURRENT | WL_OUTPUT_MODE_PREFERRED,
-			c->width, c->height, umms_kms_output_get_refresh_mhz(c->kms));
+			c->width, c->height, umms_screen_get_refresh_mhz(c->screen));
 		if (wl_resource_get_version(output) >= 2)
 			wl_output_send_done(output);
 	}
@@ -440,7 +440,7 @@ output_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
 	wl_output_send_geometry(resource, 0, 0, 0, 0, WL_OUTPUT_SUBPIXEL_UNKNOWN, "umms",
 		"KMS", WL_OUTPUT_TRANSFORM_NORMAL);
 	wl_output_send_mode(resource, WL_OUTPUT_MODE_CURRENT | WL_OUTPUT_MODE_PREFERRED,
-		c->width, c->height, umms_kms_output_get_refresh_mhz(c->kms));
+		c->width, c->height, umms_screen_get_refresh_mhz(c->screen));
 	if (version >= 2)
 		wl_output_send_scale(resource, 1);
 	if (version >= 4) {

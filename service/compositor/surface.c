@@ -36,9 +36,41 @@ compositor_resource_create(struct wl_client *client, const struct wl_interface *
 /* ---- state ------------------------------------------------------------------ */
 
 static void
+drop_kept(struct surface *s)
+{
+	g_clear_pointer(&s->kept.data, g_free);
+}
+
+/* The shown buffer is going: its pixels stay on screen until the next attach. */
+static void
+keep_contents(struct surface *s, struct wl_resource *buffer)
+{
+	drop_kept(s);
+	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
+	if (!shm)
+		return;   /* a dma-buf: its fds go with it (left: rare for clients) */
+	s->kept.format = wl_shm_buffer_get_format(shm);
+	s->kept.width = wl_shm_buffer_get_width(shm);
+	s->kept.height = wl_shm_buffer_get_height(shm);
+	s->kept.stride = wl_shm_buffer_get_stride(shm);
+	wl_shm_buffer_begin_access(shm);
+	s->kept.data = g_memdup2(wl_shm_buffer_get_data(shm),
+		(gsize)s->kept.stride * (gsize)s->kept.height);
+	wl_shm_buffer_end_access(shm);
+}
+
+bool
+compositor_surface_has_content(const struct surface *s)
+{
+	return s->current.buffer || s->kept.data;
+}
+
+static void
 state_buffer_destroyed(struct wl_listener *listener, void *data)
 {
 	struct surface_state *state = wl_container_of(listener, state, buffer_destroy);
+	if (state->owner)
+		keep_contents(state->owner, state->buffer);
 	state->buffer = NULL;
 	wl_list_remove(&state->buffer_destroy.link);
 	wl_list_init(&state->buffer_destroy.link);
@@ -156,7 +188,9 @@ static void
 surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
 	int32_t width, int32_t height)
 {
-	/* The UI is drawn whole: damage says nothing we use. */
+	/* Where in the surface is not used: the surface is drawn (and uploaded) whole. */
+	struct surface *s = wl_resource_get_user_data(resource);
+	s->pending.committed |= STATE_DAMAGE;
 }
 
 static void
@@ -225,6 +259,10 @@ surface_apply(struct surface *s, struct surface_state *from)
 			compositor_feedback_discard(fb);
 	}
 	struct video_place video = from->video;
+	if (from->committed & (STATE_BUFFER | STATE_DAMAGE))
+		s->content_serial++;
+	if (new_buffer)
+		drop_kept(s);
 	state_merge(&s->current, from);
 	s->current.committed = 0;
 
@@ -346,6 +384,7 @@ surface_resource_destroy(struct wl_resource *resource)
 	compositor_state_finish(&s->pending);
 	compositor_state_finish(&s->cached);
 	compositor_state_finish(&s->current);
+	drop_kept(s);
 	compositor_scene_damage(s->compositor);
 	wl_list_remove(&s->link);
 	free(s);
@@ -389,6 +428,9 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 		wl_client_post_no_memory(client);
 		return;
 	}
+	static uint64_t next_image_id;
+	s->image_id = ++next_image_id;
+	s->drawn_serial = UINT64_MAX;   /* never drawn */
 	s->resource = wl_resource_create(client, &wl_surface_interface,
 		wl_resource_get_version(resource), id);
 	if (!s->resource) {
@@ -400,6 +442,7 @@ compositor_create_surface(struct wl_client *client, struct wl_resource *resource
 	compositor_state_init(&s->pending);
 	compositor_state_init(&s->cached);
 	compositor_state_init(&s->current);
+	s->current.owner = s;
 	wl_list_init(&s->below);
 	wl_list_init(&s->above);
 	wl_signal_init(&s->events.destroy);

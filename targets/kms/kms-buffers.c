@@ -7,20 +7,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/udmabuf.h>
-#include <pixman.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <gst/gst.h>
-#include <gst/video/video.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
 #include "error.h"
+#include "frame-image.h"
 #include "kms-buffers.h"
 #include "log.h"
+#include "png.h"
 
 /* ---- dumb buffers -------------------------------------------------------- */
 
@@ -149,15 +148,6 @@ kms_frame_cache_destroy(struct kms_frame_cache *cache)
 	g_free(cache);
 }
 
-uint32_t
-kms_frame_drm_format(const struct umms_frame *frame)
-{
-	if (frame->kind == UMMS_FRAME_DMABUF)
-		return frame->format;
-	/* wl_shm: fourccs, except the two oldest codes. */
-	return frame->format == 0 ? DRM_FORMAT_ARGB8888 :
-		frame->format == 1 ? DRM_FORMAT_XRGB8888 : frame->format;
-}
 
 /* A dma-buf of the frame's memfd, through udmabuf; -1 if it cannot. */
 static int
@@ -206,7 +196,7 @@ import(struct kms_frame_cache *cache, struct umms_frame *frame, struct frame_fb 
 	bool with_modifier = frame->kind == UMMS_FRAME_DMABUF &&
 		frame->modifier != DRM_FORMAT_MOD_INVALID;
 	if (drmModeAddFB2WithModifiers(cache->fd, (uint32_t)frame->width, (uint32_t)frame->height,
-			kms_frame_drm_format(frame), fb->handles, pitches, offsets,
+			umms_frame_drm_format(frame), fb->handles, pitches, offsets,
 			with_modifier ? modifiers : NULL, &fb->fb_id,
 			with_modifier ? DRM_MODE_FB_MODIFIERS : 0) != 0) {
 		umms_debug("framebuffer of a %dx%d frame: %s", frame->width, frame->height,
@@ -256,7 +246,7 @@ kms_frame_cache_fb(struct kms_frame_cache *cache, struct umms_frame *frame, bool
 	*copied = false;
 	if (!fb->fb_id && !fb->copy && !import(cache, frame, fb)) {
 		/* No zero-copy way: a dumb buffer to copy into, for RGB frames. */
-		uint32_t format = kms_frame_drm_format(frame);
+		uint32_t format = umms_frame_drm_format(frame);
 		if (!fb->map || frame->n_planes != 1 || (format != DRM_FORMAT_XRGB8888 &&
 				format != DRM_FORMAT_ARGB8888))
 			return 0;
@@ -289,105 +279,10 @@ kms_frame_cache_copies(struct kms_frame_cache *cache)
 	return cache->copies;
 }
 
-/* ---- composition --------------------------------------------------------- */
-
-static pixman_format_code_t
-pixman_format(uint32_t drm)
-{
-	switch (drm) {
-	case DRM_FORMAT_XRGB8888:
-		return PIXMAN_x8r8g8b8;
-	case DRM_FORMAT_ARGB8888:
-		return PIXMAN_a8r8g8b8;
-	case DRM_FORMAT_XBGR8888:
-		return PIXMAN_x8b8g8r8;
-	case DRM_FORMAT_ABGR8888:
-		return PIXMAN_a8b8g8r8;
-	case DRM_FORMAT_RGB565:
-		return PIXMAN_r5g6b5;
-	}
-	return 0;
-}
-
-bool
-kms_composite(struct kms_dumb *dst, const uint8_t *pixels, const struct umms_frame *frame,
-	const struct umms_layout *layout, bool clear)
-{
-	pixman_format_code_t format = pixman_format(kms_frame_drm_format(frame));
-	if (!pixels || !format || frame->n_planes != 1)
-		return false;
-	if (clear)
-		memset(dst->map, 0, dst->size);   /* black: XRGB8888 zero */
-	if (!layout->visible || layout->video_width <= 0 || layout->video_height <= 0)
-		return true;
-	pixman_image_t *src = pixman_image_create_bits_no_clear(format, frame->width,
-		frame->height, (uint32_t *)(void *)(pixels + frame->planes[0].offset),
-		(int)frame->planes[0].stride);
-	pixman_image_t *out = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, dst->width,
-		dst->height, dst->map, (int)dst->pitch);
-	if (!src || !out) {
-		if (src)
-			pixman_image_unref(src);
-		if (out)
-			pixman_image_unref(out);
-		return false;
-	}
-	/* Destination pixel (i, j) of the rectangle samples the source at src + scale * (i, j). */
-	struct pixman_f_transform ft;
-	pixman_f_transform_init_scale(&ft, layout->src_width / layout->video_width,
-		layout->src_height / layout->video_height);
-	pixman_f_transform_translate(&ft, NULL, layout->src_x, layout->src_y);
-	struct pixman_transform t;
-	pixman_transform_from_pixman_f_transform(&t, &ft);
-	pixman_image_set_transform(src, &t);
-	pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
-	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-	pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, out, 0, 0, 0, 0, layout->video_x,
-		layout->video_y, layout->video_width, layout->video_height);
-	pixman_image_unref(src);
-	pixman_image_unref(out);
-	return true;
-}
-
 /* ---- PNG ------------------------------------------------------------------ */
 
 bool
 kms_dumb_write_png(const struct kms_dumb *dumb, const char *path, GError **error)
 {
-	GstVideoInfo info;
-	gst_video_info_set_format(&info, GST_VIDEO_FORMAT_BGRx, (guint)dumb->width,
-		(guint)dumb->height);
-	GstBuffer *buffer = gst_buffer_new_allocate(NULL, (gsize)dumb->width * 4 * dumb->height,
-		NULL);
-	GstMapInfo map;
-	gst_buffer_map(buffer, &map, GST_MAP_WRITE);
-	for (int y = 0; y < dumb->height; y++)
-		memcpy(map.data + (size_t)y * dumb->width * 4,
-			(const uint8_t *)dumb->map + (size_t)y * dumb->pitch, (size_t)dumb->width * 4);
-	gst_buffer_unmap(buffer, &map);
-	GstCaps *caps = gst_video_info_to_caps(&info);
-	GstSample *sample = gst_sample_new(buffer, caps, NULL, NULL);
-	GstCaps *png_caps = gst_caps_new_empty_simple("image/png");
-	GError *err = NULL;
-	GstSample *png = gst_video_convert_sample(sample, png_caps, GST_SECOND * 5, &err);
-	gst_caps_unref(png_caps);
-	gst_sample_unref(sample);
-	gst_caps_unref(caps);
-	gst_buffer_unref(buffer);
-	if (!png) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "PNG encoding: %s",
-			err ? err->message : "no encoder");
-		g_clear_error(&err);
-		return false;
-	}
-	GstBuffer *bytes = gst_sample_get_buffer(png);
-	gst_buffer_map(bytes, &map, GST_MAP_READ);
-	bool ok = g_file_set_contents(path, (const char *)map.data, (gssize)map.size, &err);
-	gst_buffer_unmap(bytes, &map);
-	gst_sample_unref(png);
-	if (!ok) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "%s", err->message);
-		g_clear_error(&err);
-	}
-	return ok;
+	return umms_png_write_xrgb(path, dumb->map, dumb->width, dumb->height, dumb->pitch, error);
 }

@@ -37,9 +37,6 @@ struct kms_frame_cache;
 struct kms_frame_cache *kms_frame_cache_create(int drm_fd, int udmabuf);
 void kms_frame_cache_destroy(struct kms_frame_cache *cache);
 
-/* The frame's DRM fourcc (memfd frames carry wl_shm codes). */
-uint32_t kms_frame_drm_format(const struct umms_frame *frame);
-
 /*
  * A framebuffer scanning out @frame; 0 if none can be made. *copied says
  * whether the pixels had to be copied (counted in the cache's copies).
@@ -49,14 +46,6 @@ uint32_t kms_frame_cache_fb(struct kms_frame_cache *cache, struct umms_frame *fr
 /* The frame's first plane, mapped for reading; NULL for dma-buf frames. */
 const uint8_t *kms_frame_cache_map(struct kms_frame_cache *cache, struct umms_frame *frame);
 uint64_t kms_frame_cache_copies(struct kms_frame_cache *cache);
-
-/*
- * Draws @frame's picture into @dst: black everywhere first if @clear, the
- * picture scaled (bilinear) into @layout's video rectangle. False for
- * formats pixman does not take.
- */
-bool kms_composite(struct kms_dumb *dst, const uint8_t *pixels, const struct umms_frame *frame,
-	const struct umms_layout *layout, bool clear);
 
 /* Writes the dumb buffer (XRGB8888) as PNG. */
 bool kms_dumb_write_png(const struct kms_dumb *dumb, const char *path, GError **error);

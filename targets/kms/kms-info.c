@@ -38,22 +38,11 @@ umms_kms_output_get_margins_px(struct umms_target *target, int px[4])
 }
 
 bool
-umms_kms_output_check_margins(struct umms_target *target, const struct umms_kms_margins *m,
+umms_kms_output_check_margins(struct umms_target *target, const struct umms_screen_margins *m,
 	GError **error)
 {
 	struct kms_output *o = kms_output(target);
-	int w = o->dev->mode.hdisplay, h = o->dev->mode.vdisplay;
-	int v[4] = { m->left, m->top, m->right, m->bottom };
-	for (int i = 0; i < 4; i++) {
-		int side = i % 2 ? h : w;
-		if (v[i] < 0 || (m->percent ? v[i] > 40 : v[i] * 100 > side * 40)) {
-			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-				"margins (%d, %d, %d, %d)%s: each must be 0 to 40%% of its side of "
-				"%dx%d", v[0], v[1], v[2], v[3], m->percent ? "%" : "", w, h);
-			return false;
-		}
-	}
-	return true;
+	return umms_screen_margins_check(m, o->dev->mode.hdisplay, o->dev->mode.vdisplay, error);
 }
 
 dev_t
@@ -176,3 +165,36 @@ umms_kms_output_capture(struct umms_target *target, const char *path, GError **e
 	}
 	return kms_dumb_write_png(&o->capture, path, error);
 }
+
+int
+umms_kms_output_get_video_formats(struct umms_target *target, const uint32_t **formats)
+{
+	/* XRGB8888 (wl_shm code 1), which every plane scans out. */
+	static const uint32_t xrgb8888[] = { 1 };
+	*formats = xrgb8888;
+	return 1;
+}
+
+const struct umms_screen_impl kms_screen_impl = {
+	.list_modes = umms_kms_output_list_modes,
+	.current_mode = umms_kms_output_current_mode,
+	.set_mode = umms_kms_output_set_mode,
+	.match_refresh = umms_kms_output_match_refresh,
+	.get_refresh_mhz = umms_kms_output_get_refresh_mhz,
+	.check_margins = umms_kms_output_check_margins,
+	.set_margins = umms_kms_output_set_margins,
+	.get_margins_px = umms_kms_output_get_margins_px,
+	.set_zoom = umms_kms_output_set_zoom,
+	.get_zoom = umms_kms_output_get_zoom,
+	.place_video = umms_kms_output_place_video,
+	.get_video_formats = umms_kms_output_get_video_formats,
+	.set_ui = umms_kms_output_set_ui,
+	.damage_ui = umms_kms_output_damage_ui,
+	.get_ui_area = umms_kms_output_get_ui_area,
+	.get_device = umms_kms_output_get_device,
+	.get_overlay_formats = umms_kms_output_get_overlay_formats,
+	.describe_planes = umms_kms_output_describe_planes,
+	.get_rung = umms_kms_output_get_rung,
+	.get_copies = umms_kms_output_get_copies,
+	.capture = umms_kms_output_capture,
+};

@@ -11,6 +11,7 @@
 #include "kms-buffers.h"
 #include "kms-device.h"
 #include "kms.h"
+#include "renderer.h"
 
 /* What one commit puts where. */
 struct plan {
@@ -26,6 +27,7 @@ struct kms_output {
 	struct umms_target base;
 	struct umms_kms_device *dev;
 	struct kms_frame_cache *cache;
+	struct umms_renderer *renderer; /* composition and the UI layer */
 	struct kms_dumb black, composite[2], capture;
 	int next_composite;
 	GSource *source;
@@ -33,7 +35,7 @@ struct kms_output {
 	bool inactive;             /* the session gave the device away: no commits */
 	GArray *mode_blobs;        /* of the committed mode */
 	bool margins_by_connector;
-	struct umms_kms_margins margins;
+	struct umms_screen_margins margins;
 	enum umms_layout_scale zoom;
 	struct umms_frame *shown, *flipping, *waiting;
 	bool flip_pending;
@@ -48,7 +50,7 @@ struct kms_output {
 	bool matched;              /* the mode was switched to match a frame rate */
 	drmModeModeInfo unmatched; /* the mode to go back to */
 	/* The UI of ummsd's compositor, drawn into the primary plane. */
-	const struct umms_kms_ui_impl *ui;
+	const struct umms_screen_ui_impl *ui;
 	void *ui_data;
 	bool ui_visible, ui_dirty;
 	struct kms_dumb ui_buf[2];
@@ -56,7 +58,7 @@ struct kms_output {
 	uint32_t ui_fb;            /* the UI as last drawn, 0: not drawn yet */
 	GSource *kick;             /* a commit for the UI, soon */
 	bool placed;               /* the video goes where place says, not full screen */
-	struct umms_kms_video_place place;
+	struct umms_screen_video_place place;
 };
 
 /* The output behind a KMS target (asserts it is one). */
@@ -68,5 +70,60 @@ bool kms_output_commit(struct kms_output *o, const struct plan *plan, uint32_t f
 	uint32_t capture_fb, int32_t *fence, GError **error);
 /* Waits (blocking, up to @ms per flip) until no flip is pending. */
 bool kms_output_wait_flip(struct kms_output *o, int ms);
+
+/*
+ * The screen interface (screen.h) of the KMS output, in kms-output.c and
+ * kms-info.c; kms_screen_impl gathers them.
+ */
+extern const struct umms_screen_impl kms_screen_impl;
+void umms_kms_output_set_ui(struct umms_target *target, const struct umms_screen_ui_impl *impl,
+	void *data);
+int umms_kms_output_get_video_formats(struct umms_target *target, const uint32_t **formats);
+void umms_kms_output_place_video(struct umms_target *target,
+	const struct umms_screen_video_place *place);
+/* Changes apply with the next frame (or at once, re-showing the current one). */
+bool umms_kms_output_set_mode(struct umms_target *target, const char *mode, GError **error);
+/*
+ * Refresh-rate matching: switches to the mode of the same size whose rate
+ * suits @fps (umms_kms_match_refresh), remembering the mode before; @fps
+ * 0 goes back to it. Stays (and says so in the log) when no mode suits.
+ */
+void umms_kms_output_match_refresh(struct umms_target *target, double fps);
+void umms_kms_output_set_margins(struct umms_target *target, const struct umms_screen_margins *m);
+void umms_kms_output_set_zoom(struct umms_target *target, enum umms_layout_scale zoom);
+/* The UI changed (or shows nothing: !@visible): a commit soon redraws it. */
+void umms_kms_output_damage_ui(struct umms_target *target, bool visible);
+/* The UI's area in mode pixels: x, y, width, height (inside margins drawn by us). */
+void umms_kms_output_get_ui_area(struct umms_target *target, int area[4]);
+
+/* The device (st_rdev), the refresh rate in mHz, the formats overlay planes take. */
+dev_t umms_kms_output_get_device(struct umms_target *target);
+int umms_kms_output_get_refresh_mhz(struct umms_target *target);
+/* Returns how many; *formats to g_free. */
+int umms_kms_output_get_overlay_formats(struct umms_target *target, uint32_t **formats);
+
+/* Reading the state, for org.umms.Display1. */
+char **umms_kms_output_list_modes(struct umms_target *target);      /* g_strfreev */
+char *umms_kms_output_current_mode(struct umms_target *target);     /* g_free */
+/* The margins in pixels of the current mode: left, top, right, bottom. */
+void umms_kms_output_get_margins_px(struct umms_target *target, int px[4]);
+/* Whether margins leave a picture: each side 0 to 40% of the mode. */
+bool umms_kms_output_check_margins(struct umms_target *target, const struct umms_screen_margins *m,
+	GError **error);
+enum umms_layout_scale umms_kms_output_get_zoom(struct umms_target *target);
+/* aa{sv}: id, type, formats (as), zpos, use ("video", "background", "composition", ""). */
+GVariant *umms_kms_output_describe_planes(struct umms_target *target);
+/* "overlay", "primary", "composited", or "" with no video. */
+const char *umms_kms_output_get_rung(struct umms_target *target);
+/* Frames copied because their memory could not be scanned out as it is. */
+uint64_t umms_kms_output_get_copies(struct umms_target *target);
+
+/*
+ * What the screen shows now, read back through the device's writeback
+ * connector, written to @path as PNG. Blocks for up to a few frames.
+ * Fails with NotSupported where the device has no writeback connector.
+ */
+bool umms_kms_output_capture(struct umms_target *target, const char *path, GError **error);
+
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "frame.h"
+#include "frame-image.h"
 #include "kms-atomic.h"
 #include "kms-buffers.h"
 #include "kms-device.h"
@@ -24,6 +25,7 @@
 #include "kms-output-private.h"
 #include "kms.h"
 #include "log.h"
+#include "pixman-renderer.h"
 #include "source.h"
 
 static const struct umms_target_impl kms_impl;
@@ -40,11 +42,7 @@ kms_output(struct umms_target *target)
 void
 kms_output_margins_px(const struct kms_output *o, int px[4])
 {
-	const struct umms_kms_margins *m = &o->margins;
-	int w = o->dev->mode.hdisplay, h = o->dev->mode.vdisplay;
-	int v[4] = { m->left, m->top, m->right, m->bottom };
-	for (int i = 0; i < 4; i++)
-		px[i] = m->percent ? (i % 2 ? h : w) * v[i] / 100 : v[i];
+	umms_screen_margins_px(&o->margins, o->dev->mode.hdisplay, o->dev->mode.vdisplay, px);
 }
 
 /* The part of the mode the picture and the UI get: inside margins we must draw. */
@@ -199,27 +197,51 @@ test(struct kms_output *o, const struct plan *plan, const char **refused, GError
 	return false;
 }
 
-/* Draws the UI over @dst (cleared to black first if @clear). */
-static void
-draw_ui(struct kms_output *o, struct kms_dumb *dst, bool clear)
+/* A dumb buffer as the renderer's target. */
+static struct umms_render_target
+dumb_target(const struct kms_dumb *dst)
 {
-	if (clear)
-		memset(dst->map, 0, dst->size);
+	return (struct umms_render_target){ .format = DRM_FORMAT_XRGB8888,
+		.width = dst->width, .height = dst->height, .fd = -1, .data = dst->map,
+		.stride = dst->pitch };
+}
+
+/* The UI over what the renderer holds, and black where the video over it leaves bars. */
+static void
+draw_ui_layer(struct kms_output *o)
+{
 	if (!o->ui || !o->ui_visible)
 		return;
-	pixman_image_t *image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, dst->width,
-		dst->height, dst->map, (int)dst->pitch);
 	int a[4];
 	area(o, a);
-	o->ui->draw(o->ui_data, image, a[0], a[1]);
+	struct umms_render_box box = { a[0], a[1], a[2], a[3] };
+	o->ui->draw(o->ui_data, o->renderer, &box);
 	if (o->placed && o->place.above_ui && !video_hidden(o)) {
-		/* The video's rectangle over the UI is black where the picture leaves bars. */
-		pixman_color_t black = { 0, 0, 0, 0xffff };
-		pixman_rectangle16_t r = { (int16_t)(a[0] + o->place.x), (int16_t)(a[1] + o->place.y),
-			(uint16_t)o->place.width, (uint16_t)o->place.height };
-		pixman_image_fill_rectangles(PIXMAN_OP_SRC, image, &black, 1, &r);
+		static const uint32_t black = 0xff000000;
+		struct umms_render_image pixel = { .format = DRM_FORMAT_XRGB8888,
+			.modifier = DRM_FORMAT_MOD_LINEAR, .width = 1, .height = 1, .n_planes = 1,
+			.planes[0] = { .fd = -1, .data = &black, .stride = 4 } };
+		struct umms_render_box one = { 0, 0, 1, 1 };
+		struct umms_render_box r = { a[0] + o->place.x, a[1] + o->place.y, o->place.width,
+			o->place.height };
+		umms_renderer_draw(o->renderer, &pixel, &one, &r, NULL);
 	}
-	pixman_image_unref(image);
+}
+
+/* Draws the UI into @dst, black under it. */
+static void
+draw_ui(struct kms_output *o, struct kms_dumb *dst)
+{
+	struct umms_render_target target = dumb_target(dst);
+	g_autoptr(GError) error = NULL;
+	if (!umms_renderer_begin(o->renderer, &target, &error)) {
+		umms_warn("display: %s", error->message);
+		return;
+	}
+	umms_renderer_clear(o->renderer, 0xff000000);
+	draw_ui_layer(o);
+	if (!umms_renderer_end(o->renderer, &error))
+		umms_warn("display: %s", error->message);
 }
 
 /* What the primary plane shows under an overlay: the UI, or black. */
@@ -231,7 +253,7 @@ background_fb(struct kms_output *o)
 	if (o->ui_dirty || !o->ui_fb) {
 		/* Drawn into the buffer not on screen. */
 		struct kms_dumb *dst = &o->ui_buf[o->ui_next];
-		draw_ui(o, dst, true);
+		draw_ui(o, dst);
 		o->ui_fb = dst->fb_id;
 		o->ui_next ^= 1;
 		o->ui_dirty = false;
@@ -239,20 +261,40 @@ background_fb(struct kms_output *o)
 	return o->ui_fb;
 }
 
-/* The video and the UI drawn together into @dst, stacked as placed. */
+/* The video and the UI drawn together into @dst with the renderer, stacked as placed. */
 static bool
 compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
 	const struct umms_layout *l)
 {
-	const uint8_t *pixels = kms_frame_cache_map(o->cache, frame);
-	if (o->placed && o->place.above_ui) {
-		draw_ui(o, dst, true);
-		return kms_composite(dst, pixels, frame, l, false);
-	}
-	if (!kms_composite(dst, pixels, frame, l, true))
+	struct umms_render_image image;
+	umms_frame_render_image(frame, kms_frame_cache_map(o->cache, frame), &image);
+	if (!umms_renderer_can_draw(o->renderer, &image))
 		return false;
-	draw_ui(o, dst, false);
+	struct umms_render_target target = dumb_target(dst);
+	g_autoptr(GError) error = NULL;
+	if (!umms_renderer_begin(o->renderer, &target, &error))
+		goto fail;
+	umms_renderer_clear(o->renderer, 0xff000000);
+	bool above = o->placed && o->place.above_ui;
+	if (above)
+		draw_ui_layer(o);
+	if (l->visible && l->video_width > 0 && l->video_height > 0) {
+		struct umms_render_box src = { l->src_x, l->src_y, l->src_width, l->src_height };
+		struct umms_render_box box = { l->video_x, l->video_y, l->video_width,
+			l->video_height };
+		if (!umms_renderer_draw(o->renderer, &image, &src, &box, &error)) {
+			umms_renderer_end(o->renderer, NULL);
+			goto fail;
+		}
+	}
+	if (!above)
+		draw_ui_layer(o);
+	if (!umms_renderer_end(o->renderer, &error))
+		goto fail;
 	return true;
+fail:
+	umms_debug("display: composition: %s", error ? error->message : "failed");
+	return false;
 }
 
 /* The first layout of the ladder the device accepts for @frame (NULL: none, black). */
@@ -275,7 +317,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 	const struct umms_layout *l = &plan->layout;
 	struct umms_kms_ladder_input in = {
 		.planes = dev->planes, .n_planes = dev->n_planes,
-		.video_format = kms_frame_drm_format(frame),
+		.video_format = umms_frame_drm_format(frame),
 		.covers_output = l->video_x == 0 && l->video_y == 0 &&
 			l->video_width == dev->mode.hdisplay && l->video_height == dev->mode.vdisplay,
 		.ui_visible = o->ui && o->ui_visible,
@@ -516,11 +558,13 @@ kms_destroy(struct umms_target *target)
 		drop_mode_blobs(o);
 		umms_kms_device_close(o->dev);
 	}
+	umms_renderer_destroy(o->renderer);
 	g_free(o);
 }
 
 static const struct umms_target_impl kms_impl = {
 	.name = "kms",
+	.screen = &kms_screen_impl,
 	.show = kms_show,
 	.destroy = kms_destroy,
 };
@@ -581,6 +625,14 @@ umms_kms_output_create(const struct umms_kms_config *config, GError **error)
 	o->margins = config->margins;
 	o->zoom = config->zoom;
 	o->modeset = true;
+	/*
+	 * The composition rung and the UI layer draw into dumb buffers on the
+	 * CPU: the pixman renderer (a GL one would need the device's GBM
+	 * display; renderers/gles2/ can, left for devices where it pays).
+	 */
+	o->renderer = umms_pixman_renderer_create(error);
+	if (!o->renderer)
+		goto fail;
 	o->dev = umms_kms_device_open(config->device, config->connector, config->mode,
 		&config->opener, error);
 	if (!o->dev)
@@ -682,7 +734,7 @@ umms_kms_output_match_refresh(struct umms_target *target, double fps)
 }
 
 void
-umms_kms_output_set_margins(struct umms_target *target, const struct umms_kms_margins *m)
+umms_kms_output_set_margins(struct umms_target *target, const struct umms_screen_margins *m)
 {
 	struct kms_output *o = kms_output(target);
 	o->margins = *m;
@@ -700,7 +752,7 @@ umms_kms_output_set_zoom(struct umms_target *target, enum umms_layout_scale zoom
 }
 
 void
-umms_kms_output_set_ui(struct umms_target *target, const struct umms_kms_ui_impl *impl,
+umms_kms_output_set_ui(struct umms_target *target, const struct umms_screen_ui_impl *impl,
 	void *data)
 {
 	struct kms_output *o = kms_output(target);
@@ -729,7 +781,7 @@ umms_kms_output_get_ui_area(struct umms_target *target, int area_out[4])
 }
 
 void
-umms_kms_output_place_video(struct umms_target *target, const struct umms_kms_video_place *place)
+umms_kms_output_place_video(struct umms_target *target, const struct umms_screen_video_place *place)
 {
 	struct kms_output *o = kms_output(target);
 	if (!place) {

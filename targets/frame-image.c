@@ -1,0 +1,40 @@
+/* Service frames as renderer images (frame-image.h). */
+#include <drm_fourcc.h>
+
+#include "frame-image.h"
+
+uint32_t
+umms_frame_drm_format(const struct umms_frame *frame)
+{
+	if (frame->kind == UMMS_FRAME_DMABUF)
+		return frame->format;
+	/* wl_shm: fourccs, except the two oldest codes. */
+	return frame->format == 0 ? DRM_FORMAT_ARGB8888 :
+		frame->format == 1 ? DRM_FORMAT_XRGB8888 : frame->format;
+}
+
+void
+umms_frame_render_image(const struct umms_frame *frame, const uint8_t *map,
+	struct umms_render_image *out)
+{
+	bool dmabuf = frame->kind == UMMS_FRAME_DMABUF;
+	*out = (struct umms_render_image){
+		.format = umms_frame_drm_format(frame),
+		.modifier = dmabuf ? frame->modifier : DRM_FORMAT_MOD_LINEAR,
+		.width = frame->width, .height = frame->height,
+		.dmabuf = dmabuf,
+		.n_planes = frame->n_planes,
+		.matrix = frame->height >= 720 ? UMMS_COLOR_BT709 : UMMS_COLOR_BT601,
+		.range = UMMS_COLOR_RANGE_LIMITED,
+		.id = frame->memory_id,
+	};
+	for (int i = 0; i < frame->n_planes && i < UMMS_RENDER_MAX_PLANES; i++) {
+		const struct umms_frame_plane *p = &frame->planes[i];
+		out->planes[i] = (struct umms_render_plane){
+			.fd = dmabuf ? p->fd : -1,
+			.data = dmabuf || !map ? NULL : map + p->offset,
+			.offset = dmabuf ? p->offset : 0,
+			.stride = p->stride,
+		};
+	}
+}

@@ -1,0 +1,27 @@
+/*
+ * A service frame (service/frame.h) as an image a renderer draws
+ * (renderers/renderer.h): what the KMS composition rung and the headless
+ * screen share.
+ */
+#ifndef UMMS_TARGETS_FRAME_IMAGE_H
+#define UMMS_TARGETS_FRAME_IMAGE_H
+
+#include <stdint.h>
+
+#include "frame.h"
+#include "renderer.h"
+
+/* The frame's DRM fourcc (memfd frames carry wl_shm codes). */
+uint32_t umms_frame_drm_format(const struct umms_frame *frame);
+
+/*
+ * Fills @out for @frame: a memfd frame is read at @map (its memfd mapped
+ * from offset 0; planes at their offsets), a dma-buf frame by its fds
+ * (@map NULL). Frames carry no colorimetry yet: YUV is taken as BT.709
+ * from 720 lines up, else BT.601, limited range (what decoders give for
+ * broadcast and web video). The id is the frame's memory_id.
+ */
+void umms_frame_render_image(const struct umms_frame *frame, const uint8_t *map,
+	struct umms_render_image *out);
+
+#endif

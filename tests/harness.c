@@ -29,6 +29,7 @@ static struct {
 	GSubprocess *bus;
 	const char *clips;
 	const char *build_root;
+	bool write_reference;
 	const char *source_root;
 	bool verbose;            /* UMMS_TEST_VERBOSE: the in-process ummsd logs at debug */
 } harness;
@@ -113,6 +114,7 @@ umms_test_init(int *argc, char ***argv)
 	harness.build_root = g_getenv("UMMS_TEST_BUILD_ROOT");
 	harness.source_root = g_getenv("UMMS_TEST_SOURCE_ROOT");
 	harness.verbose = g_getenv("UMMS_TEST_VERBOSE") != NULL;
+	harness.write_reference = g_getenv("UMMS_TEST_WRITE_REFERENCE") != NULL;
 	start_bus();
 }
 
@@ -120,6 +122,12 @@ const char *
 umms_test_bus_address(void)
 {
 	return harness.bus_address;
+}
+
+bool
+umms_test_write_reference(void)
+{
+	return harness.write_reference;
 }
 
 const char *

@@ -43,6 +43,8 @@ const char *umms_test_bus_address(void);
 const char *umms_test_clip(const char *name);
 /* file:// URI of a clip (static storage per call site is not kept: free it). */
 char *umms_test_clip_uri(const char *name);
+/* Whether reference pictures (tests/data/) are to be written anew, not only compared. */
+bool umms_test_write_reference(void);
 /* A scratch folder for this test program, removed at exit. */
 const char *umms_test_tmpdir(void);
 

@@ -271,6 +271,16 @@ get_property(void *data, const char *name, GError **error)
 		return g_variant_new_boolean(display->match_refresh);
 	if (strcmp(name, "Copies") == 0)
 		return g_variant_new_uint64(umms_screen_get_copies(t));
+	if (strcmp(name, "RenderStats") == 0) {
+		struct umms_screen_stats st;
+		umms_screen_get_stats(t, &st);
+		GVariantDict dict;
+		g_variant_dict_init(&dict, NULL);
+		g_variant_dict_insert(&dict, "renderer", "s", st.renderer);
+		g_variant_dict_insert(&dict, "redraws", "t", st.redraws);
+		g_variant_dict_insert(&dict, "uploads", "t", st.uploads);
+		return g_variant_dict_end(&dict);
+	}
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);
 	return NULL;
 }

@@ -35,6 +35,8 @@
  * - describe_planes(), get_rung() and get_copies() are what Display1
  *   reports: "overlay", "primary", "composited" or "" (no video); copies
  *   are frames copied on their way (a dumb-buffer copy, a GPU upload).
+ *   get_stats() counts the renderer's work: pictures composited (none
+ *   while nothing changes) and uploads (a static UI is uploaded once).
  */
 #ifndef UMMS_TARGETS_SCREEN_H
 #define UMMS_TARGETS_SCREEN_H
@@ -81,6 +83,13 @@ struct umms_screen_ui_impl {
 	void (*resized)(void *data, int width, int height);
 };
 
+/* How the screen's pictures were drawn, for Display1.RenderStats. */
+struct umms_screen_stats {
+	const char *renderer;     /* "gles2 (…)", "pixman" */
+	uint64_t redraws;         /* pictures composited by the renderer */
+	uint64_t uploads;         /* images it uploaded (video frames and UI surfaces) */
+};
+
 struct umms_screen_impl {
 	/* Modes, "1920x1080@60.00", the preferred first (g_strfreev). */
 	char **(*list_modes)(struct umms_target *t);
@@ -112,6 +121,7 @@ struct umms_screen_impl {
 	const char *(*get_rung)(struct umms_target *t);
 	uint64_t (*get_copies)(struct umms_target *t);
 	bool (*capture)(struct umms_target *t, const char *path, GError **error);
+	void (*get_stats)(struct umms_target *t, struct umms_screen_stats *stats);
 };
 
 #define UMMS_SCREEN(t) ((t)->impl->screen)
@@ -162,5 +172,7 @@ static inline uint64_t umms_screen_get_copies(struct umms_target *t)
 { return UMMS_SCREEN(t)->get_copies(t); }
 static inline bool umms_screen_capture(struct umms_target *t, const char *path, GError **error)
 { return UMMS_SCREEN(t)->capture(t, path, error); }
+static inline void umms_screen_get_stats(struct umms_target *t, struct umms_screen_stats *stats)
+{ UMMS_SCREEN(t)->get_stats(t, stats); }
 
 #endif

@@ -586,7 +586,9 @@ call_display(struct ctl *ctl, const char *method, GVariant *arg)
 	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(ctl->bus, SERVICE_NAME,
 		DISPLAY_PATH, DISPLAY_IFACE, method, g_variant_new_tuple(&arg, 1), NULL,
 		G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, &error);
-	if (!reply && g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD)) {
+	if (!reply && (g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) ||
+			g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT) ||
+			g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE))) {
 		g_clear_error(&error);
 		return fail("ummsd drives no screen (start it with --drm or --headless)");
 	}

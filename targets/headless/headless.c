@@ -50,6 +50,7 @@ struct headless {
 	GHashTable *maps;          /* memory_id → struct mapping */
 	struct umms_frame geometry;  /* of the frames the maps belong to */
 	uint64_t copies;
+	uint64_t redraws;
 	bool said_fallback;
 	const struct umms_screen_ui_impl *ui;
 	void *ui_data;
@@ -290,6 +291,7 @@ draw(struct headless *h)
 		return;
 	}
 	umms_renderer_clear(h->renderer, 0xff000000);
+	h->redraws++;
 	bool above = h->placed && h->place.above_ui;
 	if (above)
 		draw_ui(h);
@@ -615,6 +617,14 @@ capture(struct umms_target *t, const char *path, GError **error)
 		error);
 }
 
+static void
+get_stats(struct umms_target *t, struct umms_screen_stats *stats)
+{
+	struct headless *h = headless(t);
+	*stats = (struct umms_screen_stats){ .renderer = h->description, .redraws = h->redraws,
+		.uploads = umms_renderer_stats(h->renderer)->uploads };
+}
+
 static const struct umms_screen_impl headless_screen_impl = {
 	.list_modes = list_modes,
 	.current_mode = current_mode,
@@ -637,6 +647,7 @@ static const struct umms_screen_impl headless_screen_impl = {
 	.get_rung = get_rung,
 	.get_copies = get_copies,
 	.capture = capture,
+	.get_stats = get_stats,
 };
 
 static const struct umms_target_impl headless_impl = {

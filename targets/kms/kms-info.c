@@ -175,6 +175,14 @@ umms_kms_output_get_video_formats(struct umms_target *target, const uint32_t **f
 	return 1;
 }
 
+void
+umms_kms_output_get_stats(struct umms_target *target, struct umms_screen_stats *stats)
+{
+	struct kms_output *o = kms_output(target);
+	*stats = (struct umms_screen_stats){ .renderer = "pixman", .redraws = o->redraws,
+		.uploads = umms_renderer_stats(o->renderer)->uploads };
+}
+
 const struct umms_screen_impl kms_screen_impl = {
 	.list_modes = umms_kms_output_list_modes,
 	.current_mode = umms_kms_output_current_mode,
@@ -197,4 +205,5 @@ const struct umms_screen_impl kms_screen_impl = {
 	.get_rung = umms_kms_output_get_rung,
 	.get_copies = umms_kms_output_get_copies,
 	.capture = umms_kms_output_capture,
+	.get_stats = umms_kms_output_get_stats,
 };

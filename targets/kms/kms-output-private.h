@@ -28,6 +28,7 @@ struct kms_output {
 	struct umms_kms_device *dev;
 	struct kms_frame_cache *cache;
 	struct umms_renderer *renderer; /* composition and the UI layer */
+	uint64_t redraws;          /* pictures it composited */
 	struct kms_dumb black, composite[2], capture;
 	int next_composite;
 	GSource *source;
@@ -78,6 +79,7 @@ bool kms_output_wait_flip(struct kms_output *o, int ms);
 extern const struct umms_screen_impl kms_screen_impl;
 void umms_kms_output_set_ui(struct umms_target *target, const struct umms_screen_ui_impl *impl,
 	void *data);
+void umms_kms_output_get_stats(struct umms_target *target, struct umms_screen_stats *stats);
 int umms_kms_output_get_video_formats(struct umms_target *target, const uint32_t **formats);
 void umms_kms_output_place_video(struct umms_target *target,
 	const struct umms_screen_video_place *place);

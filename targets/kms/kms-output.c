@@ -239,6 +239,7 @@ draw_ui(struct kms_output *o, struct kms_dumb *dst)
 		return;
 	}
 	umms_renderer_clear(o->renderer, 0xff000000);
+	o->redraws++;
 	draw_ui_layer(o);
 	if (!umms_renderer_end(o->renderer, &error))
 		umms_warn("display: %s", error->message);
@@ -275,6 +276,7 @@ compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
 	if (!umms_renderer_begin(o->renderer, &target, &error))
 		goto fail;
 	umms_renderer_clear(o->renderer, 0xff000000);
+	o->redraws++;
 	bool above = o->placed && o->place.above_ui;
 	if (above)
 		draw_ui_layer(o);

@@ -1,0 +1,248 @@
+/*
+ * The headless screen (targets/headless/, `ummsd --headless`) through what
+ * a user has: org.umms.Display1 on the bus, ummsctl, and a shell client of
+ * ummsd's compositor. Pixels are read back with Capture. Runs once per
+ * renderer: --renderer=gles2 (Mesa llvmpipe, no GPU needed) or
+ * --renderer=pixman (meson test headless, headless-pixman).
+ *
+ * The kiosk cases (tests/test-kiosk.c) run on this screen too; these are
+ * the ones only it has: any mode, capture without writeback, and damage
+ * tracking (nothing redrawn while nothing changes, a static UI uploaded
+ * once while the video plays under it).
+ */
+#include <string.h>
+
+#include "harness.h"
+#include "image.h"
+#include "shell.h"
+
+#define DISPLAY "/org/umms/display/0"
+#define DISPLAY1 "org.umms.Display1"
+
+#define UI 0x3c5a78
+#define RED 0xff0000
+#define BLACK 0x000000
+
+static const char *renderer = "pixman";
+
+static void
+start(struct umms_test *t, const char *mode, bool compositor)
+{
+	g_autofree char *r = g_strdup_printf("display.renderer=%s", renderer);
+	g_autofree char *m = g_strdup_printf("display.mode=%s", mode);
+	const char *const overrides[] = { "display.enabled=true", "display.headless=true", r, m,
+		compositor ? "display.compositor=true" : "display.compositor=false",
+		"display.input=false", NULL };
+	umms_test_restart(t, overrides);
+}
+
+static struct umms_test_image *
+capture(struct umms_test *t, const char *what, int width, int height)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	g_assert_cmpint(umms_test_image_width(image), ==, width);
+	g_assert_cmpint(umms_test_image_height(image), ==, height);
+	return image;
+}
+
+static char *
+get_string(struct umms_test *t, const char *property)
+{
+	g_autoptr(GVariant) v = umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
+	return g_variant_dup_string(v, NULL);
+}
+
+static void
+set(struct umms_test *t, const char *property, GVariant *value)
+{
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY,
+		"org.freedesktop.DBus.Properties", "Set",
+		g_variant_new("(ssv)", DISPLAY1, property, value));
+}
+
+static uint64_t
+stat_u64(struct umms_test *t, const char *key)
+{
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, DISPLAY, DISPLAY1, "RenderStats");
+	uint64_t v = 0;
+	g_assert_true(g_variant_lookup(stats, key, "t", &v));
+	return v;
+}
+
+static void
+wait_video_path(struct umms_test *t, const char *want)
+{
+	for (int i = 0; i < 200; i++) {
+		g_autofree char *now = get_string(t, "VideoPath");
+		if (strcmp(now, want) == 0)
+			return;
+		umms_test_sleep(25);
+	}
+	g_autofree char *now = get_string(t, "VideoPath");
+	g_error("VideoPath never became \"%s\" (it is \"%s\")", want, now);
+}
+
+static void
+test_display(struct umms_test *t, gconstpointer data)
+{
+	start(t, "640x360", false);
+	/* Any mode is one; the renderer says what it is. */
+	g_autofree char *mode = get_string(t, "CurrentMode");
+	g_assert_cmpstr(mode, ==, "640x360@60.00");
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, DISPLAY, DISPLAY1, "RenderStats");
+	const char *name = NULL;
+	g_assert_true(g_variant_lookup(stats, "renderer", "&s", &name));
+	g_assert_true(g_str_has_prefix(name, renderer));
+
+	/* A player's first frame (red, 320x240: 4:3), letterboxed in 16:9. */
+	g_autofree char *player = umms_test_open(t->bus, "colors.mkv");
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", player));
+	wait_video_path(t, "composited");
+	struct umms_test_image *image = capture(t, "letterbox", 640, 360);
+	umms_test_image_assert_rect(image, 80, 0, 480, 360, 1, RED, 12, "letterbox picture");
+	umms_test_image_assert_pixel(image, 40, 180, BLACK, 4, "letterbox bar");
+	umms_test_image_assert_pixel(image, 600, 180, BLACK, 4, "letterbox bar");
+	umms_test_image_free(image);
+
+	/* Fill, inside overscan margins: black margins, the picture everywhere else. */
+	set(t, "Zoom", g_variant_new_string("fill"));
+	set(t, "Margins", g_variant_new("(iiii)", 32, 18, 32, 18));
+	image = capture(t, "fill-margins", 640, 360);
+	umms_test_image_assert_rect(image, 32, 18, 576, 324, 1, RED, 12, "fill picture");
+	umms_test_image_assert_pixel(image, 16, 180, BLACK, 4, "margin");
+	umms_test_image_assert_pixel(image, 320, 9, BLACK, 4, "margin");
+	umms_test_image_free(image);
+
+	/* Another size, at once; modes it cannot be are refused by name. */
+	r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "SetMode", g_variant_new("(s)", "800x450"));
+	g_clear_pointer(&mode, g_free);
+	mode = get_string(t, "CurrentMode");
+	g_assert_cmpstr(mode, ==, "800x450@60.00");
+	image = capture(t, "800x450", 800, 450);
+	umms_test_image_assert_pixel(image, 400, 225, RED, 12, "800x450 picture");
+	umms_test_image_free(image);
+	g_autofree char *e1 = umms_test_call_error(t->bus, DISPLAY, DISPLAY1, "SetMode",
+		g_variant_new("(s)", "big"), "org.umms.Error.NotSupported");
+	g_autofree char *e2 = umms_test_call_error(t->bus, DISPLAY,
+		"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)", DISPLAY1, "Margins",
+		g_variant_new("(iiii)", 400, 0, 0, 0)), "org.umms.Error.InvalidArgument");
+
+	/* Taken off: black, no video path. */
+	r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer", g_variant_new("(o)", "/"));
+	wait_video_path(t, "");
+	image = capture(t, "off", 800, 450);
+	umms_test_image_assert_pixel(image, 400, 225, BLACK, 4, "off");
+	umms_test_image_free(image);
+	/* A GPU renderer uploaded the frames it drew: copies; pixman read them in place. */
+	g_autoptr(GVariant) copies = umms_test_get(t->bus, DISPLAY, DISPLAY1, "Copies");
+	if (strcmp(renderer, "gles2") == 0)
+		g_assert_cmpuint(g_variant_get_uint64(copies), >=, 1);
+	else
+		g_assert_cmpuint(g_variant_get_uint64(copies), ==, 0);
+}
+
+static void
+test_damage(struct umms_test *t, gconstpointer data)
+{
+	start(t, "1024x768", true);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	const int hole[4] = { 100, 100, 320, 240 };
+	shell_video(t, s, UMMS_CLIENT_BELOW, hole, UI, hole);
+	wait_video_path(t, "composited");
+
+	/* The video plays under a UI that does not change: the UI is uploaded once. */
+	uint64_t uploads0 = stat_u64(t, "uploads"), redraws0 = stat_u64(t, "redraws");
+	g_autoptr(GVariant) c = umms_test_get(t->bus, DISPLAY, DISPLAY1, "Copies");
+	uint64_t copies0 = g_variant_get_uint64(c);
+	umms_test_player_do(t->bus, s->player, "Play", NULL);
+	umms_test_wait_position(t->bus, s->player, US(1.2), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, s->player, "Pause", NULL);
+	uint64_t uploads = stat_u64(t, "uploads") - uploads0;
+	uint64_t redraws = stat_u64(t, "redraws") - redraws0;
+	g_clear_pointer(&c, g_variant_unref);
+	c = umms_test_get(t->bus, DISPLAY, DISPLAY1, "Copies");
+	uint64_t copies = g_variant_get_uint64(c) - copies0;
+	g_test_message("%s: %" G_GUINT64_FORMAT " redraws, %" G_GUINT64_FORMAT " uploads, %"
+		G_GUINT64_FORMAT " of them video frames", renderer, redraws, uploads, copies);
+	g_assert_cmpuint(redraws, >=, 10);     /* 25 fps for over a second */
+	if (strcmp(renderer, "gles2") == 0) {
+		/* Every upload is a video frame: none is the UI's. */
+		g_assert_cmpuint(copies, >=, 10);
+		g_assert_cmpuint(uploads, ==, copies);
+	} else {
+		g_assert_cmpuint(uploads, ==, 0);
+	}
+	struct umms_test_image *image = capture(t, "damage", 1024, 768);
+	umms_test_image_assert_pixel(image, 20, 20, UI, 4, "damage: the UI");
+	umms_test_image_free(image);
+
+	/* Paused, and nothing else changes: nothing is drawn. */
+	umms_test_sleep(300);
+	uint64_t still = stat_u64(t, "redraws");
+	umms_test_sleep(500);
+	g_assert_cmpuint(stat_u64(t, "redraws"), ==, still);
+	shell_free(s);
+}
+
+static void
+test_ummsctl(struct umms_test *t, gconstpointer data)
+{
+	const char *ctl = umms_test_program("ummsctl");
+	g_autofree char *shot = g_strdup_printf("%s/ummsctl.png", umms_test_tmpdir());
+	g_autoptr(GError) error = NULL;
+	/* No screen: said plainly. */
+	g_autoptr(GSubprocess) p = g_subprocess_new(G_SUBPROCESS_FLAGS_STDERR_PIPE, &error, ctl,
+		"capture", shot, NULL);
+	g_assert_no_error(error);
+	g_autofree char *err = NULL;
+	g_subprocess_communicate_utf8(p, NULL, NULL, NULL, &err, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(g_subprocess_get_exit_status(p), ==, 1);
+	g_assert_nonnull(strstr(err, "drives no screen"));
+
+	/* The headless screen: play, show, capture, as the README says. */
+	start(t, "640x480", false);
+	g_autofree char *player = umms_test_open(t->bus, "colors.mkv");
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	const char *steps[][4] = { { "-p", player, "show", NULL }, { "capture", shot, NULL } };
+	for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+		g_clear_object(&p);
+		const char *argv[6] = { ctl };
+		for (int k = 0; steps[i][k]; k++)
+			argv[k + 1] = steps[i][k];
+		p = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_NONE, &error);
+		g_assert_no_error(error);
+		g_subprocess_wait_check(p, NULL, &error);
+		g_assert_no_error(error);
+		/* The paused player's frame is sent again for the screen: on it before capture. */
+		if (i == 0)
+			wait_video_path(t, "composited");
+	}
+	struct umms_test_image *image = umms_test_image_load(shot);
+	umms_test_image_assert_pixel(image, 320, 240, RED, 12, "ummsctl capture");
+	umms_test_image_free(image);
+}
+
+int
+main(int argc, char *argv[])
+{
+	for (int i = 1; i < argc; i++) {
+		if (g_str_has_prefix(argv[i], "--renderer=")) {
+			renderer = argv[i] + strlen("--renderer=");
+			memmove(&argv[i], &argv[i + 1], sizeof(*argv) * (size_t)(argc - i));
+			argc--;
+			break;
+		}
+	}
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/headless/display", test_display);
+	UMMS_TEST_ADD("/headless/damage", test_damage);
+	UMMS_TEST_ADD("/headless/ummsctl", test_ummsctl);
+	return g_test_run();
+}

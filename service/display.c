@@ -354,6 +354,7 @@ open_kms(struct umms_display *display, const struct umms_config *config,
 		.mode = config->display.mode,
 		.margins = *margins,
 		.zoom = zoom,
+		.renderer = config->display.renderer,
 	};
 	struct umms_session_config session = { .mode = config->display.session };
 	display->session = umms_session_create(&session, error);

@@ -57,9 +57,25 @@ fail:
 	return false;
 }
 
+int
+kms_dumb_export(int fd, struct kms_dumb *dumb)
+{
+	if (!dumb->exported && dumb->handle) {
+		if (drmPrimeHandleToFD(fd, dumb->handle, DRM_CLOEXEC | DRM_RDWR,
+				&dumb->prime_fd) != 0) {
+			umms_warn("display: cannot export a display buffer: %s", g_strerror(errno));
+			return -1;
+		}
+		dumb->exported = true;
+	}
+	return dumb->exported ? dumb->prime_fd : -1;
+}
+
 void
 kms_dumb_destroy(int fd, struct kms_dumb *dumb)
 {
+	if (dumb->exported)
+		close(dumb->prime_fd);
 	if (dumb->map)
 		munmap(dumb->map, dumb->size);
 	if (dumb->fb_id)

@@ -25,11 +25,15 @@ struct kms_dumb {
 	uint32_t format;     /* DRM fourcc, 32 bits per pixel */
 	void *map;
 	size_t size;
+	bool exported;       /* prime_fd is its dma-buf (kms_dumb_export) */
+	int prime_fd;
 };
 
 bool kms_dumb_create(int fd, int width, int height, uint32_t format, struct kms_dumb *out,
 	GError **error);
 void kms_dumb_destroy(int fd, struct kms_dumb *dumb);
+/* The buffer as a dma-buf (for a GL renderer to draw into), exported once; -1 on failure. */
+int kms_dumb_export(int fd, struct kms_dumb *dumb);
 
 struct kms_frame_cache;
 

@@ -179,7 +179,7 @@ void
 umms_kms_output_get_stats(struct umms_target *target, struct umms_screen_stats *stats)
 {
 	struct kms_output *o = kms_output(target);
-	*stats = (struct umms_screen_stats){ .renderer = "pixman", .redraws = o->redraws,
+	*stats = (struct umms_screen_stats){ .renderer = o->renderer_name, .redraws = o->redraws,
 		.uploads = umms_renderer_stats(o->renderer)->uploads };
 }
 

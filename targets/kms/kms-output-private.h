@@ -28,6 +28,8 @@ struct kms_output {
 	struct umms_kms_device *dev;
 	struct kms_frame_cache *cache;
 	struct umms_renderer *renderer; /* composition and the UI layer */
+	bool gl;                   /* it is gles2: it draws into the buffers' dma-bufs */
+	char *renderer_name;
 	uint64_t redraws;          /* pictures it composited */
 	struct kms_dumb black, composite[2], capture;
 	int next_composite;
@@ -71,6 +73,18 @@ bool kms_output_commit(struct kms_output *o, const struct plan *plan, uint32_t f
 	uint32_t capture_fb, int32_t *fence, GError **error);
 /* Waits (blocking, up to @ms per flip) until no flip is pending. */
 bool kms_output_wait_flip(struct kms_output *o, int ms);
+
+/* kms-output.c: the UI's area (x, y, w, h in mode pixels); whether a placement hides the video. */
+void kms_output_area(const struct kms_output *o, int a[4]);
+bool kms_output_video_hidden(const struct kms_output *o);
+
+/* kms-compose.c: the renderer (per display.renderer), and what it draws. */
+bool kms_output_make_renderer(struct kms_output *o, const char *name, GError **error);
+/* What the primary plane shows under an overlay: the UI (drawn if it changed), or black. */
+uint32_t kms_output_background_fb(struct kms_output *o);
+/* The video (@l: where) and the UI drawn together into @dst, stacked as placed. */
+bool kms_output_compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
+	const struct umms_layout *l);
 
 /*
  * The screen interface (screen.h) of the KMS output, in kms-output.c and

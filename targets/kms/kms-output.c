@@ -25,7 +25,6 @@
 #include "kms-output-private.h"
 #include "kms.h"
 #include "log.h"
-#include "pixman-renderer.h"
 #include "source.h"
 
 static const struct umms_target_impl kms_impl;
@@ -46,8 +45,8 @@ kms_output_margins_px(const struct kms_output *o, int px[4])
 }
 
 /* The part of the mode the picture and the UI get: inside margins we must draw. */
-static void
-area(const struct kms_output *o, int a[4])
+void
+kms_output_area(const struct kms_output *o, int a[4])
 {
 	int w = o->dev->mode.hdisplay, h = o->dev->mode.vdisplay;
 	int m[4] = { 0 };
@@ -57,8 +56,8 @@ area(const struct kms_output *o, int a[4])
 }
 
 /* Whether a placement hides the video (a rectangle of no size). */
-static bool
-video_hidden(const struct kms_output *o)
+bool
+kms_output_video_hidden(const struct kms_output *o)
 {
 	return o->placed && (o->place.width <= 0 || o->place.height <= 0);
 }
@@ -67,7 +66,7 @@ static void
 place(const struct kms_output *o, const struct umms_frame *frame, struct umms_layout *out)
 {
 	int a[4];
-	area(o, a);
+	kms_output_area(o, a);
 	enum umms_layout_scale scale = o->zoom;
 	if (o->placed) {
 		/* A rectangle of the UI's: in the area's coordinates, the UI's zoom. */
@@ -197,120 +196,18 @@ test(struct kms_output *o, const struct plan *plan, const char **refused, GError
 	return false;
 }
 
-/* A dumb buffer as the renderer's target. */
-static struct umms_render_target
-dumb_target(const struct kms_dumb *dst)
-{
-	return (struct umms_render_target){ .format = DRM_FORMAT_XRGB8888,
-		.width = dst->width, .height = dst->height, .fd = -1, .data = dst->map,
-		.stride = dst->pitch };
-}
-
-/* The UI over what the renderer holds, and black where the video over it leaves bars. */
-static void
-draw_ui_layer(struct kms_output *o)
-{
-	if (!o->ui || !o->ui_visible)
-		return;
-	int a[4];
-	area(o, a);
-	struct umms_render_box box = { a[0], a[1], a[2], a[3] };
-	o->ui->draw(o->ui_data, o->renderer, &box);
-	if (o->placed && o->place.above_ui && !video_hidden(o)) {
-		static const uint32_t black = 0xff000000;
-		struct umms_render_image pixel = { .format = DRM_FORMAT_XRGB8888,
-			.modifier = DRM_FORMAT_MOD_LINEAR, .width = 1, .height = 1, .n_planes = 1,
-			.planes[0] = { .fd = -1, .data = &black, .stride = 4 } };
-		struct umms_render_box one = { 0, 0, 1, 1 };
-		struct umms_render_box r = { a[0] + o->place.x, a[1] + o->place.y, o->place.width,
-			o->place.height };
-		umms_renderer_draw(o->renderer, &pixel, &one, &r, NULL);
-	}
-}
-
-/* Draws the UI into @dst, black under it. */
-static void
-draw_ui(struct kms_output *o, struct kms_dumb *dst)
-{
-	struct umms_render_target target = dumb_target(dst);
-	g_autoptr(GError) error = NULL;
-	if (!umms_renderer_begin(o->renderer, &target, &error)) {
-		umms_warn("display: %s", error->message);
-		return;
-	}
-	umms_renderer_clear(o->renderer, 0xff000000);
-	o->redraws++;
-	draw_ui_layer(o);
-	if (!umms_renderer_end(o->renderer, &error))
-		umms_warn("display: %s", error->message);
-}
-
-/* What the primary plane shows under an overlay: the UI, or black. */
-static uint32_t
-background_fb(struct kms_output *o)
-{
-	if (!o->ui || !o->ui_visible)
-		return o->black.fb_id;
-	if (o->ui_dirty || !o->ui_fb) {
-		/* Drawn into the buffer not on screen. */
-		struct kms_dumb *dst = &o->ui_buf[o->ui_next];
-		draw_ui(o, dst);
-		o->ui_fb = dst->fb_id;
-		o->ui_next ^= 1;
-		o->ui_dirty = false;
-	}
-	return o->ui_fb;
-}
-
-/* The video and the UI drawn together into @dst with the renderer, stacked as placed. */
-static bool
-compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
-	const struct umms_layout *l)
-{
-	struct umms_render_image image;
-	umms_frame_render_image(frame, kms_frame_cache_map(o->cache, frame), &image);
-	if (!umms_renderer_can_draw(o->renderer, &image))
-		return false;
-	struct umms_render_target target = dumb_target(dst);
-	g_autoptr(GError) error = NULL;
-	if (!umms_renderer_begin(o->renderer, &target, &error))
-		goto fail;
-	umms_renderer_clear(o->renderer, 0xff000000);
-	o->redraws++;
-	bool above = o->placed && o->place.above_ui;
-	if (above)
-		draw_ui_layer(o);
-	if (l->visible && l->video_width > 0 && l->video_height > 0) {
-		struct umms_render_box src = { l->src_x, l->src_y, l->src_width, l->src_height };
-		struct umms_render_box box = { l->video_x, l->video_y, l->video_width,
-			l->video_height };
-		if (!umms_renderer_draw(o->renderer, &image, &src, &box, &error)) {
-			umms_renderer_end(o->renderer, NULL);
-			goto fail;
-		}
-	}
-	if (!above)
-		draw_ui_layer(o);
-	if (!umms_renderer_end(o->renderer, &error))
-		goto fail;
-	return true;
-fail:
-	umms_debug("display: composition: %s", error ? error->message : "failed");
-	return false;
-}
-
 /* The first layout of the ladder the device accepts for @frame (NULL: none, black). */
 static bool
 choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError **error)
 {
 	struct umms_kms_device *dev = o->dev;
 	*plan = (struct plan){ .rung = -1, .video_plane = -1, .primary_plane = -1,
-		.primary_fb = background_fb(o) };
+		.primary_fb = kms_output_background_fb(o) };
 	for (int i = 0; i < dev->n_planes && plan->primary_plane < 0; i++) {
 		if (dev->planes[i].type == UMMS_KMS_PLANE_PRIMARY)
 			plan->primary_plane = i;
 	}
-	if (!frame || video_hidden(o)) {
+	if (!frame || kms_output_video_hidden(o)) {
 		snprintf(plan->why, sizeof(plan->why), "no video: %s",
 			o->ui && o->ui_visible ? "the UI" : "black");
 		return kms_output_commit(o, plan, DRM_MODE_ATOMIC_TEST_ONLY, 0, NULL, error);
@@ -352,7 +249,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 		g_strlcpy(p.why, choices[k].why, sizeof(p.why));
 		if (choices[k].rung == UMMS_KMS_RUNG_COMPOSITE) {
 			struct kms_dumb *dst = &o->composite[o->next_composite];
-			if (!compose(o, dst, frame, l)) {
+			if (!kms_output_compose(o, dst, frame, l)) {
 				umms_debug("display: cannot compose %dx%d frames of this format",
 					frame->width, frame->height);
 				continue;
@@ -366,7 +263,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 			if (!fb)
 				continue;
 			p.video_fb = fb;
-			p.primary_fb = choices[k].rung == UMMS_KMS_RUNG_PRIMARY ? fb : background_fb(o);
+			p.primary_fb = choices[k].rung == UMMS_KMS_RUNG_PRIMARY ? fb : kms_output_background_fb(o);
 		}
 		if (test(o, &p, &refused, &first)) {
 			if (p.rung == UMMS_KMS_RUNG_COMPOSITE)
@@ -551,6 +448,9 @@ kms_destroy(struct umms_target *target)
 				umms_frame_unref(*frames[i]);
 		}
 		kms_frame_cache_destroy(o->cache);
+		/* GL objects first: its GBM display and imports use the card and the buffers. */
+		umms_renderer_destroy(o->renderer);
+		o->renderer = NULL;
 		kms_dumb_destroy(o->dev->fd, &o->black);
 		kms_dumb_destroy(o->dev->fd, &o->composite[0]);
 		kms_dumb_destroy(o->dev->fd, &o->composite[1]);
@@ -560,7 +460,7 @@ kms_destroy(struct umms_target *target)
 		drop_mode_blobs(o);
 		umms_kms_device_close(o->dev);
 	}
-	umms_renderer_destroy(o->renderer);
+	g_free(o->renderer_name);
 	g_free(o);
 }
 
@@ -576,6 +476,12 @@ static bool
 make_buffers(struct kms_output *o, GError **error)
 {
 	int fd = o->dev->fd, w = o->dev->mode.hdisplay, h = o->dev->mode.vdisplay;
+	struct kms_dumb *drawn[] = { &o->composite[0], &o->composite[1], &o->ui_buf[0],
+		&o->ui_buf[1] };
+	for (size_t i = 0; i < G_N_ELEMENTS(drawn) && o->renderer; i++) {
+		if (drawn[i]->fb_id)
+			umms_renderer_forget(o->renderer, drawn[i]->fb_id);
+	}
 	kms_dumb_destroy(fd, &o->black);
 	kms_dumb_destroy(fd, &o->composite[0]);
 	kms_dumb_destroy(fd, &o->composite[1]);
@@ -595,7 +501,7 @@ static void
 ui_resized(struct kms_output *o)
 {
 	int a[4];
-	area(o, a);
+	kms_output_area(o, a);
 	if (o->ui && o->ui->resized)
 		o->ui->resized(o->ui_data, a[2], a[3]);
 }
@@ -627,17 +533,9 @@ umms_kms_output_create(const struct umms_kms_config *config, GError **error)
 	o->margins = config->margins;
 	o->zoom = config->zoom;
 	o->modeset = true;
-	/*
-	 * The composition rung and the UI layer draw into dumb buffers on the
-	 * CPU: the pixman renderer (a GL one would need the device's GBM
-	 * display; renderers/gles2/ can, left for devices where it pays).
-	 */
-	o->renderer = umms_pixman_renderer_create(error);
-	if (!o->renderer)
-		goto fail;
 	o->dev = umms_kms_device_open(config->device, config->connector, config->mode,
 		&config->opener, error);
-	if (!o->dev)
+	if (!o->dev || !kms_output_make_renderer(o, config->renderer, error))
 		goto fail;
 	const uint32_t *mp = o->dev->connector_props.margin;
 	o->margins_by_connector = mp[0] && mp[1] && mp[2] && mp[3];
@@ -779,7 +677,7 @@ umms_kms_output_damage_ui(struct umms_target *target, bool visible)
 void
 umms_kms_output_get_ui_area(struct umms_target *target, int area_out[4])
 {
-	area(kms_output(target), area_out);
+	kms_output_area(kms_output(target), area_out);
 }
 
 void

@@ -45,6 +45,7 @@ struct umms_kms_config {
 	struct umms_screen_margins margins;
 	enum umms_layout_scale zoom;
 	struct umms_kms_opener opener;
+	const char *renderer;    /* what composes: "auto" or "pixman"; "gles2" (GBM) when asked */
 };
 
 /* Opens the device and lights the screen (black). */

@@ -1,0 +1,149 @@
+/*
+ * Inside libumms-client-gl: the connection and frame queue (gl.c), buffers
+ * turned into textures (gl-textures.c: uploads, dma-buf imports, the formats
+ * the EGL display takes) and the GLSL snippets with their uniforms
+ * (gl-shaders.c). Not installed.
+ */
+#ifndef UMMS_GL_PRIVATE_H
+#define UMMS_GL_PRIVATE_H
+
+#include <stddef.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <wayland-client.h>
+
+#include "umms-gl.h"
+#include "umms-video-v1-client-protocol.h"
+
+#define GL_MAX_PLANES 4
+#define GL_MAX_TEX 3
+/* Frames received and not taken yet, at most (ummsd holds back at 8). */
+#define GL_MAX_PENDING 16
+#define GL_MAX_DMABUF_FORMATS 64
+
+/* DRM fourccs are wl_shm formats, except wl_shm's two oldest. */
+#define GL_FOURCC(a, b, c, d) ((uint32_t)(a) | ((uint32_t)(b) << 8) | \
+	((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
+#define GL_DRM_XRGB8888 GL_FOURCC('X', 'R', '2', '4')
+#define GL_DRM_ARGB8888 GL_FOURCC('A', 'R', '2', '4')
+#define GL_DRM_NV12 GL_FOURCC('N', 'V', '1', '2')
+#define GL_DRM_YUV420 GL_FOURCC('Y', 'U', '1', '2')
+#define GL_DRM_R8 GL_FOURCC('R', '8', ' ', ' ')
+#define GL_DRM_GR88 GL_FOURCC('G', 'R', '8', '8')
+#define GL_MOD_INVALID 0x00ffffffffffffffULL
+#define GL_MOD_LINEAR 0ULL
+
+/* The shapes of umms_sample(), one snippet each (gl-shaders.c). */
+enum gl_snippet {
+	GL_SNIPPET_RGBX,        /* RGBA texture, alpha ignored */
+	GL_SNIPPET_RGBA,
+	GL_SNIPPET_BGRX,        /* B and R swapped in the texture (no BGRA uploads) */
+	GL_SNIPPET_BGRA,
+	GL_SNIPPET_NV12,        /* Y .r, CbCr .rg */
+	GL_SNIPPET_NV12_LA,     /* Y .r, CbCr .ra (luminance-alpha textures) */
+	GL_SNIPPET_YUV420,      /* Y, Cb, Cr .r each */
+	GL_SNIPPET_EXTERNAL,    /* samplerExternalOES */
+	GL_SNIPPETS,
+};
+
+/* One piece of frame memory ummsd announced. */
+struct gl_buffer {
+	struct umms_gl *gl;
+	struct umms_video_buffer_v1 *proxy;
+	uint32_t kind, format;
+	int width, height;
+	uint64_t modifier;
+	int n_planes;
+	int fds[GL_MAX_PLANES];
+	uint32_t offsets[GL_MAX_PLANES], strides[GL_MAX_PLANES];
+	/* memfd: mapped once, whole, read-only. */
+	void *map;
+	size_t map_size;
+	/* dma-buf: imported once (EGLImages, textures), on first use. */
+	bool import_tried, external;
+	int n_images;
+	EGLImageKHR images[GL_MAX_TEX];
+	GLuint textures[GL_MAX_TEX];
+	unsigned shows;           /* shows not released to ummsd yet */
+	bool retired;
+	struct wl_list link;      /* umms_gl.buffers */
+};
+
+/* A show: ummsd asks for a buffer's frame at a time, with the geometry then. */
+struct gl_show {
+	struct gl_buffer *buffer;
+	uint32_t serial;
+	int64_t due_ns;
+	int crop_x, crop_y, crop_width, crop_height;
+	unsigned par_n, par_d;
+};
+
+struct umms_gl {
+	struct wl_display *display;          /* ummsd's socket */
+	struct umms_video_manager_v1 *manager;
+	struct umms_video_player_v1 *player;
+	char *path;
+	uint32_t flags;
+	const struct umms_gl_listener *listener;
+	void *data;
+	bool gone;                           /* failed, or the player was destroyed */
+
+	/* Geometry from the last geometry event: frames from then on. */
+	int crop_x, crop_y, crop_width, crop_height;
+	unsigned par_n, par_d;
+
+	struct wl_list buffers;              /* gl_buffer.link */
+	/* Buffers gone during dispatch whose GL objects wait for a current context. */
+	struct wl_list dead;                 /* gl_buffer.link */
+	struct gl_show pending[GL_MAX_PENDING]; /* received, oldest first */
+	int n_pending;
+
+	/* The frame taken by the last update. */
+	struct umms_gl_frame frame;
+	bool have_frame;
+	struct gl_buffer *on_screen;         /* dma-buf frame held until replaced */
+	struct gl_buffer *frame_buffer;      /* dma-buf frame: whose textures frame names */
+	bool answered;                       /* presented/discarded sent for frame.serial */
+
+	/* GL, learnt from the application's context at the first update. */
+	bool gl_probed;
+	int gles_version;
+	bool bgra_texture, texture_rg, unpack_subimage, image_external;
+	PFNGLEGLIMAGETARGETTEXTURE2DOESPROC image_target_texture;
+	EGLDisplay egl_display;
+	bool dmabuf_import;
+	PFNEGLCREATEIMAGEKHRPROC create_image;
+	PFNEGLDESTROYIMAGEKHRPROC destroy_image;
+	uint32_t dmabuf_formats[GL_MAX_DMABUF_FORMATS]; /* what EGL imports */
+	int n_dmabuf_formats;
+
+	/* memfd frames: textures reused frame after frame. */
+	GLuint upload_tex[GL_MAX_TEX];
+	int upload_width[GL_MAX_TEX], upload_height[GL_MAX_TEX];
+	GLenum upload_internal[GL_MAX_TEX];
+
+	struct umms_gl_counts counts;
+};
+
+/* gl-textures.c */
+/* Before attaching: tells ummsd the dma-buf formats the current EGL display imports. */
+void gl_announce_dmabuf(struct umms_gl *gl);
+/* What the application's context can do (once, context current). */
+void gl_probe(struct umms_gl *gl);
+/* Uploads a memfd show into the upload textures and fills gl->frame; false if unreadable. */
+bool gl_upload(struct umms_gl *gl, const struct gl_show *show);
+/* Imports a dma-buf show (cached per buffer) and fills gl->frame; false if refused. */
+bool gl_import(struct umms_gl *gl, const struct gl_show *show);
+/* A buffer's EGLImages and textures (context current). */
+void gl_buffer_unimport(struct umms_gl *gl, struct gl_buffer *buffer);
+void gl_textures_finish(struct umms_gl *gl);
+GLuint gl_new_texture(struct umms_gl *gl, GLenum target);
+void gl_delete_texture(struct umms_gl *gl, GLuint *texture);
+
+/* gl-shaders.c */
+/* Fills frame->layout, shader, shader_id for @snippet. */
+void gl_frame_set_snippet(struct umms_gl_frame *frame, enum gl_snippet snippet);
+
+#endif

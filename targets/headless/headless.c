@@ -538,9 +538,11 @@ get_video_formats(struct umms_target *t, const uint32_t **formats)
 {
 	/*
 	 * wl_shm codes. A GPU renderer converts YUV itself, so the engine need
-	 * not; pixman converts no faster than GStreamer, so RGB it is.
+	 * not: YUV only (the engine prefers XRGB8888 whenever it is offered),
+	 * I420 first, what software decoders make. pixman converts no faster
+	 * than GStreamer, so RGB it is.
 	 */
-	static const uint32_t gpu[] = { DRM_FORMAT_NV12, DRM_FORMAT_YUV420, 1 };
+	static const uint32_t gpu[] = { DRM_FORMAT_YUV420, DRM_FORMAT_NV12 };
 	static const uint32_t cpu[] = { 1 };
 	struct headless *h = headless(t);
 	bool gles2 = umms_gles2_renderer_describe(h->renderer) != NULL;

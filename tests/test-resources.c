@@ -1,0 +1,296 @@
+/*
+ * The resource manager's policy (service/resources/resources.h) as tables
+ * of scenarios: pools of configured sizes (no hardware needed), holders at
+ * priorities, and what each step must give: a grant or NoResource with its
+ * message, and the holders told they lost or got back a unit.
+ *
+ * A step is one line:
+ *   pool KIND N          the pool of KIND has N units
+ *   + NAME PRIO KIND     NAME (at PRIO) asks for a unit: then "ok" or an
+ *                        error message fragment after " => "
+ *   - NAME KIND          NAME gives a unit back
+ *   x NAME               NAME goes (dies)
+ *   holders KIND A,B     who holds KIND now, in grant order ("" none)
+ *   waiting KIND A,B     who waits for KIND
+ *   told EVENTS          what holders were told since the last "told":
+ *                        "lost:a:decoder:h264:c restored:a:decoder:h264"
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <glib.h>
+
+#include "error.h"
+#include "resources.h"
+
+#define MAX_HOLDERS 8
+
+struct world {
+	struct umms_resources *r;
+	struct umms_resource_holder holders[MAX_HOLDERS];
+	char names[MAX_HOLDERS][16];
+	char prios[MAX_HOLDERS][16];
+	int n;
+	GString *told;
+};
+
+/* Holders find their world through a table: tests are single-threaded. */
+static struct world *current;
+
+static void
+lost(struct umms_resource_holder *h, const char *kind, const char *by)
+{
+	g_string_append_printf(current->told, "%slost:%s:%s:%s", current->told->len ? " " : "",
+		h->name, kind, by);
+}
+
+static void
+restored(struct umms_resource_holder *h, const char *kind)
+{
+	g_string_append_printf(current->told, "%srestored:%s:%s", current->told->len ? " " : "",
+		h->name, kind);
+}
+
+static const struct umms_resource_holder_impl impl = { lost, restored };
+
+static struct umms_resource_holder *
+holder(struct world *w, const char *name, const char *prio)
+{
+	for (int i = 0; i < w->n; i++) {
+		if (strcmp(w->names[i], name) == 0)
+			return &w->holders[i];
+	}
+	g_assert_nonnull(prio);
+	g_assert_cmpint(w->n, <, MAX_HOLDERS);
+	int i = w->n++;
+	g_strlcpy(w->names[i], name, sizeof(w->names[i]));
+	g_strlcpy(w->prios[i], prio, sizeof(w->prios[i]));
+	w->holders[i] = (struct umms_resource_holder){ .impl = &impl, .name = w->names[i],
+		.priority = w->prios[i], .rank = umms_resources_rank(NULL, prio) };
+	g_assert_cmpint(w->holders[i].rank, >, 0);
+	return &w->holders[i];
+}
+
+/* "a,b" of the holders (or waiting) of @kind, from the manager's own description. */
+static char *
+names_of(struct world *w, const char *kind, const char *field)
+{
+	g_autoptr(GVariant) pools = umms_resources_describe(w->r, kind);
+	GString *out = g_string_new(NULL);
+	GVariantIter iter;
+	GVariant *pool;
+	g_variant_iter_init(&iter, pools);
+	while ((pool = g_variant_iter_next_value(&iter))) {
+		const char *k = NULL;
+		g_variant_lookup(pool, "kind", "&s", &k);
+		if (strcmp(k, kind) == 0) {
+			g_autoptr(GVariant) list = g_variant_lookup_value(pool, field, NULL);
+			for (gsize i = 0; i < g_variant_n_children(list); i++) {
+				const char *name, *prio;
+				g_variant_get_child(list, i, "(&s&s)", &name, &prio);
+				g_string_append_printf(out, "%s%s", i ? "," : "", name);
+			}
+		}
+		g_variant_unref(pool);
+	}
+	return g_string_free(out, FALSE);
+}
+
+static void
+run(const char *const *steps)
+{
+	struct world w = { .r = umms_resources_create(), .told = g_string_new(NULL) };
+	current = &w;
+	for (const char *const *step = steps; *step; step++) {
+		g_test_message("%s", *step);
+		g_auto(GStrv) f = g_strsplit(*step, " ", 5);
+		guint n = g_strv_length(f);
+		if (strcmp(f[0], "pool") == 0) {
+			umms_resources_set_pool(w.r, f[1], (unsigned)atoi(f[2]), NULL);
+		} else if (strcmp(f[0], "+") == 0) {
+			g_autofree char *rest = g_strdup(*step);
+			char *expect = strstr(rest, " => ");
+			g_assert_nonnull(expect);
+			expect += 4;
+			g_autoptr(GError) error = NULL;
+			bool ok = umms_resources_acquire(w.r, holder(&w, f[1], f[2]), f[3], &error);
+			if (strcmp(expect, "ok") == 0) {
+				g_assert_no_error(error);
+				g_assert_true(ok);
+			} else {
+				g_assert_false(ok);
+				g_assert_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE);
+				if (!strstr(error->message, expect))
+					g_error("%s: \"%s\" does not say \"%s\"", *step, error->message,
+						expect);
+			}
+		} else if (strcmp(f[0], "-") == 0) {
+			umms_resources_release(w.r, holder(&w, f[1], NULL), f[2]);
+		} else if (strcmp(f[0], "x") == 0) {
+			umms_resources_forget(w.r, holder(&w, f[1], NULL));
+		} else if (strcmp(f[0], "holders") == 0 || strcmp(f[0], "waiting") == 0) {
+			g_autofree char *got = names_of(&w, f[1], f[0]);
+			g_assert_cmpstr(got, ==, n > 2 ? f[2] : "");
+		} else if (strcmp(f[0], "told") == 0) {
+			const char *want = strlen(*step) > 5 ? *step + 5 : "";
+			g_assert_cmpstr(w.told->str, ==, want);
+			g_string_truncate(w.told, 0);
+		} else {
+			g_error("bad step %s", *step);
+		}
+	}
+	/* Every scenario ends with nobody told anything unchecked. */
+	g_assert_cmpstr(w.told->str, ==, "");
+	for (int i = 0; i < w.n; i++)
+		umms_resources_forget(w.r, &w.holders[i]);
+	g_string_free(w.told, TRUE);
+	umms_resources_destroy(w.r);
+	current = NULL;
+}
+
+/* ---- the scenarios ------------------------------------------------------------ */
+
+static const char *const preempt_order[] = {
+	"pool decoder:h264 2",
+	"+ a background decoder:h264 => ok",
+	"+ b foreground decoder:h264 => ok",
+	"holders decoder:h264 a,b",
+	/* Full: a recording takes from the lowest rank, the background one. */
+	"+ c recording decoder:h264 => ok",
+	"told lost:a:decoder:h264:c",
+	"holders decoder:h264 b,c",
+	"waiting decoder:h264 a",
+	/* Another recording: the foreground one goes next. */
+	"+ d recording decoder:h264 => ok",
+	"told lost:b:decoder:h264:d",
+	"waiting decoder:h264 a,b",
+	/* Nothing lower is left: refused, naming who holds it. */
+	"+ e recording decoder:h264 => no free decoder:h264: 2 of 2, held by c (recording), d (recording)",
+	"+ f background decoder:h264 => held by c (recording), d (recording)",
+	"told",
+	NULL
+};
+
+static const char *const restore_order[] = {
+	"pool decoder:h264 1",
+	"+ a background decoder:h264 => ok",
+	"+ b foreground decoder:h264 => ok",
+	"told lost:a:decoder:h264:b",
+	"+ c recording decoder:h264 => ok",
+	"told lost:b:decoder:h264:c",
+	"waiting decoder:h264 a,b",
+	/* Freed: the highest waiting rank gets it back first. */
+	"- c decoder:h264",
+	"told restored:b:decoder:h264",
+	"holders decoder:h264 b",
+	"- b decoder:h264",
+	"told restored:a:decoder:h264",
+	"holders decoder:h264 a",
+	"waiting decoder:h264",
+	NULL
+};
+
+static const char *const equal_ranks[] = {
+	"pool plane 1",
+	"+ a foreground plane => ok",
+	/* The same rank never preempts. */
+	"+ b foreground plane => no free plane: 1 of 1, held by a (foreground)",
+	"pool plane 2",
+	"+ b foreground plane => ok",
+	/* A higher rank takes the newest of equals; the oldest loss comes back first. */
+	"+ c recording plane => ok",
+	"told lost:b:plane:c",
+	"+ d recording plane => ok",
+	"told lost:a:plane:d",
+	"waiting plane b,a",
+	"- c plane",
+	"told restored:b:plane",
+	"- d plane",
+	"told restored:a:plane",
+	NULL
+};
+
+static const char *const death[] = {
+	"pool tuner 1",
+	"pool decoder:hevc 1",
+	"+ a foreground tuner => ok",
+	"+ a foreground decoder:hevc => ok",
+	"+ b recording tuner => ok",
+	"told lost:a:tuner:b",
+	/* The recording dies holding its tuner: the one who lost it gets it back. */
+	"x b",
+	"told restored:a:tuner",
+	/* a dies: nothing is left held, nobody waits. */
+	"x a",
+	"holders tuner",
+	"holders decoder:hevc",
+	"waiting tuner",
+	"+ c background decoder:hevc => ok",
+	NULL
+};
+
+static const char *const missing[] = {
+	"+ a recording tuner => no tuner on this machine",
+	"pool decoder:av1 0",
+	"+ a recording decoder:av1 => no decoder:av1 on this machine",
+	/* A waiting holder that asks again is served when it can be. */
+	"pool decoder:vp9 1",
+	"+ b background decoder:vp9 => ok",
+	"+ c foreground decoder:vp9 => ok",
+	"told lost:b:decoder:vp9:c",
+	"+ b background decoder:vp9 => held by c (foreground)",
+	"waiting decoder:vp9 b",
+	/* Giving up a wait: not restored later. */
+	"- b decoder:vp9",
+	"- c decoder:vp9",
+	"told",
+	"holders decoder:vp9",
+	NULL
+};
+
+static const char *const resize[] = {
+	"pool plane 2",
+	"+ a background plane => ok",
+	"+ b recording plane => ok",
+	/* The device has fewer units after all: the lowest rank gives its up. */
+	"pool plane 1",
+	"told lost:a:plane:a smaller pool",
+	"holders plane b",
+	"pool plane 3",
+	"told restored:a:plane",
+	"holders plane b,a",
+	NULL
+};
+
+static void
+test_scenario(gconstpointer data)
+{
+	run(data);
+}
+
+static void
+test_rank(void)
+{
+	g_assert_cmpint(umms_resources_rank(NULL, "recording"), >, umms_resources_rank(NULL,
+		"foreground"));
+	g_assert_cmpint(umms_resources_rank(NULL, "foreground"), >, umms_resources_rank(NULL,
+		"background"));
+	/* Configured otherwise: a foreground viewer outranks recordings. */
+	const char *order = "foreground, recording, background";
+	g_assert_cmpint(umms_resources_rank(order, "foreground"), >, umms_resources_rank(order,
+		"recording"));
+	g_assert_cmpint(umms_resources_rank(order, "unknown"), ==, -1);
+}
+
+int
+main(int argc, char *argv[])
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_data_func("/resources/preempt-order", preempt_order, test_scenario);
+	g_test_add_data_func("/resources/restore-order", restore_order, test_scenario);
+	g_test_add_data_func("/resources/equal-ranks", equal_ranks, test_scenario);
+	g_test_add_data_func("/resources/death", death, test_scenario);
+	g_test_add_data_func("/resources/missing", missing, test_scenario);
+	g_test_add_data_func("/resources/resize", resize, test_scenario);
+	g_test_add_func("/resources/rank", test_rank);
+	return g_test_run();
+}

@@ -38,3 +38,24 @@ umms_frame_render_image(const struct umms_frame *frame, const uint8_t *map,
 		};
 	}
 }
+
+void
+umms_frame_layout(const struct umms_frame *frame, const int area[4],
+	enum umms_layout_scale zoom, const struct umms_screen_video_place *place,
+	struct umms_layout *out)
+{
+	struct umms_layout_input in = {
+		.x = area[0], .y = area[1], .width = area[2], .height = area[3],
+		.scale = zoom,
+		.buffer_width = frame->width, .buffer_height = frame->height,
+		.crop_x = frame->crop_x, .crop_y = frame->crop_y,
+		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
+		.par_n = frame->par_n, .par_d = frame->par_d,
+	};
+	if (place) {
+		in.x += place->x, in.y += place->y;
+		in.width = place->width, in.height = place->height;
+		in.scale = place->scale;
+	}
+	umms_layout_compute(&in, out);
+}

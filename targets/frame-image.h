@@ -1,7 +1,7 @@
 /*
  * A service frame (service/frame.h) as an image a renderer draws
- * (renderers/renderer.h): what the KMS composition rung and the headless
- * screen share.
+ * (renderers/renderer.h), and where it goes on a screen: what the KMS
+ * output and the headless screen share.
  */
 #ifndef UMMS_TARGETS_FRAME_IMAGE_H
 #define UMMS_TARGETS_FRAME_IMAGE_H
@@ -10,6 +10,7 @@
 
 #include "frame.h"
 #include "renderer.h"
+#include "screen.h"
 
 /* The frame's DRM fourcc (memfd frames carry wl_shm codes). */
 uint32_t umms_frame_drm_format(const struct umms_frame *frame);
@@ -23,5 +24,14 @@ uint32_t umms_frame_drm_format(const struct umms_frame *frame);
  */
 void umms_frame_render_image(const struct umms_frame *frame, const uint8_t *map,
 	struct umms_render_image *out);
+
+/*
+ * Where @frame's picture goes on a screen: in @area (x, y, width, height)
+ * with @zoom, or, with @place, at its rectangle (in the area's
+ * coordinates) with its own zoom; the pixel aspect ratio honoured.
+ */
+void umms_frame_layout(const struct umms_frame *frame, const int area[4],
+	enum umms_layout_scale zoom, const struct umms_screen_video_place *place,
+	struct umms_layout *out);
 
 #endif

@@ -112,21 +112,7 @@ layout(const struct headless *h, const struct umms_frame *frame, struct umms_lay
 {
 	int a[4];
 	area(h, a);
-	enum umms_layout_scale scale = h->zoom;
-	if (h->placed) {
-		a[0] += h->place.x, a[1] += h->place.y;
-		a[2] = h->place.width, a[3] = h->place.height;
-		scale = h->place.scale;
-	}
-	struct umms_layout_input in = {
-		.x = a[0], .y = a[1], .width = a[2], .height = a[3],
-		.scale = scale,
-		.buffer_width = frame->width, .buffer_height = frame->height,
-		.crop_x = frame->crop_x, .crop_y = frame->crop_y,
-		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
-		.par_n = frame->par_n, .par_d = frame->par_d,
-	};
-	umms_layout_compute(&in, out);
+	umms_frame_layout(frame, a, h->zoom, h->placed ? &h->place : NULL, out);
 }
 
 /* ---- frames' memory ------------------------------------------------------------- */

@@ -67,22 +67,8 @@ place(const struct kms_output *o, const struct umms_frame *frame, struct umms_la
 {
 	int a[4];
 	kms_output_area(o, a);
-	enum umms_layout_scale scale = o->zoom;
-	if (o->placed) {
-		/* A rectangle of the UI's: in the area's coordinates, the UI's zoom. */
-		a[0] += o->place.x, a[1] += o->place.y;
-		a[2] = o->place.width, a[3] = o->place.height;
-		scale = o->place.scale;
-	}
-	struct umms_layout_input in = {
-		.x = a[0], .y = a[1], .width = a[2], .height = a[3],
-		.scale = scale,
-		.buffer_width = frame->width, .buffer_height = frame->height,
-		.crop_x = frame->crop_x, .crop_y = frame->crop_y,
-		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
-		.par_n = frame->par_n, .par_d = frame->par_d,
-	};
-	umms_layout_compute(&in, out);
+	/* A rectangle of the UI's: in the area's coordinates, the UI's zoom. */
+	umms_frame_layout(frame, a, o->zoom, o->placed ? &o->place : NULL, out);
 }
 
 /* ---- commits ---------------------------------------------------------------- */

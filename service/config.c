@@ -16,6 +16,7 @@ enum key_type {
 	KEY_LOG_LEVEL,
 	KEY_LOG_SCOPES,
 	KEY_AUDIO_OUTPUT,
+	KEY_COUNT,          /* a whole number, or "auto" (-1) */
 };
 
 struct key {
@@ -63,6 +64,20 @@ static const struct key keys[] = {
 	KEY("display", "input", KEY_BOOL, display.input),
 	KEY("display", "keyboard-layout", KEY_STRING, display.keyboard_layout),
 	KEY("display", "session", KEY_STRING, display.session),
+	KEY("resources", "decoders.h264", KEY_COUNT, resources.decoders[0]),
+	KEY("resources", "decoders.hevc", KEY_COUNT, resources.decoders[1]),
+	KEY("resources", "decoders.vp8", KEY_COUNT, resources.decoders[2]),
+	KEY("resources", "decoders.vp9", KEY_COUNT, resources.decoders[3]),
+	KEY("resources", "decoders.av1", KEY_COUNT, resources.decoders[4]),
+	KEY("resources", "decoders.mpeg2", KEY_COUNT, resources.decoders[5]),
+	KEY("resources", "planes", KEY_COUNT, resources.planes),
+	UKEY("resources", "tuners", resources.tuners, 0, 64),
+	KEY("resources", "priorities", KEY_STRING, resources.priorities),
+	KEY("resources", "va-device", KEY_STRING, resources.va_device),
+};
+
+const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
+	"h264", "hevc", "vp8", "vp9", "av1", "mpeg2",
 };
 
 void
@@ -104,6 +119,12 @@ umms_config_init(struct umms_config *config)
 			.keyboard_layout = g_strdup("us"),
 			.session = g_strdup("auto"),
 		},
+		.resources = {
+			.decoders = { -1, -1, -1, -1, -1, -1 },
+			.planes = -1,
+			.priorities = g_strdup("recording,foreground,background"),
+			.va_device = g_strdup(""),
+		},
 	};
 }
 
@@ -124,6 +145,8 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->display.zoom);
 	g_free(config->display.keyboard_layout);
 	g_free(config->display.session);
+	g_free(config->resources.priorities);
+	g_free(config->resources.va_device);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }
@@ -186,6 +209,19 @@ set_key(struct umms_config *config, const struct key *key, const char *value,
 			return false;
 		}
 		*(unsigned *)field = (unsigned)v;
+		return true;
+	}
+	case KEY_COUNT: {
+		char *end;
+		errno = 0;
+		long v = g_ascii_strcasecmp(text, "auto") == 0 ? -1 : strtol(text, &end, 10);
+		if (v != -1 && (errno || end == text || *end || v < 0 || v > 64)) {
+			g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+				"%s.%s = \"%s\": expected auto or a whole number from 0 to 64",
+				key->section, key->name, value);
+			return false;
+		}
+		*(int *)field = (int)v;
 		return true;
 	}
 	case KEY_STRING: {
@@ -314,6 +350,9 @@ key_text(const struct umms_config *config, const struct key *key)
 		return g_strdup(*(const bool *)field ? "true" : "false");
 	case KEY_UINT:
 		return g_strdup_printf("%u", *(const unsigned *)field);
+	case KEY_COUNT:
+		return *(const int *)field < 0 ? g_strdup("auto") :
+			g_strdup_printf("%d", *(const int *)field);
 	case KEY_STRING:
 	case KEY_LOG_SCOPES:
 		return g_strdup(*(char *const *)field ? *(char *const *)field : "");

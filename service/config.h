@@ -29,6 +29,10 @@ enum umms_audio_output {
 	UMMS_AUDIO_NONE,   /* decoded and clocked, never heard (tests) */
 };
 
+/* The codecs whose hardware decoders are counted in [resources] (decoders.CODEC). */
+#define UMMS_RESOURCE_CODECS 6
+extern const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS];
+
 struct umms_config {
 	struct {
 		enum umms_bus_type bus;
@@ -71,6 +75,14 @@ struct umms_config {
 		char *keyboard_layout;    /* xkb layout, "us" */
 		char *session;           /* auto, libseat, direct: how devices are opened */
 	} display;
+	struct {
+		/* Units per pool; -1 (auto): what probing finds (VA-API, the KMS planes). */
+		int decoders[UMMS_RESOURCE_CODECS]; /* umms_resource_codecs order */
+		int planes;
+		unsigned tuners;
+		char *priorities;         /* highest first: "recording,foreground,background" */
+		char *va_device;          /* "" : the first /dev/dri/renderD* */
+	} resources;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

@@ -10,6 +10,7 @@
 #include "manager.h"
 #include "mpris.h"
 #include "player-dbus.h"
+#include "resources-service.h"
 #include "player.h"
 #include "source.h"
 #include "umms-config.h"
@@ -47,6 +48,7 @@ struct umms_manager {
 	GPtrArray *entries;    /* struct entry *, oldest first */
 	GHashTable *clients;   /* name → struct client * */
 	unsigned next_id;
+	struct umms_resource_service *resources;
 };
 
 static void entry_destroy(struct entry *entry);
@@ -225,6 +227,7 @@ add_entry(struct umms_manager *manager, const struct umms_player_options *opts,
 	if (opts->attended && opts->owner)
 		entry->client = client_ref(manager, opts->owner);
 	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
+	umms_resource_service_add_player(manager->resources, entry->player, entry->path);
 	if (manager->config->service.mpris)
 		entry->mpris = umms_mpris_create(entry->player, entry->path, manager->bus_address);
 	g_ptr_array_add(manager->entries, entry);
@@ -363,7 +366,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 
 	GDBusInterfaceInfo *const interfaces[] = {
 		umms_manager1_interface_info(), umms_player1_interface_info(),
-		umms_display1_interface_info(), NULL,
+		umms_display1_interface_info(), umms_resources1_interface_info(), NULL,
 	};
 	GDBusInterfaceInfo *const player_interfaces[] = { umms_player1_interface_info(), NULL };
 	manager->guard = umms_dbus_guard_install(connection, interfaces);
@@ -376,6 +379,9 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->ghosts = umms_dbus_guard_ghosts(connection, PLAYER_PREFIX, "player",
 		player_interfaces, error);
 	if (!manager->ghosts)
+		goto fail;
+	manager->resources = umms_resource_service_create(config, connection, error);
+	if (!manager->resources)
 		goto fail;
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);
 	return manager;
@@ -392,6 +398,7 @@ umms_manager_destroy(struct umms_manager *manager)
 		return;
 	while (manager->entries->len > 0)
 		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
+	umms_resource_service_destroy(manager->resources);
 	if (manager->ghosts)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->ghosts);
 	if (manager->iface) {

@@ -13,7 +13,7 @@ struct umms_player_dbus {
 	GDBusObjectManagerServer *manager;
 	GDBusObjectSkeleton *object;
 	UmmsDbusIface *iface;
-	struct wl_listener changed, seeked, eos, error;
+	struct wl_listener changed, seeked, eos, error, resource;
 };
 
 void
@@ -226,6 +226,16 @@ on_error(struct wl_listener *listener, void *data)
 		umms_error_dbus_name_of(error), error->message));
 }
 
+static void
+on_resource(struct wl_listener *listener, void *data)
+{
+	struct umms_player_dbus *dbus = wl_container_of(listener, dbus, resource);
+	const struct umms_player_resource_event *event = data;
+	umms_dbus_iface_emit(dbus->iface, event->lost ? "ResourceLost" : "ResourceRestored",
+		g_variant_new("(s)", event->kind));
+	umms_dbus_iface_changed(dbus->iface);
+}
+
 struct umms_player_dbus *
 umms_player_dbus_create(struct umms_player *player, GDBusObjectManagerServer *manager,
 	const char *path)
@@ -245,6 +255,8 @@ umms_player_dbus_create(struct umms_player *player, GDBusObjectManagerServer *ma
 	wl_signal_add(&player->events.eos, &dbus->eos);
 	dbus->error.notify = on_error;
 	wl_signal_add(&player->events.error, &dbus->error);
+	dbus->resource.notify = on_resource;
+	wl_signal_add(&player->events.resource, &dbus->resource);
 
 	g_dbus_object_manager_server_export(manager, dbus->object);
 	return dbus;
@@ -258,6 +270,7 @@ umms_player_dbus_destroy(struct umms_player_dbus *dbus)
 	wl_list_remove(&dbus->changed.link);
 	wl_list_remove(&dbus->seeked.link);
 	wl_list_remove(&dbus->eos.link);
+	wl_list_remove(&dbus->resource.link);
 	wl_list_remove(&dbus->error.link);
 	umms_dbus_iface_detach(dbus->iface);
 	g_dbus_object_manager_server_unexport(dbus->manager,

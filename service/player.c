@@ -292,6 +292,7 @@ umms_player_create(unsigned id, const struct umms_config *config,
 	wl_signal_init(&player->events.eos);
 	wl_signal_init(&player->events.error);
 	wl_signal_init(&player->events.release);
+	wl_signal_init(&player->events.resource);
 	wl_signal_init(&player->events.frame);
 	wl_signal_init(&player->events.destroy);
 	update_timers(player);
@@ -315,6 +316,7 @@ umms_player_destroy(struct umms_player *player)
 	umms_info("player %u destroyed", player->id);
 	g_free(player->video_formats);
 	g_free(player->owner);
+	g_free(player->resource_note);
 	g_free(player->uri);
 	g_free(player);
 }
@@ -750,8 +752,9 @@ umms_player_describe_decoder(struct umms_player *player)
 	const struct umms_media_info *info = umms_player_get_info(player);
 	if (!info->decoder)
 		return g_strdup("");
-	return g_strdup_printf("%s (%s)", info->decoder,
-		info->decoder_hardware ? "hardware" : "software");
+	return g_strdup_printf("%s (%s%s%s)", info->decoder,
+		info->decoder_hardware ? "hardware" : "software",
+		player->resource_note ? "; " : "", player->resource_note ? player->resource_note : "");
 }
 
 const char *

@@ -81,6 +81,12 @@ struct umms_player {
 	int64_t video_delay_ns;     /* how early frames leave to arrive on time */
 	GQueue pending;           /* struct pending_request * */
 	GSource *ttl_timer, *stats_timer, *open_timer;
+	/*
+	 * What the resource manager says of its hardware decoder, for Decoder:
+	 * "holds decoder:h264", "decoder:h264 taken by …"; NULL: nothing.
+	 * Set by service/resources/ (resources-service.c).
+	 */
+	char *resource_note;
 
 	struct {
 		struct wl_signal changed;
@@ -88,9 +94,16 @@ struct umms_player {
 		struct wl_signal eos;
 		struct wl_signal error;
 		struct wl_signal release;
+		/* A hardware unit was lost or given back: struct umms_player_resource_event. */
+		struct wl_signal resource;
 		struct wl_signal frame;
 		struct wl_signal destroy;
 	} events;
+};
+
+struct umms_player_resource_event {
+	const char *kind;         /* "decoder:h264" */
+	bool lost;                /* false: restored */
 };
 
 const char *umms_player_state_name(enum umms_player_state state);

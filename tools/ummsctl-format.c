@@ -278,3 +278,56 @@ umms_ctl_print_info(UmmsPlayer1 *player, const char *path)
 	print_dict("Metadata", umms_player1_get_metadata(player));
 	print_dict("Stats", umms_player1_get_stats(player));
 }
+
+/* "path (priority), …" of an a(ss), or "-". */
+static char *
+holders_text(GVariant *list)
+{
+	if (!list || g_variant_n_children(list) == 0)
+		return g_strdup("-");
+	GString *out = g_string_new(NULL);
+	for (gsize i = 0; i < g_variant_n_children(list); i++) {
+		const char *name, *priority;
+		g_variant_get_child(list, i, "(&s&s)", &name, &priority);
+		g_string_append_printf(out, "%s%s (%s)", i ? ", " : "", name, priority);
+	}
+	return g_string_free(out, FALSE);
+}
+
+void
+umms_ctl_print_resources(GVariant *decoders, GVariant *planes, GVariant *tuners,
+	const char *va)
+{
+	printf("%-16s %5s %5s  %-10s %-11s %s\n", "KIND", "TOTAL", "FREE", "SOURCE", "MAX SIZE",
+		"HOLDERS / WAITING");
+	GVariant *const groups[] = { decoders, planes, tuners };
+	unsigned pools = 0;
+	for (size_t g = 0; g < G_N_ELEMENTS(groups); g++) {
+		GVariantIter iter;
+		GVariant *pool;
+		g_variant_iter_init(&iter, groups[g]);
+		while ((pool = g_variant_iter_next_value(&iter))) {
+			const char *kind = "", *source = "";
+			guint32 total = 0, free_units = 0;
+			gint32 w = 0, h = 0;
+			g_variant_lookup(pool, "kind", "&s", &kind);
+			g_variant_lookup(pool, "source", "&s", &source);
+			g_variant_lookup(pool, "total", "u", &total);
+			g_variant_lookup(pool, "free", "u", &free_units);
+			g_variant_lookup(pool, "max-width", "i", &w);
+			g_variant_lookup(pool, "max-height", "i", &h);
+			g_autoptr(GVariant) holders = g_variant_lookup_value(pool, "holders", NULL);
+			g_autoptr(GVariant) waiting = g_variant_lookup_value(pool, "waiting", NULL);
+			g_autofree char *held = holders_text(holders);
+			g_autofree char *waits = holders_text(waiting);
+			g_autofree char *size = w > 0 ? g_strdup_printf("%dx%d", w, h) : g_strdup("-");
+			printf("%-16s %5u %5u  %-10s %-11s %s / %s\n", kind, total, free_units, source,
+				size, held, waits);
+			g_variant_unref(pool);
+			pools++;
+		}
+	}
+	if (!pools)
+		printf("(no hardware units: none probed, none configured in [resources])\n");
+	printf("VA-API: %s\n", va);
+}

@@ -80,6 +80,8 @@ static const char commands_help[] =
 	"  version              print ummsd's version\n"
 	"  show                 show the player on the screen ummsd drives (--drm, --headless)\n"
 	"  capture FILE         write what that screen shows to FILE as PNG\n"
+	"  resources            the hardware ummsd shares out: decoders, planes, tuners,\n"
+	"                       who holds them and who waits\n"
 	"\n"
 	"The player is the one given with --player, else the newest playing player,\n"
 	"else the newest player. Exit status: 0 on success, 1 when ummsd reports an\n"
@@ -609,6 +611,29 @@ cmd_capture(struct ctl *ctl, char **args, int n_args)
 	return call_display(ctl, "Capture", g_variant_new_string(path));
 }
 
+static int
+cmd_resources(struct ctl *ctl, char **args, int n_args)
+{
+	static const char *const names[] = { "Decoders", "Planes", "Tuners", "VaApi" };
+	GVariant *values[G_N_ELEMENTS(names)] = { NULL };
+	GError *error = NULL;
+	int status = STATUS_OK;
+	for (size_t i = 0; i < G_N_ELEMENTS(names) && status == STATUS_OK; i++) {
+		values[i] = get_property(ctl->bus, MANAGER_PATH, "org.umms.Resources1", names[i],
+			&error);
+		if (!values[i])
+			status = report(error);
+	}
+	if (status == STATUS_OK)
+		umms_ctl_print_resources(values[0], values[1], values[2],
+			g_variant_get_string(values[3], NULL));
+	for (size_t i = 0; i < G_N_ELEMENTS(values); i++) {
+		if (values[i])
+			g_variant_unref(values[i]);
+	}
+	return status;
+}
+
 static const struct command commands[] = {
 	{ "play", "[URI|PATH]", 0, 1, false, cmd_play },
 	{ "pause", "", 0, 0, true, cmd_pause },
@@ -628,6 +653,7 @@ static const struct command commands[] = {
 	{ "version", "", 0, 0, false, cmd_version },
 	{ "show", "", 0, 0, true, cmd_show },
 	{ "capture", "FILE", 1, 1, false, cmd_capture },
+	{ "resources", "", 0, 0, false, cmd_resources },
 };
 
 static GDBusConnection *

@@ -1,0 +1,37 @@
+/*
+ * The resource manager in ummsd: pools made from probing (VA-API) and the
+ * configuration ([resources]), org.umms.Resources1 exported at /org/umms,
+ * and every player made a holder: while it plays or is paused with a video
+ * track whose codec has a hardware decoder pool, it holds a unit at its
+ * Priority, loses it to higher ones (Player1.ResourceLost, and Decoder
+ * says so) and gets it back (ResourceRestored); its units go with it.
+ *
+ * What holding a decoder changes in the pipeline: nothing yet. Without a
+ * VA-API driver (this project's CI) every decoder is software whatever is
+ * held; the engine's switch to the `va` plugin's decoders when one is
+ * granted is the next step (issue 6 note).
+ */
+#ifndef UMMS_SERVICE_RESOURCES_SERVICE_H
+#define UMMS_SERVICE_RESOURCES_SERVICE_H
+
+#include <gio/gio.h>
+
+#include "config.h"
+
+struct umms_player;
+struct umms_resource_service;
+
+/* Probes, makes the pools, exports Resources1 on @connection. */
+struct umms_resource_service *umms_resource_service_create(const struct umms_config *config,
+	GDBusConnection *connection, GError **error);
+/* Every player must have gone first. NULL: no-op. */
+void umms_resource_service_destroy(struct umms_resource_service *service);
+
+/* A new player at D-Bus @path: a holder until it is destroyed. */
+void umms_resource_service_add_player(struct umms_resource_service *service,
+	struct umms_player *player, const char *path);
+
+/* The overlay planes of the screen ummsd drives (probed), unless [resources] planes says. */
+void umms_resource_service_set_planes(struct umms_resource_service *service, unsigned planes);
+
+#endif

@@ -1,0 +1,262 @@
+/*
+ * Hardware units shared out by ummsd (service/resources/), on the real bus:
+ * org.umms.Resources1 and `ummsctl resources` show the pools; players at
+ * different priorities compete for one configured H.264 decoder, lose it
+ * (ResourceLost, Decoder says to whom) and get it back (ResourceRestored)
+ * in priority order, keep playing meanwhile, and give it back when they
+ * stop or die. No hardware is needed: the pools are configured; where
+ * VA-API finds no driver (here), decoding stays software throughout.
+ */
+#include <string.h>
+
+#include "harness.h"
+
+#define RESOURCES1 "org.umms.Resources1"
+
+static const char *const one_decoder[] = {
+	"resources.decoders.h264=1", "resources.tuners=2", NULL
+};
+
+static GVariant *
+pools(struct umms_test *t, const char *property)
+{
+	return umms_test_get(t->bus, UMMS_ROOT, RESOURCES1, property);
+}
+
+/* The pool @kind of @property, as a{sv} (fails if there is none). */
+static GVariant *
+pool(struct umms_test *t, const char *property, const char *kind)
+{
+	g_autoptr(GVariant) all = pools(t, property);
+	for (gsize i = 0; i < g_variant_n_children(all); i++) {
+		GVariant *p = g_variant_get_child_value(all, i);
+		const char *k = NULL;
+		if (g_variant_lookup(p, "kind", "&s", &k) && strcmp(k, kind) == 0)
+			return p;
+		g_variant_unref(p);
+	}
+	g_error("no pool %s in %s", kind, property);
+}
+
+/* "a,b" of the pool's holders or waiting ones. */
+static char *
+who(struct umms_test *t, const char *field)
+{
+	g_autoptr(GVariant) p = pool(t, "Decoders", "decoder:h264");
+	g_autoptr(GVariant) list = g_variant_lookup_value(p, field, NULL);
+	GString *out = g_string_new(NULL);
+	for (gsize i = 0; i < g_variant_n_children(list); i++) {
+		const char *name, *priority;
+		g_variant_get_child(list, i, "(&s&s)", &name, &priority);
+		g_string_append_printf(out, "%s%s", i ? "," : "", name);
+	}
+	return g_string_free(out, FALSE);
+}
+
+static void
+wait_holders(struct umms_test *t, const char *want)
+{
+	for (int i = 0; i < 200; i++) {
+		g_autofree char *now = who(t, "holders");
+		if (strcmp(now, want) == 0)
+			return;
+		umms_test_sleep(25);
+	}
+	g_autofree char *now = who(t, "holders");
+	g_error("decoder:h264 held by \"%s\", not \"%s\"", now, want);
+}
+
+static char *
+player(struct umms_test *t, const char *priority)
+{
+	g_autofree char *options = g_strdup_printf("{'priority': <'%s'>}", priority);
+	char *path = umms_test_create_player(t->bus, options);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(t->bus, path, "SetUri", g_variant_new("(s)", uri));
+	return path;
+}
+
+static void
+assert_decoder(struct umms_test *t, const char *path, const char *words)
+{
+	g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
+	if (!strstr(decoder, words))
+		g_error("%s: Decoder is \"%s\", without \"%s\"", path, decoder, words);
+}
+
+static void
+test_table(struct umms_test *t, gconstpointer data)
+{
+	umms_test_restart(t, one_decoder);
+	g_autoptr(GVariant) h264 = pool(t, "Decoders", "decoder:h264");
+	guint32 total = 0, free_units = 0;
+	const char *source = NULL;
+	gboolean hardware = TRUE;
+	g_assert_true(g_variant_lookup(h264, "total", "u", &total));
+	g_assert_true(g_variant_lookup(h264, "free", "u", &free_units));
+	g_assert_true(g_variant_lookup(h264, "source", "&s", &source));
+	g_assert_true(g_variant_lookup(h264, "hardware", "b", &hardware));
+	g_assert_cmpuint(total, ==, 1);
+	g_assert_cmpuint(free_units, ==, 1);
+	g_autoptr(GVariant) tuner = pool(t, "Tuners", "tuner");
+	g_assert_true(g_variant_lookup(tuner, "total", "u", &total));
+	g_assert_cmpuint(total, ==, 2);
+	g_autofree char *va = NULL;
+	g_autoptr(GVariant) va_v = umms_test_get(t->bus, UMMS_ROOT, RESOURCES1, "VaApi");
+	va = g_variant_dup_string(va_v, NULL);
+	g_test_message("VaApi: %s", va);
+	/* Configured, or probed where a driver decodes H.264. */
+	g_assert_cmpstr(source, ==, g_str_has_prefix(va, "none: ") ? "configured" : source);
+	g_assert_true(hardware == !g_str_has_prefix(va, "none: ") || !hardware);
+	g_autoptr(GVariant) prios = umms_test_get(t->bus, UMMS_ROOT, RESOURCES1, "Priorities");
+	g_autofree const char **names = g_variant_get_strv(prios, NULL);
+	g_autofree char *p = g_strjoinv(",", (char **)names);
+	g_assert_cmpstr(p, ==, "recording,foreground,background");
+
+	/* ummsctl resources: the table, a player holding the decoder in it. */
+	g_autofree char *path = player(t, "foreground");
+	umms_test_player_do(t->bus, path, "Play", NULL);
+	wait_holders(t, path);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) ctl = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+		umms_test_program("ummsctl"), "resources", NULL);
+	g_assert_no_error(error);
+	g_autofree char *out = NULL;
+	g_subprocess_communicate_utf8(ctl, NULL, NULL, &out, NULL, &error);
+	g_assert_no_error(error);
+	g_test_message("%s", out);
+	g_assert_cmpint(g_subprocess_get_exit_status(ctl), ==, 0);
+	g_autofree char *line = g_strdup_printf("%s (foreground) / -", path);
+	g_assert_nonnull(strstr(out, "decoder:h264"));
+	g_assert_nonnull(strstr(out, line));
+	g_assert_nonnull(strstr(out, "tuner"));
+	g_assert_nonnull(strstr(out, "VA-API: "));
+	/* Stopped: the unit is free again. */
+	umms_test_player_do(t->bus, path, "Stop", NULL);
+	wait_holders(t, "");
+}
+
+/* Positions of @path over @ms: the longest time it stood still, in ms. */
+static double
+longest_stall(struct umms_test *t, const char *path, unsigned ms)
+{
+	int64_t last = umms_test_get_int64(t->bus, path, "Position");
+	gint64 since = g_get_monotonic_time(), end = since + (gint64)ms * 1000;
+	double worst = 0;
+	while (g_get_monotonic_time() < end) {
+		umms_test_sleep(50);
+		int64_t now = umms_test_get_int64(t->bus, path, "Position");
+		gint64 t_now = g_get_monotonic_time();
+		if (now != last) {
+			last = now;
+			since = t_now;
+		}
+		worst = MAX(worst, (double)(t_now - since) / 1000.0);
+	}
+	return worst;
+}
+
+static void
+test_compete(struct umms_test *t, gconstpointer data)
+{
+	umms_test_restart(t, one_decoder);
+	g_autofree char *bg = player(t, "background");
+	g_autofree char *fg = player(t, "foreground");
+	g_autofree char *rec = player(t, "recording");
+	struct umms_test_signals *bg_signals = umms_test_signals_watch(t->bus, bg);
+	struct umms_test_signals *fg_signals = umms_test_signals_watch(t->bus, fg);
+
+	umms_test_player_do(t->bus, bg, "Play", NULL);
+	wait_holders(t, bg);
+	assert_decoder(t, bg, "holds decoder:h264");
+
+	/* A foreground player takes it; the background one goes on in software. */
+	umms_test_player_do(t->bus, fg, "Play", NULL);
+	g_autoptr(GVariant) lost = umms_test_signals_wait(bg_signals, "ResourceLost", 5000);
+	const char *kind = NULL;
+	g_variant_get(lost, "(&s)", &kind);
+	g_assert_cmpstr(kind, ==, "decoder:h264");
+	wait_holders(t, fg);
+	g_autofree char *taken = g_strdup_printf("decoder:h264 taken by %s", fg);
+	assert_decoder(t, bg, taken);
+	double stall = longest_stall(t, bg, 1500);
+	g_test_message("background player: longest stall %.0f ms after losing its decoder", stall);
+	g_assert_cmpfloat(stall, <, 1000);
+	g_autofree char *state = umms_test_get_string(t->bus, bg, "State");
+	g_assert_cmpstr(state, ==, "playing");
+
+	/* A recording takes it from the foreground one: both wait, highest first. */
+	umms_test_player_do(t->bus, rec, "Play", NULL);
+	g_autoptr(GVariant) lost2 = umms_test_signals_wait(fg_signals, "ResourceLost", 5000);
+	wait_holders(t, rec);
+	g_autofree char *waiting = who(t, "waiting");
+	g_autofree char *both = g_strdup_printf("%s,%s", bg, fg);
+	g_assert_cmpstr(waiting, ==, both);
+
+	/* The recording dies: the foreground player gets it back, not the background one. */
+	g_autoptr(GVariant) r1 = umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER, "DestroyPlayer",
+		g_variant_new("(o)", rec));
+	g_autoptr(GVariant) back = umms_test_signals_wait(fg_signals, "ResourceRestored", 5000);
+	wait_holders(t, fg);
+	assert_decoder(t, fg, "holds decoder:h264");
+	g_autofree char *still = who(t, "waiting");
+	g_assert_cmpstr(still, ==, bg);
+
+	/* Then the foreground one stops: the background one's turn. */
+	umms_test_player_do(t->bus, fg, "Stop", NULL);
+	g_autoptr(GVariant) back2 = umms_test_signals_wait(bg_signals, "ResourceRestored", 5000);
+	wait_holders(t, bg);
+	assert_decoder(t, bg, "holds decoder:h264");
+	umms_test_signals_free(bg_signals);
+	umms_test_signals_free(fg_signals);
+}
+
+static void
+test_owner_gone(struct umms_test *t, gconstpointer data)
+{
+	umms_test_restart(t, one_decoder);
+	g_autofree char *bg = player(t, "background");
+	umms_test_player_do(t->bus, bg, "Play", NULL);
+	wait_holders(t, bg);
+	/* An application's attended player takes it, then the application vanishes. */
+	GDBusConnection *app = umms_test_connect();
+	g_autofree char *mine = umms_test_create_player(app, "{'attended': <true>}");
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(app, mine, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(app, mine, "Play", NULL);
+	wait_holders(t, mine);
+	g_dbus_connection_close_sync(app, NULL, NULL);
+	g_object_unref(app);
+	/* Its player and its unit go with it: the background player has it again. */
+	wait_holders(t, bg);
+	g_autofree char *waiting = who(t, "waiting");
+	g_assert_cmpstr(waiting, ==, "");
+}
+
+static void
+test_bad_priorities(struct umms_test *t, gconstpointer data)
+{
+	/* A priority order that leaves a class out: ummsd says so and does not start. */
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) ummsd = g_subprocess_new(G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+		umms_test_program("ummsd"), "--address", umms_test_bus_address(), "--set",
+		"resources.priorities=foreground,background", "--set", "video.enabled=false", NULL);
+	g_assert_no_error(error);
+	g_autofree char *err = NULL;
+	g_subprocess_communicate_utf8(ummsd, NULL, NULL, NULL, &err, &error);
+	g_assert_no_error(error);
+	g_assert_false(g_subprocess_get_successful(ummsd));
+	if (!strstr(err, "resources.priorities"))
+		g_error("ummsd said: %s", err);
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/hardware/table", test_table);
+	UMMS_TEST_ADD("/hardware/compete", test_compete);
+	UMMS_TEST_ADD("/hardware/owner-gone", test_owner_gone);
+	UMMS_TEST_ADD("/hardware/bad-priorities", test_bad_priorities);
+	return g_test_run();
+}

@@ -73,6 +73,7 @@ static const struct key keys[] = {
 	KEY("resources", "planes", KEY_COUNT, resources.planes),
 	UKEY("resources", "tuners", resources.tuners, 0, 64),
 	KEY("resources", "priorities", KEY_STRING, resources.priorities),
+	KEY("resources", "codec-costs", KEY_STRING, resources.codec_costs),
 	KEY("resources", "va-device", KEY_STRING, resources.va_device),
 };
 
@@ -123,6 +124,7 @@ umms_config_init(struct umms_config *config)
 			.decoders = { -1, -1, -1, -1, -1, -1 },
 			.planes = -1,
 			.priorities = g_strdup("recording,foreground,background"),
+			.codec_costs = g_strdup("mpeg2=1,h264=1,vp8=2,hevc=3,vp9=3,av1=4"),
 			.va_device = g_strdup(""),
 		},
 	};
@@ -146,6 +148,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->display.keyboard_layout);
 	g_free(config->display.session);
 	g_free(config->resources.priorities);
+	g_free(config->resources.codec_costs);
 	g_free(config->resources.va_device);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));

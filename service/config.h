@@ -81,6 +81,7 @@ struct umms_config {
 		int planes;
 		unsigned tuners;
 		char *priorities;         /* highest first: "recording,foreground,background" */
+		char *codec_costs;        /* "h264=1,vp9=3": software decoding cost, lower first */
 		char *va_device;          /* "" : the first /dev/dri/renderD* */
 	} resources;
 	char *loaded_file; /* the file the keys came from, or NULL */

@@ -233,6 +233,51 @@ test_owner_gone(struct umms_test *t, gconstpointer data)
 	g_assert_cmpstr(waiting, ==, "");
 }
 
+/* Index of the video track of @codec in @path's VideoTracks. */
+static int
+track_of(struct umms_test *t, const char *path, const char *codec)
+{
+	g_autoptr(GVariant) tracks = umms_test_get(t->bus, path, UMMS_PLAYER, "VideoTracks");
+	for (gsize i = 0; i < g_variant_n_children(tracks); i++) {
+		g_autoptr(GVariant) track = g_variant_get_child_value(tracks, i);
+		const char *c = NULL;
+		if (g_variant_lookup(track, "codec", "&s", &c) && strcmp(c, codec) == 0)
+			return (int)i;
+	}
+	g_error("%s has no %s video track", path, codec);
+}
+
+/* two-video.mkv (H.264 and VP9 tracks) opened: the track the policy plays, and why. */
+static void
+assert_choice(struct umms_test *t, const char *codec, const char *why)
+{
+	g_autofree char *path = umms_test_open(t->bus, "two-video.mkv");
+	int want = track_of(t, path, codec);
+	umms_test_wait_property(t->bus, path, "CurrentVideo", g_variant_new_int32(want), 5000);
+	umms_test_player_do(t->bus, path, "Play", NULL);
+	umms_test_wait_position(t->bus, path, US(0.5), false, UMMS_TEST_TIMEOUT_MS);
+	assert_decoder(t, path, why);
+	g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
+	g_test_message("%s", decoder);
+	umms_test_player_do(t->bus, path, "Stop", NULL);
+}
+
+static void
+test_codec_policy(struct umms_test *t, gconstpointer data)
+{
+	/* No hardware: the cheaper codec to decode in software (H.264 before VP9). */
+	assert_choice(t, "h264", "no hardware decoder for any track, the lowest cost (1)");
+	/* Costs configured the other way. */
+	const char *const costs[] = { "resources.codec-costs=vp9=1,h264=5", NULL };
+	umms_test_restart(t, costs);
+	assert_choice(t, "vp9", "the lowest cost (1)");
+	/* A hardware VP9 decoder (a pool of one) wins over the lower cost. */
+	const char *const vp9[] = { "resources.decoders.vp9=1", NULL };
+	umms_test_restart(t, vp9);
+	assert_choice(t, "vp9", "holds decoder:vp9; video track");
+	assert_choice(t, "vp9", "a hardware decoder:vp9");
+}
+
 static void
 test_bad_priorities(struct umms_test *t, gconstpointer data)
 {
@@ -257,6 +302,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/hardware/table", test_table);
 	UMMS_TEST_ADD("/hardware/compete", test_compete);
 	UMMS_TEST_ADD("/hardware/owner-gone", test_owner_gone);
+	UMMS_TEST_ADD("/hardware/codec-policy", test_codec_policy);
 	UMMS_TEST_ADD("/hardware/bad-priorities", test_bad_priorities);
 	return g_test_run();
 }

@@ -14,6 +14,8 @@
  *   waiting KIND A,B     who waits for KIND
  *   told EVENTS          what holders were told since the last "told":
  *                        "lost:a:decoder:h264:c restored:a:decoder:h264"
+ *   choose NAME PRIO CODECS COSTS => I   the codec policy picks track I of
+ *                        CODECS ("h264,vp9") with COSTS ("h264=1,vp9=3")
  */
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +132,15 @@ run(const char *const *steps)
 		} else if (strcmp(f[0], "holders") == 0 || strcmp(f[0], "waiting") == 0) {
 			g_autofree char *got = names_of(&w, f[1], f[0]);
 			g_assert_cmpstr(got, ==, n > 2 ? f[2] : "");
+		} else if (strcmp(f[0], "choose") == 0) {
+			g_auto(GStrv) c = g_strsplit(*step, " ", 7);
+			g_assert_cmpuint(g_strv_length(c), ==, 7);
+			g_auto(GStrv) codecs = g_strsplit(c[3], ",", -1);
+			g_autofree char *why = NULL;
+			int got = umms_resources_choose(w.r, holder(&w, c[1], c[2]),
+				(const char *const *)codecs, (int)g_strv_length(codecs), c[4], &why);
+			g_test_message("  %s", why);
+			g_assert_cmpint(got, ==, atoi(c[6]));
 		} else if (strcmp(f[0], "told") == 0) {
 			const char *want = strlen(*step) > 5 ? *step + 5 : "";
 			g_assert_cmpstr(w.told->str, ==, want);
@@ -261,6 +272,26 @@ static const char *const resize[] = {
 	NULL
 };
 
+static const char *const codec_policy[] = {
+	/* No hardware pool: the lowest cost; equal costs keep the stream's order. */
+	"choose a foreground h264,vp9 h264=1,vp9=3 => 0",
+	"choose a foreground h264,vp9 h264=5,vp9=3 => 1",
+	"choose a foreground av1,vp9 h264=1 => 0",
+	/* A free hardware decoder wins over a lower cost. */
+	"pool decoder:vp9 1",
+	"choose a foreground h264,vp9 h264=1,vp9=3 => 1",
+	/* Held by a higher rank: not for us; held by a lower one: we could take it. */
+	"+ r recording decoder:vp9 => ok",
+	"choose a foreground h264,vp9 h264=1,vp9=3 => 0",
+	"- r decoder:vp9",
+	"+ b background decoder:vp9 => ok",
+	"choose a foreground h264,vp9 h264=1,vp9=3 => 1",
+	/* Our own unit counts as ours. */
+	"choose b background h264,vp9 h264=1,vp9=3 => 1",
+	"told",
+	NULL
+};
+
 static void
 test_scenario(gconstpointer data)
 {
@@ -291,6 +322,7 @@ main(int argc, char *argv[])
 	g_test_add_data_func("/resources/death", death, test_scenario);
 	g_test_add_data_func("/resources/missing", missing, test_scenario);
 	g_test_add_data_func("/resources/resize", resize, test_scenario);
+	g_test_add_data_func("/resources/codec-policy", codec_policy, test_scenario);
 	g_test_add_func("/resources/rank", test_rank);
 	return g_test_run();
 }

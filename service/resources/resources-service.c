@@ -36,6 +36,9 @@ struct player_holder {
 	struct wl_listener changed, destroy;
 	char *path;
 	char *kind;                /* the decoder it holds or waits for, NULL: none */
+	char *hold;                /* what it holds: "holds decoder:h264", … or NULL */
+	char *why_track;           /* the codec policy's choice, or NULL */
+	unsigned chosen_serial;    /* the player's track_serial it chose for */
 	bool busy;                 /* inside our own change: no recursion */
 };
 
@@ -48,10 +51,15 @@ changed(struct umms_resource_service *s)
 
 /* ---- players ------------------------------------------------------------------- */
 
+/* Decoder's note: what it holds, and why its video track, when the policy chose. */
 static void
-set_note(struct player_holder *h, char *note)
+set_note(struct player_holder *h, char *hold)
 {
+	g_free(h->hold);
+	h->hold = hold;
 	struct umms_player *player = h->player;
+	char *note = h->hold && h->why_track ? g_strdup_printf("%s; %s", h->hold, h->why_track) :
+		g_strdup(h->hold ? h->hold : h->why_track);
 	if (g_strcmp0(note, player->resource_note) == 0) {
 		g_free(note);
 		return;
@@ -109,13 +117,54 @@ wanted_kind(struct player_holder *h)
 	return kind;
 }
 
+/*
+ * The codec-selection policy, once per media: with several video tracks
+ * (different codecs), the one a hardware decoder can take, else the
+ * cheapest to decode ([resources] codec-costs).
+ */
+static void
+choose_track(struct player_holder *h)
+{
+	struct umms_player *player = h->player;
+	if (!player->uri || player->track_serial == h->chosen_serial)
+		return;
+	const struct umms_media_info *info = umms_player_get_info(player);
+	GPtrArray *tracks = info->tracks[UMMS_TRACK_VIDEO];
+	if (!tracks || tracks->len == 0)
+		return;   /* not open yet */
+	h->chosen_serial = player->track_serial;
+	g_clear_pointer(&h->why_track, g_free);
+	if (tracks->len < 2)
+		return;
+	g_autofree const char **codecs = g_new0(const char *, tracks->len + 1);
+	for (guint i = 0; i < tracks->len; i++) {
+		const struct umms_track *track = g_ptr_array_index(tracks, i);
+		codecs[i] = track->codec ? track->codec : "";
+	}
+	char *why = NULL;
+	int best = umms_resources_choose(h->service->resources, &h->base, codecs,
+		(int)tracks->len, h->service->config->resources.codec_costs, &why);
+	h->why_track = why;
+	umms_info("resources: %s plays %s", h->path, why);
+	if (best == info->current[UMMS_TRACK_VIDEO])
+		return;
+	g_autoptr(GError) error = NULL;
+	h->busy = true;
+	if (!umms_player_select_track(player, "video", best, NULL, NULL, &error))
+		umms_warn("resources: %s: %s", h->path, error->message);
+	h->busy = false;
+}
+
 static void
 update_holder(struct player_holder *h)
 {
 	struct umms_resource_service *s = h->service;
+	choose_track(h);
 	g_autofree char *want = wanted_kind(h);
-	if (g_strcmp0(want, h->kind) == 0)
+	if (g_strcmp0(want, h->kind) == 0) {
+		set_note(h, g_strdup(h->hold));
 		return;
+	}
 	if (h->kind) {
 		umms_resources_release(s->resources, &h->base, h->kind);
 		g_clear_pointer(&h->kind, g_free);
@@ -153,6 +202,8 @@ holder_free(struct player_holder *h)
 	wl_list_remove(&h->link);
 	changed(h->service);
 	g_free(h->kind);
+	g_free(h->hold);
+	g_free(h->why_track);
 	g_free(h->path);
 	g_free(h);
 }

@@ -4,6 +4,7 @@
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_CORE
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -321,4 +322,56 @@ umms_resources_describe(struct umms_resources *r, const char *prefix)
 		g_variant_builder_add_value(&b, g_variant_dict_end(&d));
 	}
 	return g_variant_builder_end(&b);
+}
+
+static int
+codec_cost(const char *costs, const char *codec)
+{
+	g_auto(GStrv) pairs = g_strsplit(costs ? costs : "", ",", -1);
+	for (char **pair = pairs; *pair; pair++) {
+		char *eq = strchr(*pair, '=');
+		if (!eq)
+			continue;
+		*eq = 0;
+		if (strcmp(g_strstrip(*pair), codec) == 0)
+			return atoi(eq + 1);
+	}
+	return 10;
+}
+
+/* Whether @holder holds a unit of @kind or could take one now. */
+static bool
+can_take(struct umms_resources *r, struct umms_resource_holder *holder, const char *kind)
+{
+	struct pool *p = pool_get(r, kind);
+	if (!p || p->total == 0)
+		return false;
+	return find(p->holders, holder) >= 0 || p->holders->len < p->total ||
+		victim(p, holder->rank) >= 0;
+}
+
+int
+umms_resources_choose(struct umms_resources *r, struct umms_resource_holder *holder,
+	const char *const *codecs, int n, const char *costs, char **why)
+{
+	int best = -1;
+	bool best_hw = false;
+	int best_cost = 0;
+	for (int i = 0; i < n; i++) {
+		g_autofree char *kind = g_strdup_printf("decoder:%s", codecs[i]);
+		bool hw = can_take(r, holder, kind);
+		int cost = codec_cost(costs, codecs[i]);
+		if (best < 0 || (hw && !best_hw) || (hw == best_hw && cost < best_cost)) {
+			best = i;
+			best_hw = hw;
+			best_cost = cost;
+		}
+	}
+	if (best >= 0 && why) {
+		*why = best_hw ? g_strdup_printf("video track %d (%s): a hardware decoder:%s", best,
+				codecs[best], codecs[best]) :
+			g_strdup_printf("video track %d (%s): no hardware decoder for any track, "
+				"the lowest cost (%d)", best, codecs[best], best_cost);
+	}
+	return best;
 }

@@ -90,6 +90,17 @@ bool umms_resources_waits(struct umms_resources *r, struct umms_resource_holder 
 	const char *kind);
 
 /*
+ * The codec-selection policy: which of @n video tracks (their codecs) to
+ * play. A track whose codec has a hardware decoder @holder holds or could
+ * take (free, or held by a lower rank) comes first; then the lowest cost
+ * in @costs ("h264=1,vp9=3": relative power to decode in software; codecs
+ * not named cost 10); ties keep the earlier track. *@why (g_free) says why,
+ * for the log and Player1.Decoder.
+ */
+int umms_resources_choose(struct umms_resources *r, struct umms_resource_holder *holder,
+	const char *const *codecs, int n, const char *costs, char **why);
+
+/*
  * The pools whose kind starts with @prefix ("decoder:", "plane", "tuner")
  * as aa{sv}: kind, total, free, hardware, source, max-width, max-height,
  * holders (a(ss): name, priority), waiting (a(ss)).

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "manager.h"
 #include "player.h"
+#include "resources-service.h"
 #include "session.h"
 #include "umms-dbus.h"
 #include "video-server.h"
@@ -37,6 +38,7 @@ struct umms_display {
 	struct umms_video_server *video;
 	bool placed;               /* the player was placed by a client of the compositor */
 	struct umms_session *session;  /* the device and input devices are opened in it */
+	struct umms_player *plane_holder; /* holds a "plane" unit for the video's overlay plane */
 	struct wl_listener active;
 };
 
@@ -88,6 +90,30 @@ on_presented(void *data, struct umms_frame *frame, bool shown, int64_t when_ns)
 			shown ? when_ns - frame->present_ns : 0);
 }
 
+/*
+ * The overlay plane the video is on is held by its player in the resource
+ * manager (org.umms.Resources1 Planes), for as long as it is there.
+ */
+static void
+update_plane(struct umms_display *display)
+{
+	struct umms_resource_service *resources = umms_manager_get_resources(display->manager);
+	struct umms_player *want = g_strcmp0(display->last_rung, "overlay") == 0 ?
+		display->player : NULL;
+	if (want == display->plane_holder)
+		return;
+	if (display->plane_holder)
+		umms_resource_service_release_for(resources, display->plane_holder, "plane");
+	display->plane_holder = NULL;
+	if (!want)
+		return;
+	g_autoptr(GError) error = NULL;
+	if (umms_resource_service_acquire_for(resources, display->player, "plane", &error))
+		display->plane_holder = display->player;
+	else
+		umms_info("display: the video's plane is not counted: %s", error->message);
+}
+
 static void
 on_frame(struct wl_listener *listener, void *data)
 {
@@ -105,6 +131,7 @@ on_frame(struct wl_listener *listener, void *data)
 	if (g_strcmp0(rung, display->last_rung) != 0 || copies != display->last_copies) {
 		display->last_rung = rung;
 		display->last_copies = copies;
+		update_plane(display);
 		umms_dbus_iface_changed(display->iface);
 	}
 }
@@ -119,6 +146,8 @@ unset_player(struct umms_display *display)
 	wl_list_remove(&display->changed.link);
 	umms_player_set_video_output(display->player, false, NULL, 0, NULL);
 	display->player = NULL;
+	display->last_rung = NULL;
+	update_plane(display);
 	g_clear_pointer(&display->player_path, g_free);
 	g_autoptr(GError) error = NULL;
 	if (!umms_target_show(display->target, NULL, &error))
@@ -343,6 +372,20 @@ on_session_active(struct wl_listener *listener, void *data)
 		umms_kms_output_set_active(display->target, active);
 }
 
+static unsigned
+count_overlays(struct umms_target *target)
+{
+	g_autoptr(GVariant) planes = umms_screen_describe_planes(target);
+	unsigned overlays = 0;
+	for (gsize i = 0; i < g_variant_n_children(planes); i++) {
+		g_autoptr(GVariant) plane = g_variant_get_child_value(planes, i);
+		const char *type = NULL;
+		if (g_variant_lookup(plane, "type", "&s", &type) && strcmp(type, "overlay") == 0)
+			overlays++;
+	}
+	return overlays;
+}
+
 /* The KMS screen, its devices opened in a session (libseat or directly). */
 static bool
 open_kms(struct umms_display *display, const struct umms_config *config,
@@ -395,6 +438,9 @@ umms_display_create(const struct umms_config *config, struct umms_manager *manag
 		goto fail;
 	}
 	display->match_refresh = config->display.match_refresh;
+	/* Overlay planes are a resource players hold (Resources1 Planes). */
+	umms_resource_service_set_planes(umms_manager_get_resources(manager),
+		count_overlays(display->target));
 	display->target->presented = on_presented;
 	display->target->presented_data = display;
 	if (config->display.compositor && video) {

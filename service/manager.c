@@ -424,3 +424,9 @@ umms_manager_player_count(struct umms_manager *manager)
 {
 	return manager->entries->len;
 }
+
+struct umms_resource_service *
+umms_manager_get_resources(struct umms_manager *manager)
+{
+	return manager->resources;
+}

@@ -173,6 +173,30 @@ test_overlay(struct umms_test *t, gconstpointer data)
 	image = capture(t, "overlay-green");
 	assert_rect(image, (W - 320) / 2, (H - 240) / 2, 320, 240, GREEN, BLACK, "overlay-green");
 	umms_test_image_free(image);
+
+	/* The overlay plane is a unit the player holds (org.umms.Resources1 Planes). */
+	g_autoptr(GVariant) planes = umms_test_get(t->bus, UMMS_ROOT, "org.umms.Resources1",
+		"Planes");
+	g_assert_cmpuint(g_variant_n_children(planes), ==, 1);
+	g_autoptr(GVariant) pool = g_variant_get_child_value(planes, 0);
+	guint32 total = 0;
+	const char *source = NULL, *holder = NULL, *priority = NULL;
+	g_assert_true(g_variant_lookup(pool, "total", "u", &total));
+	g_assert_true(g_variant_lookup(pool, "source", "&s", &source));
+	g_assert_cmpuint(total, >=, 1);
+	g_assert_cmpstr(source, ==, "kms");
+	g_autoptr(GVariant) holders = g_variant_lookup_value(pool, "holders", NULL);
+	g_assert_cmpuint(g_variant_n_children(holders), ==, 1);
+	g_variant_get_child(holders, 0, "(&s&s)", &holder, &priority);
+	g_assert_cmpstr(holder, ==, path);
+	/* Taken off the screen: given back. */
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", "/"));
+	g_autoptr(GVariant) after = umms_test_get(t->bus, UMMS_ROOT, "org.umms.Resources1",
+		"Planes");
+	g_autoptr(GVariant) pool2 = g_variant_get_child_value(after, 0);
+	g_autoptr(GVariant) holders2 = g_variant_lookup_value(pool2, "holders", NULL);
+	g_assert_cmpuint(g_variant_n_children(holders2), ==, 0);
 }
 
 static void

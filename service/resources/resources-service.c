@@ -272,6 +272,42 @@ umms_resource_service_set_planes(struct umms_resource_service *s, unsigned plane
 	changed(s);
 }
 
+static struct player_holder *
+find_holder(struct umms_resource_service *s, struct umms_player *player)
+{
+	struct player_holder *h;
+	wl_list_for_each(h, &s->holders, link) {
+		if (h->player == player)
+			return h;
+	}
+	return NULL;
+}
+
+bool
+umms_resource_service_acquire_for(struct umms_resource_service *s, struct umms_player *player,
+	const char *kind, GError **error)
+{
+	struct player_holder *h = find_holder(s, player);
+	if (!h) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no such player");
+		return false;
+	}
+	bool ok = umms_resources_acquire(s->resources, &h->base, kind, error);
+	changed(s);
+	return ok;
+}
+
+void
+umms_resource_service_release_for(struct umms_resource_service *s, struct umms_player *player,
+	const char *kind)
+{
+	struct player_holder *h = find_holder(s, player);
+	if (!h)
+		return;
+	umms_resources_release(s->resources, &h->base, kind);
+	changed(s);
+}
+
 /* ---- D-Bus ----------------------------------------------------------------------- */
 
 static void

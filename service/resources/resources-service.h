@@ -34,4 +34,14 @@ void umms_resource_service_add_player(struct umms_resource_service *service,
 /* The overlay planes of the screen ummsd drives (probed), unless [resources] planes says. */
 void umms_resource_service_set_planes(struct umms_resource_service *service, unsigned planes);
 
+/*
+ * A unit of @kind ("plane") taken or given back for @player, by what uses
+ * it on the player's behalf (the display, for the overlay plane its video
+ * is on). Acquire fails with NoResource as umms_resources_acquire does.
+ */
+bool umms_resource_service_acquire_for(struct umms_resource_service *service,
+	struct umms_player *player, const char *kind, GError **error);
+void umms_resource_service_release_for(struct umms_resource_service *service,
+	struct umms_player *player, const char *kind);
+
 #endif

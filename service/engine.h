@@ -111,6 +111,14 @@ struct umms_engine_impl {
 	 * before they are due, so picture and sound meet.
 	 */
 	void (*set_video_delay)(struct umms_engine *engine, int64_t ns);
+	/*
+	 * Optional. Which codecs may be decoded by hardware decoders (decoder
+	 * elements of class Hardware): @codecs, NULL-terminated short names
+	 * ("h264"); NULL: any (no policy). The resource manager sets it; it
+	 * applies to decoders plugged from now on (the next open or track
+	 * change), not to one already running.
+	 */
+	void (*set_hardware_codecs)(struct umms_engine *engine, const char *const *codecs);
 	/* µs, or -1 if unknown. */
 	int64_t (*get_position)(struct umms_engine *engine);
 	void (*get_stats)(struct umms_engine *engine, struct umms_engine_stats *stats);

@@ -269,7 +269,19 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 		engine->impl->set_video_output(engine, true, player->video_formats,
 			player->n_video_formats, NULL);
 	engine->impl->set_video_delay(engine, player->video_delay_ns);
+	if (engine->impl->set_hardware_codecs)
+		engine->impl->set_hardware_codecs(engine,
+			(const char *const *)player->hardware_codecs);
 	return true;
+}
+
+void
+umms_player_set_hardware_codecs(struct umms_player *player, const char *const *codecs)
+{
+	g_strfreev(player->hardware_codecs);
+	player->hardware_codecs = codecs ? g_strdupv((char **)codecs) : NULL;
+	if (player->engine && player->engine->impl->set_hardware_codecs)
+		player->engine->impl->set_hardware_codecs(player->engine, codecs);
 }
 
 struct umms_player *
@@ -317,6 +329,7 @@ umms_player_destroy(struct umms_player *player)
 	g_free(player->video_formats);
 	g_free(player->owner);
 	g_free(player->resource_note);
+	g_strfreev(player->hardware_codecs);
 	g_free(player->uri);
 	g_free(player);
 }

@@ -87,6 +87,8 @@ struct umms_player {
 	 * Set by service/resources/ (resources-service.c).
 	 */
 	char *resource_note;
+	/* Codecs its engines may decode in hardware (NULL-terminated); NULL: any. */
+	char **hardware_codecs;
 
 	struct {
 		struct wl_signal changed;
@@ -159,6 +161,11 @@ bool umms_player_set_video_output(struct umms_player *player, bool wanted,
 void umms_player_redraw(struct umms_player *player);
 /* A client's compositor showed a frame (@latency_ns late), or discarded it. */
 void umms_player_report_display(struct umms_player *player, bool shown, int64_t latency_ns);
+/*
+ * The codecs this player's engine may decode with hardware decoders (the
+ * resource manager's say); NULL: any. Kept for engines made later.
+ */
+void umms_player_set_hardware_codecs(struct umms_player *player, const char *const *codecs);
 /* Whoever showed a frame had to copy its pixels: counted in Stats copies. */
 void umms_player_report_copy(struct umms_player *player);
 

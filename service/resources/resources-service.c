@@ -39,6 +39,8 @@ struct player_holder {
 	char *hold;                /* what it holds: "holds decoder:h264", … or NULL */
 	char *why_track;           /* the codec policy's choice, or NULL */
 	unsigned chosen_serial;    /* the player's track_serial it chose for */
+	bool told;                 /* the player was told which hardware it may use */
+	char *hardware_told;       /* what: codecs joined by ",", NULL: any */
 	bool busy;                 /* inside our own change: no recursion */
 };
 
@@ -155,10 +157,39 @@ choose_track(struct player_holder *h)
 	h->busy = false;
 }
 
+/*
+ * Which codecs the player's engine may decode with hardware decoders: with
+ * a VA-API driver, those whose decoder it holds or could take; without
+ * one, no policy (other hardware decoders, V4L2 ones, are not ours to
+ * count).
+ */
+static void
+tell_engine(struct player_holder *h)
+{
+	struct umms_resource_service *s = h->service;
+	g_autoptr(GPtrArray) codecs = g_ptr_array_new();
+	for (guint i = 0; s->va.driver && i < s->va.codecs->len; i++) {
+		const struct umms_va_codec *c = &g_array_index(s->va.codecs, struct umms_va_codec, i);
+		g_autofree char *kind = g_strdup_printf("decoder:%s", c->codec);
+		if (umms_resources_can_take(s->resources, &h->base, kind))
+			g_ptr_array_add(codecs, (gpointer)c->codec);
+	}
+	g_ptr_array_add(codecs, NULL);
+	g_autofree char *joined = s->va.driver ? g_strjoinv(",", (char **)codecs->pdata) : NULL;
+	if (h->told && g_strcmp0(joined, h->hardware_told) == 0)
+		return;
+	h->told = true;
+	g_free(h->hardware_told);
+	h->hardware_told = g_steal_pointer(&joined);
+	umms_player_set_hardware_codecs(h->player,
+		s->va.driver ? (const char *const *)codecs->pdata : NULL);
+}
+
 static void
 update_holder(struct player_holder *h)
 {
 	struct umms_resource_service *s = h->service;
+	tell_engine(h);
 	choose_track(h);
 	g_autofree char *want = wanted_kind(h);
 	if (g_strcmp0(want, h->kind) == 0) {
@@ -204,6 +235,7 @@ holder_free(struct player_holder *h)
 	g_free(h->kind);
 	g_free(h->hold);
 	g_free(h->why_track);
+	g_free(h->hardware_told);
 	g_free(h->path);
 	g_free(h);
 }
@@ -232,6 +264,8 @@ umms_resource_service_add_player(struct umms_resource_service *s, struct umms_pl
 	h->destroy.notify = on_player_destroy;
 	wl_signal_add(&player->events.destroy, &h->destroy);
 	wl_list_insert(&s->holders, &h->link);
+	/* Before its first engine is made. */
+	tell_engine(h);
 }
 
 /* ---- pools ----------------------------------------------------------------------- */

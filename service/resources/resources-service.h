@@ -6,10 +6,13 @@
  * Priority, loses it to higher ones (Player1.ResourceLost, and Decoder
  * says so) and gets it back (ResourceRestored); its units go with it.
  *
- * What holding a decoder changes in the pipeline: nothing yet. Without a
- * VA-API driver (this project's CI) every decoder is software whatever is
- * held; the engine's switch to the `va` plugin's decoders when one is
- * granted is the next step (issue 6 note).
+ * What holding a decoder changes in the pipeline: with a VA-API driver, the
+ * engine may plug hardware decoders only for the codecs whose unit the
+ * player holds or could take (engine.h set_hardware_codecs), so a player
+ * without one decodes in software. It applies to decoders plugged from
+ * then on (the next open or track change): a player that loses its unit
+ * mid-playback keeps its running decoder until then. Without a driver
+ * (this project's CI) every decoder is software whatever is held.
  */
 #ifndef UMMS_SERVICE_RESOURCES_SERVICE_H
 #define UMMS_SERVICE_RESOURCES_SERVICE_H

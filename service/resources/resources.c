@@ -339,9 +339,8 @@ codec_cost(const char *costs, const char *codec)
 	return 10;
 }
 
-/* Whether @holder holds a unit of @kind or could take one now. */
-static bool
-can_take(struct umms_resources *r, struct umms_resource_holder *holder, const char *kind)
+bool
+umms_resources_can_take(struct umms_resources *r, struct umms_resource_holder *holder, const char *kind)
 {
 	struct pool *p = pool_get(r, kind);
 	if (!p || p->total == 0)
@@ -359,7 +358,7 @@ umms_resources_choose(struct umms_resources *r, struct umms_resource_holder *hol
 	int best_cost = 0;
 	for (int i = 0; i < n; i++) {
 		g_autofree char *kind = g_strdup_printf("decoder:%s", codecs[i]);
-		bool hw = can_take(r, holder, kind);
+		bool hw = umms_resources_can_take(r, holder, kind);
 		int cost = codec_cost(costs, codecs[i]);
 		if (best < 0 || (hw && !best_hw) || (hw == best_hw && cost < best_cost)) {
 			best = i;

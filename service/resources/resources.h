@@ -85,6 +85,9 @@ void umms_resources_release(struct umms_resources *r, struct umms_resource_holde
 void umms_resources_forget(struct umms_resources *r, struct umms_resource_holder *holder);
 bool umms_resources_holds(struct umms_resources *r, struct umms_resource_holder *holder,
 	const char *kind);
+/* Whether @holder holds a unit of @kind or could take one now (free, or from a lower rank). */
+bool umms_resources_can_take(struct umms_resources *r, struct umms_resource_holder *holder,
+	const char *kind);
 /* Whether @holder lost a unit of @kind and waits to get it back. */
 bool umms_resources_waits(struct umms_resources *r, struct umms_resource_holder *holder,
 	const char *kind);

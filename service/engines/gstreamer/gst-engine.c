@@ -719,6 +719,7 @@ gst_engine_destroy(struct umms_engine *base)
 	g_hash_table_unref(engine->stream_caps);
 	g_ptr_array_unref(engine->video_decoders);
 	g_free(engine->current_video_id);
+	g_strfreev(engine->hardware_codecs);
 	g_hash_table_unref(engine->qos_dropped);
 	g_mutex_clear(&engine->lock);
 	g_free(engine->uri);

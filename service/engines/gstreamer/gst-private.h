@@ -93,6 +93,7 @@ struct gst_engine {
 	guint64 superseded;  /* presented, but replaced by a newer one before the main loop ran */
 	guint64 copies;                /* frames copied into memfd memory */
 	bool video_wanted;             /* someone shows frames: build them */
+	char **hardware_codecs;        /* hardware decoders allowed for these; NULL: any */
 
 	/* Video output (gst-video.c). */
 	GstAllocator *memfd_allocator;
@@ -131,6 +132,8 @@ void gst_media_refresh(struct gst_engine *engine);
 void gst_media_set_container(struct gst_engine *engine, GstCaps *caps);
 /* "h264" for video/x-h264; never NULL. */
 char *gst_media_codec_name(const GstCaps *caps);
+/* Hardware decoders may be plugged for @codecs only (NULL: any). Main loop. */
+void gst_support_set_hardware_codecs(struct gst_engine *engine, const char *const *codecs);
 
 /* gst-support.c */
 bool gst_support_init(const struct umms_config *config, GError **error);

@@ -162,6 +162,12 @@ engine_get_stats(struct umms_engine *base, struct umms_engine_stats *stats)
 	gst_support_get_stats(gst_engine_from_base(base), stats);
 }
 
+static void
+engine_set_hardware_codecs(struct umms_engine *base, const char *const *codecs)
+{
+	gst_support_set_hardware_codecs(gst_engine_from_base(base), codecs);
+}
+
 const struct umms_engine_impl umms_gst_engine_impl = {
 	.name = "gstreamer",
 	.init = gst_support_init,
@@ -178,6 +184,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.set_volume = engine_set_volume,
 	.set_video_output = engine_set_video_output,
 	.set_video_delay = engine_set_video_delay,
+	.set_hardware_codecs = engine_set_hardware_codecs,
 	.get_position = engine_get_position,
 	.get_stats = engine_get_stats,
 };

@@ -246,6 +246,44 @@ have_type_cb(GstElement *typefind, guint probability, GstCaps *caps, gpointer da
 	gst_media_set_container(data, caps);
 }
 
+/*
+ * Streaming thread: decodebin is about to try @factory for @caps. A
+ * hardware decoder (class Hardware, e.g. the va plugin's) is skipped
+ * unless the resource manager allows its codec: the player holds no unit
+ * of it, so a software decoder stands in. Anything else: decodebin's way.
+ */
+/* decodebin's GstAutoplugSelectResult (its header is not installed): try, expose, skip. */
+enum { AUTOPLUG_SELECT_TRY = 0, AUTOPLUG_SELECT_SKIP = 2 };
+
+static int
+autoplug_select_cb(GstElement *bin, GstPad *pad, GstCaps *caps, GstElementFactory *factory,
+	gpointer data)
+{
+	struct gst_engine *engine = data;
+	const char *klass = gst_element_factory_get_metadata(factory,
+		GST_ELEMENT_METADATA_KLASS);
+	if (!klass || !strstr(klass, "Decoder") || !strstr(klass, "Hardware"))
+		return AUTOPLUG_SELECT_TRY;
+	g_autofree char *codec = gst_media_codec_name(caps);
+	g_mutex_lock(&engine->lock);
+	bool allowed = !engine->hardware_codecs ||
+		(codec && g_strv_contains((const char *const *)engine->hardware_codecs, codec));
+	g_mutex_unlock(&engine->lock);
+	if (!allowed)
+		umms_info("not plugging %s: no hardware %s decoder is held for this player",
+			gst_plugin_feature_get_name(factory), codec ? codec : "?");
+	return allowed ? AUTOPLUG_SELECT_TRY : AUTOPLUG_SELECT_SKIP;
+}
+
+void
+gst_support_set_hardware_codecs(struct gst_engine *engine, const char *const *codecs)
+{
+	g_mutex_lock(&engine->lock);
+	g_strfreev(engine->hardware_codecs);
+	engine->hardware_codecs = codecs ? g_strdupv((char **)codecs) : NULL;
+	g_mutex_unlock(&engine->lock);
+}
+
 /* Streaming thread: an element appeared somewhere inside playbin. */
 static void
 element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer data)
@@ -254,6 +292,11 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 	GstElementFactory *factory = gst_element_get_factory(element);
 	if (factory && strcmp(gst_plugin_feature_get_name(factory), "typefind") == 0) {
 		g_signal_connect(element, "have-type", G_CALLBACK(have_type_cb), engine);
+		return;
+	}
+	if (factory && strcmp(gst_plugin_feature_get_name(factory), "decodebin") == 0) {
+		/* After uridecodebin's own handler, which playbin answers "try" for decoders. */
+		g_signal_connect(element, "autoplug-select", G_CALLBACK(autoplug_select_cb), engine);
 		return;
 	}
 	const char *klass = element_klass(element);

@@ -74,11 +74,118 @@ set_note(struct player_holder *h, char *hold)
 	h->busy = false;
 }
 
+/*
+ * Which codecs the player's engine may decode with hardware decoders: with
+ * a VA-API driver, those whose decoder it holds or could take; without
+ * one, no policy (other hardware decoders, V4L2 ones, are not ours to
+ * count).
+ */
+static void
+tell_engine(struct player_holder *h)
+{
+	struct umms_resource_service *s = h->service;
+	g_autoptr(GPtrArray) codecs = g_ptr_array_new();
+	for (guint i = 0; s->va.driver && i < s->va.codecs->len; i++) {
+		const struct umms_va_codec *c = &g_array_index(s->va.codecs, struct umms_va_codec, i);
+		g_autofree char *kind = g_strdup_printf("decoder:%s", c->codec);
+		if (umms_resources_can_take(s->resources, &h->base, kind))
+			g_ptr_array_add(codecs, (gpointer)c->codec);
+	}
+	g_ptr_array_add(codecs, NULL);
+	g_autofree char *joined = s->va.driver ? g_strjoinv(",", (char **)codecs->pdata) : NULL;
+	if (h->told && g_strcmp0(joined, h->hardware_told) == 0)
+		return;
+	h->told = true;
+	g_free(h->hardware_told);
+	h->hardware_told = g_steal_pointer(&joined);
+	umms_player_set_hardware_codecs(h->player,
+		s->va.driver ? (const char *const *)codecs->pdata : NULL);
+}
+
+/* A reopening under way, found again by the player's path (it may go meanwhile). */
+struct replug {
+	struct umms_resource_service *service;
+	char *path;
+	int64_t position;
+	bool playing;
+};
+
+static struct player_holder *
+replug_holder(struct replug *r)
+{
+	struct player_holder *h;
+	wl_list_for_each(h, &r->service->holders, link) {
+		if (strcmp(h->path, r->path) == 0)
+			return h;
+	}
+	return NULL;
+}
+
+static void
+replug_free(struct replug *r)
+{
+	g_free(r->path);
+	g_free(r);
+}
+
+static void
+replug_sought(const GError *error, void *data)
+{
+	struct replug *r = data;
+	struct player_holder *h = replug_holder(r);
+	if (h && !error && r->playing)
+		umms_player_play(h->player, NULL, NULL, NULL);
+	replug_free(r);
+}
+
+static void
+replug_opened(const GError *error, void *data)
+{
+	struct replug *r = data;
+	struct player_holder *h = replug_holder(r);
+	if (!h || error) {
+		if (error)
+			umms_warn("resources: %s could not reopen: %s", r->path, error->message);
+		replug_free(r);
+		return;
+	}
+	if (!umms_player_set_position(h->player, r->position, replug_sought, r, NULL))
+		replug_sought(NULL, r);
+}
+
+/*
+ * A hardware decoder runs without its unit now: the media is opened again
+ * where it was, and the engine (told it may not) plugs a software decoder.
+ * Not run in CI: no hardware decoder exists there.
+ */
+static void
+replug(struct player_holder *h)
+{
+	struct umms_player *player = h->player;
+	if (!player->uri || !umms_player_get_info(player)->decoder_hardware)
+		return;
+	struct replug *r = g_new0(struct replug, 1);
+	r->service = h->service;
+	r->path = g_strdup(h->path);
+	r->position = umms_player_get_position(player);
+	r->playing = player->state == UMMS_PLAYER_PLAYING;
+	umms_info("resources: %s reopens at %.3f s to decode in software", h->path,
+		(double)r->position / 1e6);
+	g_autofree char *uri = g_strdup(player->uri);
+	g_autoptr(GError) error = NULL;
+	if (!umms_player_set_uri(player, uri, replug_opened, r, &error)) {
+		umms_warn("resources: %s could not reopen: %s", h->path, error->message);
+		replug_free(r);
+	}
+}
+
 static void
 holder_lost(struct umms_resource_holder *base, const char *kind, const char *by)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
-	/* Software decoding stands in: the player goes on (the engine's switch: see the header). */
+	/* Software decoding stands in: the player goes on. */
+	tell_engine(h);
+	replug(h);
 	set_note(h, g_strdup_printf("%s taken by %s", kind, by));
 	struct umms_player_resource_event event = { .kind = kind, .lost = true };
 	wl_signal_emit_mutable(&h->player->events.resource, &event);
@@ -88,6 +195,8 @@ static void
 holder_restored(struct umms_resource_holder *base, const char *kind)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
+	/* Hardware again for what is plugged next (a running software decoder stays). */
+	tell_engine(h);
 	set_note(h, g_strdup_printf("holds %s", kind));
 	struct umms_player_resource_event event = { .kind = kind, .lost = false };
 	wl_signal_emit_mutable(&h->player->events.resource, &event);
@@ -155,34 +264,6 @@ choose_track(struct player_holder *h)
 	if (!umms_player_select_track(player, "video", best, NULL, NULL, &error))
 		umms_warn("resources: %s: %s", h->path, error->message);
 	h->busy = false;
-}
-
-/*
- * Which codecs the player's engine may decode with hardware decoders: with
- * a VA-API driver, those whose decoder it holds or could take; without
- * one, no policy (other hardware decoders, V4L2 ones, are not ours to
- * count).
- */
-static void
-tell_engine(struct player_holder *h)
-{
-	struct umms_resource_service *s = h->service;
-	g_autoptr(GPtrArray) codecs = g_ptr_array_new();
-	for (guint i = 0; s->va.driver && i < s->va.codecs->len; i++) {
-		const struct umms_va_codec *c = &g_array_index(s->va.codecs, struct umms_va_codec, i);
-		g_autofree char *kind = g_strdup_printf("decoder:%s", c->codec);
-		if (umms_resources_can_take(s->resources, &h->base, kind))
-			g_ptr_array_add(codecs, (gpointer)c->codec);
-	}
-	g_ptr_array_add(codecs, NULL);
-	g_autofree char *joined = s->va.driver ? g_strjoinv(",", (char **)codecs->pdata) : NULL;
-	if (h->told && g_strcmp0(joined, h->hardware_told) == 0)
-		return;
-	h->told = true;
-	g_free(h->hardware_told);
-	h->hardware_told = g_steal_pointer(&joined);
-	umms_player_set_hardware_codecs(h->player,
-		s->va.driver ? (const char *const *)codecs->pdata : NULL);
 }
 
 static void

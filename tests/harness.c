@@ -102,14 +102,18 @@ start_bus(void)
 void
 umms_test_init(int *argc, char ***argv)
 {
-	g_test_init(argc, argv, NULL);
-	gst_init(argc, argv);
+	/*
+	 * The scratch folder is every XDG folder, set before GLib or GStreamer
+	 * reads (and caches) them: nothing a test does lands in the real home.
+	 */
 	harness.tmpdir = g_dir_make_tmp("umms-test-XXXXXX", NULL);
 	g_assert_nonnull(harness.tmpdir);
 	g_setenv("XDG_CONFIG_HOME", harness.tmpdir, TRUE);
 	g_setenv("XDG_RUNTIME_DIR", harness.tmpdir, TRUE);
 	g_setenv("XDG_DATA_HOME", harness.tmpdir, TRUE);
 	g_setenv("XDG_STATE_HOME", harness.tmpdir, TRUE);
+	g_test_init(argc, argv, NULL);
+	gst_init(argc, argv);
 	harness.clips = g_getenv("UMMS_TEST_CLIPS");
 	harness.build_root = g_getenv("UMMS_TEST_BUILD_ROOT");
 	harness.source_root = g_getenv("UMMS_TEST_SOURCE_ROOT");

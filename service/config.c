@@ -75,6 +75,7 @@ static const struct key keys[] = {
 	KEY("resources", "priorities", KEY_STRING, resources.priorities),
 	KEY("resources", "codec-costs", KEY_STRING, resources.codec_costs),
 	KEY("resources", "va-device", KEY_STRING, resources.va_device),
+	KEY("recording", "directories", KEY_STRV, recording.directories),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -120,6 +121,9 @@ umms_config_init(struct umms_config *config)
 			.keyboard_layout = g_strdup("us"),
 			.session = g_strdup("auto"),
 		},
+		.recording = {
+			.directories = g_new0(char *, 1),
+		},
 		.resources = {
 			.decoders = { -1, -1, -1, -1, -1, -1 },
 			.planes = -1,
@@ -150,6 +154,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->resources.priorities);
 	g_free(config->resources.codec_costs);
 	g_free(config->resources.va_device);
+	g_strfreev(config->recording.directories);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

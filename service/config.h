@@ -84,6 +84,9 @@ struct umms_config {
 		char *codec_costs;        /* "h264=1,vp9=3": software decoding cost, lower first */
 		char *va_device;          /* "" : the first /dev/dri/renderD* */
 	} resources;
+	struct {
+		char **directories;       /* where recordings may be written; empty: the default */
+	} recording;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

@@ -10,6 +10,7 @@
 #include "manager.h"
 #include "mpris.h"
 #include "player-dbus.h"
+#include "recorder.h"
 #include "resources-service.h"
 #include "player.h"
 #include "source.h"
@@ -49,6 +50,8 @@ struct umms_manager {
 	GHashTable *clients;   /* name → struct client * */
 	unsigned next_id;
 	struct umms_resource_service *resources;
+	struct umms_recorder *recorder;
+	guint recording_ghosts;
 };
 
 static void entry_destroy(struct entry *entry);
@@ -366,8 +369,11 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 
 	GDBusInterfaceInfo *const interfaces[] = {
 		umms_manager1_interface_info(), umms_player1_interface_info(),
-		umms_display1_interface_info(), umms_resources1_interface_info(), NULL,
+		umms_display1_interface_info(), umms_resources1_interface_info(),
+		umms_recorder1_interface_info(), umms_recording1_interface_info(), NULL,
 	};
+	GDBusInterfaceInfo *const recording_interfaces[] = { umms_recording1_interface_info(),
+		NULL };
 	GDBusInterfaceInfo *const player_interfaces[] = { umms_player1_interface_info(), NULL };
 	manager->guard = umms_dbus_guard_install(connection, interfaces);
 
@@ -382,6 +388,13 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 		goto fail;
 	manager->resources = umms_resource_service_create(config, connection, error);
 	if (!manager->resources)
+		goto fail;
+	manager->recording_ghosts = umms_dbus_guard_ghosts(connection, "/org/umms/recording",
+		"recording", recording_interfaces, error);
+	if (!manager->recording_ghosts)
+		goto fail;
+	manager->recorder = umms_recorder_create(config, connection, error);
+	if (!manager->recorder)
 		goto fail;
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);
 	return manager;
@@ -399,6 +412,9 @@ umms_manager_destroy(struct umms_manager *manager)
 	while (manager->entries->len > 0)
 		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
 	umms_resource_service_destroy(manager->resources);
+	umms_recorder_destroy(manager->recorder);
+	if (manager->recording_ghosts)
+		g_dbus_connection_unregister_subtree(manager->connection, manager->recording_ghosts);
 	if (manager->ghosts)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->ghosts);
 	if (manager->iface) {

@@ -82,13 +82,18 @@ static const char commands_help[] =
 	"  capture FILE         write what that screen shows to FILE as PNG\n"
 	"  resources            the hardware ummsd shares out: decoders, planes, tuners,\n"
 	"                       who holds them and who waits\n"
+	"  record URI|PATH DEST [SECONDS]  record it now (no transcoding) into DEST\n"
+	"                       (.mkv or .ts, inside the recording directories), for\n"
+	"                       SECONDS or until it ends; prints the recording's path\n"
+	"  recordings           every recording: state, size, file; a progress bar\n"
+	"                       for running ones\n"
 	"\n"
 	"The player is the one given with --player, else the newest playing player,\n"
 	"else the newest player. Exit status: 0 on success, 1 when ummsd reports an\n"
 	"error, 2 for a usage error.";
 
-static int
-report(GError *error)
+int
+umms_ctl_report(GError *error)
 {
 	if (g_dbus_error_is_remote_error(error)) {
 		g_autofree char *name = g_dbus_error_get_remote_error(error);
@@ -101,8 +106,8 @@ report(GError *error)
 	return STATUS_ERROR;
 }
 
-static int G_GNUC_PRINTF(1, 2)
-fail(const char *fmt, ...)
+int
+umms_ctl_fail(const char *fmt, ...)
 {
 	va_list args;
 	va_start(args, fmt);
@@ -158,8 +163,8 @@ check_service(GDBusConnection *bus, GError **error)
 }
 
 /* Reads a property now (Properties.Get), with the error if it fails. */
-static GVariant *
-get_property(GDBusConnection *bus, const char *path, const char *iface, const char *name,
+GVariant *
+umms_ctl_get_property(GDBusConnection *bus, const char *path, const char *iface, const char *name,
 	GError **error)
 {
 	GVariant *value = NULL;
@@ -183,13 +188,13 @@ set_property(struct ctl *ctl, const char *name, GVariant *value)
 		"org.freedesktop.DBus.Properties.Set",
 		g_variant_new("(ssv)", PLAYER_IFACE, name, value),
 		G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-	return reply ? STATUS_OK : report(error);
+	return reply ? STATUS_OK : umms_ctl_report(error);
 }
 
 static char **
 list_players(struct ctl *ctl, GError **error)
 {
-	g_autoptr(GVariant) value = get_property(ctl->bus, MANAGER_PATH, MANAGER_IFACE,
+	g_autoptr(GVariant) value = umms_ctl_get_property(ctl->bus, MANAGER_PATH, MANAGER_IFACE,
 		"Players", error);
 	if (!value)
 		return NULL;
@@ -231,7 +236,7 @@ default_player(struct ctl *ctl, char **players)
 		if (player_number(*path) > player_number(newest))
 			newest = *path;
 		/* A player gone meanwhile is not playing. */
-		g_autoptr(GVariant) state = get_property(ctl->bus, *path, PLAYER_IFACE, "State", NULL);
+		g_autoptr(GVariant) state = umms_ctl_get_property(ctl->bus, *path, PLAYER_IFACE, "State", NULL);
 		if (state && g_variant_is_of_type(state, G_VARIANT_TYPE_STRING)
 				&& strcmp(g_variant_get_string(state, NULL), "playing") == 0
 				&& (!playing || player_number(*path) > player_number(playing)))
@@ -248,7 +253,7 @@ select_player(struct ctl *ctl)
 	g_autofree char *path = NULL;
 	g_auto(GStrv) players = list_players(ctl, &error);
 	if (!players)
-		return report(error);
+		return umms_ctl_report(error);
 
 	if (ctl->player_arg) {
 		guint64 n;
@@ -260,23 +265,23 @@ select_player(struct ctl *ctl)
 			return usage_error("--player %s: expected a player number or object path",
 				ctl->player_arg);
 		if (!g_strv_contains((const char *const *)players, path))
-			return fail("no such player: %s", path);
+			return umms_ctl_fail("no such player: %s", path);
 	} else {
 		if (!players[0])
-			return fail("no players");
+			return umms_ctl_fail("no players");
 		path = g_strdup(default_player(ctl, players));
 	}
 
 	ctl->player = open_player(ctl, path, true, &error);
 	if (!ctl->player)
-		return report(error);
+		return umms_ctl_report(error);
 	ctl->path = g_steal_pointer(&path);
 	return STATUS_OK;
 }
 
 /* A URI as is; a local path, relative or absolute, as a file:// URI. */
-static char *
-to_uri(const char *arg)
+char *
+umms_ctl_to_uri(const char *arg)
 {
 	if (g_uri_peek_scheme(arg))
 		return g_strdup(arg);
@@ -316,7 +321,7 @@ on_name_owner(GObject *object, GParamSpec *pspec, struct ctl *ctl)
 	g_autofree char *owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(ctl->player));
 	if (owner || ended(ctl))
 		return;
-	ctl->status = fail("ummsd left the bus");
+	ctl->status = umms_ctl_fail("ummsd left the bus");
 	g_main_loop_quit(ctl->loop);
 }
 
@@ -326,7 +331,7 @@ on_players(GObject *object, GParamSpec *pspec, struct ctl *ctl)
 	const char *const *players = umms_manager1_get_players(ctl->manager);
 	if ((players && g_strv_contains(players, ctl->path)) || ended(ctl))
 		return;
-	ctl->status = fail("%s was destroyed", ctl->path);
+	ctl->status = umms_ctl_fail("%s was destroyed", ctl->path);
 	g_main_loop_quit(ctl->loop);
 }
 
@@ -361,9 +366,9 @@ wait_end(struct ctl *ctl)
 	/* Destroyed before the signals were connected? */
 	g_auto(GStrv) players = list_players(ctl, &error);
 	if (!players)
-		ctl->status = report(error);
+		ctl->status = umms_ctl_report(error);
 	else if (!g_strv_contains((const char *const *)players, ctl->path))
-		ctl->status = fail("%s was destroyed", ctl->path);
+		ctl->status = umms_ctl_fail("%s was destroyed", ctl->path);
 	else
 		g_main_loop_run(ctl->loop);
 
@@ -386,12 +391,12 @@ cmd_play(struct ctl *ctl, char **args, int n_args)
 		if (status != STATUS_OK)
 			return status;
 		if (!umms_player1_call_play_sync(ctl->player, NULL, &error))
-			return report(error);
+			return umms_ctl_report(error);
 		return ctl->wait ? wait_end(ctl) : STATUS_OK;
 	}
 	if (!args[0][0])
 		return usage_error("play: empty URI");
-	g_autofree char *uri = to_uri(args[0]);
+	g_autofree char *uri = umms_ctl_to_uri(args[0]);
 
 	/* Unattended: an attended player would die with this process. */
 	GVariantDict options;
@@ -399,7 +404,7 @@ cmd_play(struct ctl *ctl, char **args, int n_args)
 	g_variant_dict_insert(&options, "attended", "b", FALSE);
 	if (!umms_manager1_call_create_player_sync(ctl->manager, g_variant_dict_end(&options),
 			&path, NULL, &error))
-		return report(error);
+		return umms_ctl_report(error);
 	ctl->player = open_player(ctl, path, ctl->wait, &error);
 	if (!ctl->player)
 		goto fail;
@@ -417,21 +422,21 @@ cmd_play(struct ctl *ctl, char **args, int n_args)
 fail:
 	/* Nobody would use a player that could not play. */
 	umms_manager1_call_destroy_player_sync(ctl->manager, path, NULL, NULL);
-	return report(error);
+	return umms_ctl_report(error);
 }
 
 static int
 cmd_pause(struct ctl *ctl, char **args, int n_args)
 {
 	GError *error = NULL;
-	return umms_player1_call_pause_sync(ctl->player, NULL, &error) ? STATUS_OK : report(error);
+	return umms_player1_call_pause_sync(ctl->player, NULL, &error) ? STATUS_OK : umms_ctl_report(error);
 }
 
 static int
 cmd_stop(struct ctl *ctl, char **args, int n_args)
 {
 	GError *error = NULL;
-	return umms_player1_call_stop_sync(ctl->player, NULL, &error) ? STATUS_OK : report(error);
+	return umms_player1_call_stop_sync(ctl->player, NULL, &error) ? STATUS_OK : umms_ctl_report(error);
 }
 
 static int
@@ -442,7 +447,7 @@ cmd_play_pause(struct ctl *ctl, char **args, int n_args)
 	bool ok = state && strcmp(state, "playing") == 0
 		? umms_player1_call_pause_sync(ctl->player, NULL, &error)
 		: umms_player1_call_play_sync(ctl->player, NULL, &error);
-	return ok ? STATUS_OK : report(error);
+	return ok ? STATUS_OK : umms_ctl_report(error);
 }
 
 static int
@@ -457,7 +462,7 @@ cmd_seek(struct ctl *ctl, char **args, int n_args)
 		ok = umms_player1_call_seek_sync(ctl->player, us, NULL, &error);
 	else
 		ok = umms_player1_call_set_position_sync(ctl->player, us, NULL, &error);
-	return ok ? STATUS_OK : report(error);
+	return ok ? STATUS_OK : umms_ctl_report(error);
 }
 
 static int
@@ -496,7 +501,7 @@ cmd_track(struct ctl *ctl, char **args, int n_args)
 			&& !g_ascii_string_to_signed(args[1], 10, -1, G_MAXINT32, &index, NULL))
 		return usage_error("track %s %s: expected a track index", args[0], args[1]);
 	if (!umms_player1_call_select_track_sync(ctl->player, args[0], (gint)index, NULL, &error))
-		return report(error);
+		return umms_ctl_report(error);
 	return STATUS_OK;
 }
 
@@ -505,9 +510,9 @@ cmd_subtitles(struct ctl *ctl, char **args, int n_args)
 {
 	GError *error = NULL;
 	bool off = !args[0][0] || strcmp(args[0], "off") == 0;
-	g_autofree char *uri = off ? g_strdup("") : to_uri(args[0]);
+	g_autofree char *uri = off ? g_strdup("") : umms_ctl_to_uri(args[0]);
 	if (!umms_player1_call_set_subtitle_uri_sync(ctl->player, uri, NULL, &error))
-		return report(error);
+		return umms_ctl_report(error);
 	return STATUS_OK;
 }
 
@@ -520,7 +525,7 @@ cmd_step(struct ctl *ctl, char **args, int n_args)
 			&& !g_ascii_string_to_signed(args[0], 10, G_MININT32, G_MAXINT32, &frames, NULL))
 		return usage_error("step %s: expected a number of frames", args[0]);
 	if (!umms_player1_call_step_frame_sync(ctl->player, (gint)frames, NULL, &error))
-		return report(error);
+		return umms_ctl_report(error);
 	return STATUS_OK;
 }
 
@@ -530,7 +535,7 @@ cmd_list(struct ctl *ctl, char **args, int n_args)
 	GError *error = NULL;
 	g_auto(GStrv) players = list_players(ctl, &error);
 	if (!players)
-		return report(error);
+		return umms_ctl_report(error);
 	for (char **path = players; *path; path++) {
 		g_autoptr(UmmsPlayer1) player = open_player(ctl, *path, false, NULL);
 		/* Skip a player destroyed since Players was read. */
@@ -544,7 +549,7 @@ static int
 cmd_info(struct ctl *ctl, char **args, int n_args)
 {
 	if (!umms_player1_get_state(ctl->player))
-		return fail("%s is gone", ctl->path);
+		return umms_ctl_fail("%s is gone", ctl->path);
 	umms_ctl_print_info(ctl->player, ctl->path);
 	return STATUS_OK;
 }
@@ -554,7 +559,7 @@ cmd_destroy(struct ctl *ctl, char **args, int n_args)
 {
 	GError *error = NULL;
 	if (!umms_manager1_call_destroy_player_sync(ctl->manager, ctl->path, NULL, &error))
-		return report(error);
+		return umms_ctl_report(error);
 	return STATUS_OK;
 }
 
@@ -571,10 +576,10 @@ static int
 cmd_version(struct ctl *ctl, char **args, int n_args)
 {
 	GError *error = NULL;
-	g_autoptr(GVariant) version = get_property(ctl->bus, MANAGER_PATH, MANAGER_IFACE,
+	g_autoptr(GVariant) version = umms_ctl_get_property(ctl->bus, MANAGER_PATH, MANAGER_IFACE,
 		"Version", &error);
 	if (!version)
-		return report(error);
+		return umms_ctl_report(error);
 	if (g_variant_is_of_type(version, G_VARIANT_TYPE_STRING))
 		printf("%s\n", g_variant_get_string(version, NULL));
 	return STATUS_OK;
@@ -592,9 +597,9 @@ call_display(struct ctl *ctl, const char *method, GVariant *arg)
 			g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT) ||
 			g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE))) {
 		g_clear_error(&error);
-		return fail("ummsd drives no screen (start it with --drm or --headless)");
+		return umms_ctl_fail("ummsd drives no screen (start it with --drm or --headless)");
 	}
-	return reply ? STATUS_OK : report(error);
+	return reply ? STATUS_OK : umms_ctl_report(error);
 }
 
 static int
@@ -614,24 +619,19 @@ cmd_capture(struct ctl *ctl, char **args, int n_args)
 static int
 cmd_resources(struct ctl *ctl, char **args, int n_args)
 {
-	static const char *const names[] = { "Decoders", "Planes", "Tuners", "VaApi" };
-	GVariant *values[G_N_ELEMENTS(names)] = { NULL };
-	GError *error = NULL;
-	int status = STATUS_OK;
-	for (size_t i = 0; i < G_N_ELEMENTS(names) && status == STATUS_OK; i++) {
-		values[i] = get_property(ctl->bus, MANAGER_PATH, "org.umms.Resources1", names[i],
-			&error);
-		if (!values[i])
-			status = report(error);
-	}
-	if (status == STATUS_OK)
-		umms_ctl_print_resources(values[0], values[1], values[2],
-			g_variant_get_string(values[3], NULL));
-	for (size_t i = 0; i < G_N_ELEMENTS(values); i++) {
-		if (values[i])
-			g_variant_unref(values[i]);
-	}
-	return status;
+	return umms_ctl_resources(ctl->bus);
+}
+
+static int
+cmd_record(struct ctl *ctl, char **args, int n_args)
+{
+	return umms_ctl_record(ctl->bus, args[0], args[1], n_args > 2 ? args[2] : NULL);
+}
+
+static int
+cmd_recordings(struct ctl *ctl, char **args, int n_args)
+{
+	return umms_ctl_recordings(ctl->bus);
 }
 
 static const struct command commands[] = {
@@ -654,6 +654,8 @@ static const struct command commands[] = {
 	{ "show", "", 0, 0, true, cmd_show },
 	{ "capture", "FILE", 1, 1, false, cmd_capture },
 	{ "resources", "", 0, 0, false, cmd_resources },
+	{ "record", "URI|PATH DESTINATION [SECONDS]", 2, 3, false, cmd_record },
+	{ "recordings", "", 0, 0, false, cmd_recordings },
 };
 
 static GDBusConnection *
@@ -675,11 +677,11 @@ run(struct ctl *ctl, const struct command *command, bool system, const char *add
 	GError *error = NULL;
 	ctl->bus = connect_bus(system, address, &error);
 	if (!ctl->bus || !check_service(ctl->bus, &error))
-		return report(error);
+		return umms_ctl_report(error);
 	ctl->manager = umms_manager1_proxy_new_sync(ctl->bus, G_DBUS_PROXY_FLAGS_NONE,
 		SERVICE_NAME, MANAGER_PATH, NULL, &error);
 	if (!ctl->manager)
-		return report(error);
+		return umms_ctl_report(error);
 	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(ctl->manager), CALL_TIMEOUT_MS);
 
 	if (command->needs_player) {

@@ -26,6 +26,22 @@ bool umms_ctl_parse_seek(const char *text, gint64 *us, bool *relative);
 /* Parses a whole, finite decimal number ("2", "-0.5", "1e-1"). */
 bool umms_ctl_parse_double(const char *text, double *value);
 
+/* ummsctl.c: an error for a person on stderr, exit status 1; frees @error. */
+int umms_ctl_report(GError *error);
+int umms_ctl_fail(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* A URI as is; a local path, relative or absolute, as a file:// URI. g_free. */
+char *umms_ctl_to_uri(const char *arg);
+/* A property of ummsd's object @path; NULL with @error. */
+GVariant *umms_ctl_get_property(GDBusConnection *bus, const char *path, const char *iface,
+	const char *name, GError **error);
+
+/* ummsctl-service.c: what ummsd shares out: hardware units, recordings. */
+int umms_ctl_resources(GDBusConnection *bus);
+/* @seconds: NULL, or how long. Prints the recording's object path. */
+int umms_ctl_record(GDBusConnection *bus, const char *uri, const char *destination,
+	const char *seconds);
+int umms_ctl_recordings(GDBusConnection *bus);
+
 /* Parses "on"/"off" (also "yes"/"no", "true"/"false", "1"/"0"). */
 bool umms_ctl_parse_bool(const char *text, bool *value);
 

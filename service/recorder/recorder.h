@@ -1,0 +1,24 @@
+/*
+ * org.umms.Recorder1 at /org/umms and the recordings it makes
+ * (/org/umms/recording/N, org.umms.Recording1): recording.h writes each
+ * one, destination.h keeps them inside the recording directories.
+ *
+ * Recordings start now (Record); schedules, their persistence across
+ * restarts and time-shift are not built yet (issue 7 note).
+ */
+#ifndef UMMS_SERVICE_RECORDER_H
+#define UMMS_SERVICE_RECORDER_H
+
+#include <gio/gio.h>
+
+#include "config.h"
+
+struct umms_recorder;
+
+/* Exports Recorder1 on @connection. */
+struct umms_recorder *umms_recorder_create(const struct umms_config *config,
+	GDBusConnection *connection, GError **error);
+/* Stops every recording (what was written stays). NULL: no-op. */
+void umms_recorder_destroy(struct umms_recorder *recorder);
+
+#endif

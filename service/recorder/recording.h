@@ -1,0 +1,58 @@
+/*
+ * One recording: a URI ummsd can play, written to a file without
+ * transcoding. GStreamer's urisourcebin and parsebin take the streams
+ * apart (a demuxer and parsers, no decoder), matroskamux or mpegtsmux (by
+ * the destination's extension) put them in the file. Streams the muxer
+ * cannot carry are left out, and the log says which. Both formats stay
+ * playable up to their last seconds if ummsd dies mid-way: Matroska is
+ * written cluster by cluster, MPEG-TS packet by packet.
+ *
+ * States: "recording" → "completed" (the source ended, or the duration
+ * asked for passed), "failed" (Error says why; what was written is kept),
+ * "cancelled" (Cancel: the file is closed properly first).
+ */
+#ifndef UMMS_SERVICE_RECORDING_H
+#define UMMS_SERVICE_RECORDING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <wayland-server-core.h>
+
+enum umms_recording_state {
+	UMMS_RECORDING_RECORDING,
+	UMMS_RECORDING_COMPLETED,
+	UMMS_RECORDING_FAILED,
+	UMMS_RECORDING_CANCELLED,
+};
+
+struct umms_recording {
+	unsigned id;
+	char *uri;
+	char *path;                /* the file written (destination resolved) */
+	int64_t start_us;          /* wall clock (µs since 1970) it started */
+	int64_t duration_us;       /* asked for; -1: until the source ends */
+	enum umms_recording_state state;
+	uint64_t bytes_written;
+	char *error;               /* failed: why; else NULL */
+
+	struct {
+		struct wl_signal changed;  /* state or bytes; data: the recording */
+	} events;
+};
+
+const char *umms_recording_state_name(enum umms_recording_state state);
+
+/*
+ * Starts recording @uri into @path (already checked: destination.h) now,
+ * for @duration_us (-1: until the source ends). NULL with an error when the
+ * pipeline cannot be made; failures later end in state "failed".
+ */
+struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,
+	int64_t duration_us, GError **error);
+/* Ends it cleanly (the file closed); "cancelled" once done. No-op unless recording. */
+void umms_recording_cancel(struct umms_recording *recording);
+/* Stops at once (what is written stays) and frees it. */
+void umms_recording_destroy(struct umms_recording *recording);
+
+#endif

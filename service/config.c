@@ -76,6 +76,7 @@ static const struct key keys[] = {
 	KEY("resources", "codec-costs", KEY_STRING, resources.codec_costs),
 	KEY("resources", "va-device", KEY_STRING, resources.va_device),
 	KEY("recording", "directories", KEY_STRV, recording.directories),
+	KEY("recording", "database", KEY_STRING, recording.database),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -155,6 +156,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->resources.codec_costs);
 	g_free(config->resources.va_device);
 	g_strfreev(config->recording.directories);
+	g_free(config->recording.database);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

@@ -86,6 +86,7 @@ struct umms_config {
 	} resources;
 	struct {
 		char **directories;       /* where recordings may be written; empty: the default */
+		char *database;           /* NULL: $XDG_STATE_HOME/umms/umms.db */
 	} recording;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };

@@ -28,6 +28,16 @@ record(struct umms_test *t, const char *uri, const char *destination, GVariant *
 	return path;
 }
 
+/* A service with a database of this test's own (recordings are kept across restarts). */
+static void
+fresh(struct umms_test *t, const char *name)
+{
+	g_autofree char *db = g_strdup_printf("recording.database=%s/%s.db", umms_test_tmpdir(),
+		name);
+	const char *const overrides[] = { db, NULL };
+	umms_test_restart(t, overrides);
+}
+
 static char *
 rec_string(struct umms_test *t, const char *path, const char *property)
 {
@@ -75,6 +85,7 @@ static void
 test_file(struct umms_test *t, gconstpointer data)
 {
 	/* A 5 s clip with H.264 and two Opus tracks, to Matroska and to MPEG-TS. */
+	fresh(t, "file");
 	g_autofree char *uri = umms_test_clip_uri("av.mkv");
 	g_autofree char *mkv = record(t, uri, "shows/av.mkv", NULL);
 	wait_state(t, mkv, "completed", 20000);
@@ -124,7 +135,7 @@ live_start(struct live *live)
 	live->port = free_udp_port();
 	g_autofree char *description = g_strdup_printf(
 		"videotestsrc is-live=true ! video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
-		"x264enc tune=zerolatency key-int-max=25 speed-preset=ultrafast ! h264parse ! "
+		"x264enc tune=zerolatency key-int-max=5 speed-preset=ultrafast ! h264parse ! "
 		"mpegtsmux alignment=7 ! udpsink host=127.0.0.1 port=%d", live->port);
 	g_autoptr(GError) error = NULL;
 	live->pipeline = gst_parse_launch(description, &error);
@@ -143,6 +154,7 @@ live_stop(struct live *live)
 static void
 test_live(struct umms_test *t, gconstpointer data)
 {
+	fresh(t, "live");
 	struct live live;
 	live_start(&live);
 	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
@@ -174,6 +186,7 @@ test_live(struct umms_test *t, gconstpointer data)
 static void
 test_destinations(struct umms_test *t, gconstpointer data)
 {
+	fresh(t, "destinations");
 	g_autofree char *uri = umms_test_clip_uri("av.mkv");
 	const char *const denied[] = { "/etc/umms-test.mkv", "../escape.mkv", "a/../../b.mkv",
 		"link/escape.mkv" };
@@ -212,42 +225,144 @@ test_destinations(struct umms_test *t, gconstpointer data)
 static void
 test_killed(struct umms_test *t, gconstpointer data)
 {
-	/* ummsd killed mid-recording: the file plays up to its last seconds. */
+	/*
+	 * ummsd killed mid-recording, then started again: the part written plays,
+	 * and the recording goes on into a second part until its end.
+	 */
 	umms_test_service_stop(t->service);
 	t->service = NULL;
+	g_autofree char *db = g_strdup_printf("recording.database=%s/killed.db",
+		umms_test_tmpdir());
+	const char *const args[] = { "--set", db, NULL };
 	/* One source each: a unicast UDP port feeds one receiver. */
 	struct live live[2];
-	g_autoptr(GSubprocess) ummsd = umms_test_spawn_ummsd(NULL);
+	g_autoptr(GSubprocess) ummsd = umms_test_spawn_ummsd(args);
 	umms_test_wait_name(t->bus, UMMS_NAME, true);
 	const char *const kinds[] = { "killed.mkv", "killed.ts" };
 	char *recs[2] = { NULL };
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
 		live_start(&live[i]);
 		g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live[i].port);
-		recs[i] = record(t, uri, kinds[i], NULL);
+		GVariantDict options;
+		g_variant_dict_init(&options, NULL);
+		g_variant_dict_insert(&options, "duration", "x", US(9));
+		recs[i] = record(t, uri, kinds[i], g_variant_dict_end(&options));
 	}
 	umms_test_sleep(4000);
-	char *files[2] = { NULL };
-	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
-		files[i] = rec_string(t, recs[i], "Destination");
-		g_autoptr(GVariant) bytes = umms_test_get(t->bus, recs[i], RECORDING1, "BytesWritten");
-		g_test_message("%s: %" G_GUINT64_FORMAT " bytes before the kill", kinds[i],
-			g_variant_get_uint64(bytes));
-	}
 	g_subprocess_send_signal(ummsd, SIGKILL);
 	g_subprocess_wait(ummsd, NULL, NULL);
 	umms_test_wait_name(t->bus, UMMS_NAME, false);
-	for (size_t i = 0; i < G_N_ELEMENTS(live); i++)
-		live_stop(&live[i]);
-	t->service = umms_test_service_start(NULL);
+	const char *const overrides[] = { db, NULL };
+	t->service = umms_test_service_start(overrides);
 	umms_test_wait_name(t->bus, UMMS_NAME, true);
-	/* About 4 s recorded; at most the last second or so lost. */
-	assert_plays(t, files[0], 3.5, "matroska");
-	assert_plays(t, files[1], 3.5, "mpegts");
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
-		g_free(recs[i]);
-		g_free(files[i]);
+		/* The same objects, resumed into a second part, said so. */
+		g_autofree char *state = rec_string(t, recs[i], "State");
+		g_assert_cmpstr(state, ==, "recording");
+		g_autofree char *note = rec_string(t, recs[i], "Error");
+		g_assert_nonnull(strstr(note, "interrupted"));
 	}
+	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+		wait_state(t, recs[i], "completed", 15000);
+		g_autoptr(GVariant) parts = umms_test_get(t->bus, recs[i], RECORDING1, "Parts");
+		g_assert_cmpuint(g_variant_n_children(parts), ==, 2);
+		const char *first, *second;
+		g_variant_get_child(parts, 0, "&s", &first);
+		g_variant_get_child(parts, 1, "&s", &second);
+		g_assert_true(g_str_has_suffix(second, i ? ".part2.ts" : ".part2.mkv"));
+		/* About 4 s before the kill (the last second or so may be lost), the rest after. */
+		assert_plays(t, first, 3.5, i ? "mpegts" : "matroska");
+		assert_plays(t, second, 4, i ? "mpegts" : "matroska");
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+		live_stop(&live[i]);
+		g_free(recs[i]);
+	}
+}
+
+static void
+test_schedule(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "schedule");
+	struct live live;
+	live_start(&live);
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
+	/* In 2 s, for 3 s: waits, starts and stops on time. */
+	gint64 start = g_get_real_time() + US(2);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1, "ScheduleRecording",
+		g_variant_new("(sxxs@a{sv})", uri, start, US(3), "scheduled.ts",
+			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
+	const char *path;
+	g_variant_get(r, "(&o)", &path);
+	g_autofree char *state = rec_string(t, path, "State");
+	g_assert_cmpstr(state, ==, "scheduled");
+	wait_state(t, path, "recording", 5000);
+	double late = (double)(g_get_real_time() - start) / 1e6;
+	g_test_message("started %.2f s after its time", late);
+	g_assert_cmpfloat(late, <, 1.5);
+	wait_state(t, path, "completed", 10000);
+	g_autofree char *file = rec_string(t, path, "Destination");
+	assert_plays(t, file, 3, "mpegts");
+
+	/* Kept across a restart: the same object, still scheduled, then made. */
+	gint64 later = g_get_real_time() + US(4);
+	g_autoptr(GVariant) r2 = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleRecording", g_variant_new("(sxxs@a{sv})", uri, later, US(2), "kept.mkv",
+			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
+	g_autofree char *kept = NULL;
+	g_variant_get(r2, "(o)", &kept);
+	fresh(t, "schedule");
+	g_autofree char *again = rec_string(t, kept, "State");
+	g_assert_cmpstr(again, ==, "scheduled");
+	wait_state(t, kept, "completed", 15000);
+	g_autofree char *kept_file = rec_string(t, kept, "Destination");
+	assert_plays(t, kept_file, 2, "matroska");
+
+	/* Missed: ummsd down for its whole window. */
+	g_autoptr(GVariant) r3 = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleRecording", g_variant_new("(sxxs@a{sv})", uri, g_get_real_time() + US(1.5),
+			US(1), "missed.ts", g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
+	g_autofree char *missed = NULL;
+	g_variant_get(r3, "(o)", &missed);
+	umms_test_service_stop(t->service);
+	t->service = NULL;
+	umms_test_sleep(3500);
+	fresh(t, "schedule");
+	wait_state(t, missed, "missed", 5000);
+	g_autofree char *missed_file = rec_string(t, missed, "Destination");
+	g_assert_false(g_file_test(missed_file, G_FILE_TEST_EXISTS));
+	live_stop(&live);
+}
+
+static void
+test_conflicts(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *db = g_strdup_printf("recording.database=%s/conflicts.db",
+		umms_test_tmpdir());
+	const char *const one_tuner[] = { db, "resources.tuners=1", NULL };
+	umms_test_restart(t, one_tuner);
+	gint64 start = g_get_real_time() + US(3600);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1, "ScheduleRecording",
+		g_variant_new_parsed("('dvb://News', %x, %x, 'news.ts', @a{sv} {})", start, US(1800)));
+	const char *first;
+	g_variant_get(r, "(&o)", &first);
+	/* Overlapping by ten minutes: one tuner only. */
+	g_autofree char *message = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleRecording", g_variant_new_parsed("('dvb://Film', %x, %x, 'film.ts', @a{sv} {})",
+		start + US(1200), US(3600)), "org.umms.Error.NoResource");
+	g_test_message("%s", message);
+	g_assert_nonnull(strstr(message, first));
+	/* After it: fine. */
+	g_autoptr(GVariant) r2 = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleRecording", g_variant_new_parsed("('dvb://Film', %x, %x, 'film.ts', @a{sv} {})",
+		start + US(1800), US(3600)));
+	/* Cancelled: gone from the tuner's count. */
+	g_autoptr(GVariant) c = umms_test_call_ok(t->bus, first, RECORDING1, "Cancel", NULL);
+	g_autofree char *state = rec_string(t, first, "State");
+	g_assert_cmpstr(state, ==, "cancelled");
+	g_autoptr(GVariant) r3 = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleRecording", g_variant_new_parsed("('dvb://Film', %x, %x, 'film2.ts', "
+		"@a{sv} {})", start, US(600)));
 }
 
 /* Runs ummsctl with @argv; its stdout. Fails the test on a non-zero exit. */
@@ -275,6 +390,7 @@ static void
 test_ummsctl(struct umms_test *t, gconstpointer data)
 {
 	/* ummsctl record a live stream for 3 s, then recordings while it runs and after. */
+	fresh(t, "ummsctl");
 	struct live live;
 	live_start(&live);
 	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
@@ -289,6 +405,17 @@ test_ummsctl(struct umms_test *t, gconstpointer data)
 	wait_state(t, path, "completed", 15000);
 	g_autofree char *done = ctl((const char *const[]){ "recordings", NULL });
 	g_assert_nonnull(strstr(done, "completed"));
+
+	/* ummsctl schedule, then ummsd restarted: it records at its time all the same. */
+	g_autofree char *sched = ctl((const char *const[]){ "schedule", uri, "later.mkv", "+3",
+		"2", NULL });
+	g_autofree char *later = g_strstrip(g_strdup(sched));
+	g_autofree char *listed = ctl((const char *const[]){ "recordings", NULL });
+	g_assert_nonnull(strstr(listed, "scheduled"));
+	fresh(t, "ummsctl");
+	wait_state(t, later, "completed", 15000);
+	g_autofree char *file = rec_string(t, later, "Destination");
+	assert_plays(t, file, 2, "matroska");
 	live_stop(&live);
 }
 
@@ -300,6 +427,8 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/recorder/live", test_live);
 	UMMS_TEST_ADD("/recorder/destinations", test_destinations);
 	UMMS_TEST_ADD("/recorder/killed", test_killed);
+	UMMS_TEST_ADD("/recorder/schedule", test_schedule);
+	UMMS_TEST_ADD("/recorder/conflicts", test_conflicts);
 	UMMS_TEST_ADD("/recorder/ummsctl", test_ummsctl);
 	return g_test_run();
 }

@@ -66,6 +66,56 @@ umms_ctl_record(GDBusConnection *bus, const char *arg, const char *destination,
 	return 0;
 }
 
+/* "+SECONDS" (from now), or a local date and time "2026-12-03T20:00[:SS]"; µs since 1970. */
+static bool
+parse_start(const char *text, gint64 *us)
+{
+	if (text[0] == '+') {
+		double s;
+		if (!umms_ctl_parse_double(text + 1, &s) || s < 0)
+			return false;
+		*us = g_get_real_time() + (gint64)llround(s * 1e6);
+		return true;
+	}
+	g_autoptr(GTimeZone) local = g_time_zone_new_local();
+	g_autoptr(GDateTime) when = g_date_time_new_from_iso8601(text, local);
+	if (!when)
+		return false;
+	*us = g_date_time_to_unix(when) * G_USEC_PER_SEC + g_date_time_get_microsecond(when);
+	return true;
+}
+
+int
+umms_ctl_schedule(GDBusConnection *bus, const char *arg, const char *destination,
+	const char *start_text, const char *duration_text)
+{
+	gint64 start, duration;
+	bool relative;
+	if (!parse_start(start_text, &start)) {
+		fprintf(stderr, "ummsctl: schedule: start \"%s\": +SECONDS or a date and time, "
+			"2026-12-03T20:00\n", start_text);
+		return 2;
+	}
+	if (!umms_ctl_parse_seek(duration_text, &duration, &relative) || relative ||
+			duration <= 0) {
+		fprintf(stderr, "ummsctl: schedule: duration \"%s\": seconds, M:SS or H:MM:SS\n",
+			duration_text);
+		return 2;
+	}
+	g_autofree char *uri = umms_ctl_to_uri(arg);
+	GError *error = NULL;
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, SERVICE_NAME, ROOT_PATH,
+		RECORDER_IFACE, "ScheduleRecording", g_variant_new("(sxxs@a{sv})", uri, start,
+			duration, destination, g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)),
+		G_VARIANT_TYPE("(o)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, &error);
+	if (!reply)
+		return umms_ctl_report(error);
+	const char *path;
+	g_variant_get(reply, "(&o)", &path);
+	printf("%s\n", path);
+	return 0;
+}
+
 /* A property of recording @path, or NULL. */
 static GVariant *
 recording_get(GDBusConnection *bus, const char *path, const char *name)
@@ -103,7 +153,13 @@ umms_ctl_recordings(GDBusConnection *bus)
 		g_autofree char *size = g_format_size(g_variant_get_uint64(bytes));
 		g_autofree char *took = umms_ctl_format_time(elapsed, false);
 		printf("%s  %-9s %9s  %s\n", path, st, size, g_variant_get_string(file, NULL));
-		if (g_strcmp0(st, "recording") == 0) {
+		if (g_strcmp0(st, "scheduled") == 0) {
+			g_autoptr(GDateTime) when = g_date_time_new_from_unix_local(
+				g_variant_get_int64(start) / G_USEC_PER_SEC);
+			g_autofree char *at = g_date_time_format(when, "%Y-%m-%d %H:%M:%S");
+			g_autofree char *length = umms_ctl_format_time(total, false);
+			printf("    at %s for %s\n", at, length);
+		} else if (g_strcmp0(st, "recording") == 0) {
 			/* A bar when the length is known, else the time so far. */
 			if (total > 0) {
 				double done = CLAMP((double)elapsed / (double)total, 0, 1);

@@ -85,6 +85,9 @@ static const char commands_help[] =
 	"  record URI|PATH DEST [SECONDS]  record it now (no transcoding) into DEST\n"
 	"                       (.mkv or .ts, inside the recording directories), for\n"
 	"                       SECONDS or until it ends; prints the recording's path\n"
+	"  schedule URI|PATH DEST START DURATION  record it unattended at START\n"
+	"                       (+SECONDS or 2026-12-03T20:00) for DURATION (seconds,\n"
+	"                       M:SS, H:MM:SS): kept across restarts of ummsd\n"
 	"  recordings           every recording: state, size, file; a progress bar\n"
 	"                       for running ones\n"
 	"\n"
@@ -629,6 +632,12 @@ cmd_record(struct ctl *ctl, char **args, int n_args)
 }
 
 static int
+cmd_schedule(struct ctl *ctl, char **args, int n_args)
+{
+	return umms_ctl_schedule(ctl->bus, args[0], args[1], args[2], args[3]);
+}
+
+static int
 cmd_recordings(struct ctl *ctl, char **args, int n_args)
 {
 	return umms_ctl_recordings(ctl->bus);
@@ -655,6 +664,7 @@ static const struct command commands[] = {
 	{ "capture", "FILE", 1, 1, false, cmd_capture },
 	{ "resources", "", 0, 0, false, cmd_resources },
 	{ "record", "URI|PATH DESTINATION [SECONDS]", 2, 3, false, cmd_record },
+	{ "schedule", "URI|PATH DESTINATION START DURATION", 4, 4, false, cmd_schedule },
 	{ "recordings", "", 0, 0, false, cmd_recordings },
 };
 

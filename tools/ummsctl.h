@@ -40,6 +40,9 @@ int umms_ctl_resources(GDBusConnection *bus);
 /* @seconds: NULL, or how long. Prints the recording's object path. */
 int umms_ctl_record(GDBusConnection *bus, const char *uri, const char *destination,
 	const char *seconds);
+/* @start: "+SECONDS" or "2026-12-03T20:00"; @duration: seconds, M:SS, H:MM:SS. */
+int umms_ctl_schedule(GDBusConnection *bus, const char *uri, const char *destination,
+	const char *start, const char *duration);
 int umms_ctl_recordings(GDBusConnection *bus);
 
 /* Parses "on"/"off" (also "yes"/"no", "true"/"false", "1"/"0"). */

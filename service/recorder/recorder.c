@@ -1,5 +1,7 @@
 /*
- * org.umms.Recorder1 and the Recording1 objects (recorder.h).
+ * The recorder's jobs (recorder-private.h): a recording now or at a time,
+ * kept in the database, running one recording.h pipeline per file part,
+ * its org.umms.Recording1 object, and the clock that starts scheduled ones.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_CORE
 
@@ -10,40 +12,161 @@
 #include "destination.h"
 #include "error.h"
 #include "log.h"
-#include "recorder.h"
+#include "recorder-private.h"
 #include "recording.h"
+#include "schedule-db.h"
+#include "source.h"
 #include "umms-dbus.h"
 
-#define RECORDER_PATH "/org/umms"
-#define RECORDING_PREFIX "/org/umms/recording"
-
-struct umms_recorder {
-	const struct umms_config *config;
-	GDBusConnection *connection;
-	UmmsDbusIface *iface;
-	char **dirs;               /* where recordings may be written, absolute */
-	GPtrArray *entries;        /* struct entry *, oldest first */
-	unsigned next_id;
+const char *const job_states[N_STATES] = {
+	"scheduled", "recording", "completed", "failed", "cancelled", "missed",
 };
 
-/* A recording and its D-Bus face. */
-struct entry {
-	struct umms_recorder *recorder;
-	struct umms_recording *recording;
-	char *path;
-	UmmsDbusIface *iface;
-	struct wl_listener changed;
-};
+/* ---- jobs ---------------------------------------------------------------------------- */
 
-/* ---- Recording1 ------------------------------------------------------------------- */
+static uint64_t
+job_bytes(const struct job *j)
+{
+	return j->bytes_done + (j->running ? j->running->bytes_written : 0);
+}
+
+static void
+save(struct job *j)
+{
+	g_autoptr(GString) parts = g_string_new(NULL);
+	for (guint i = 0; i < j->parts->len; i++)
+		g_string_append_printf(parts, "%s%s", i ? "\n" : "", (char *)j->parts->pdata[i]);
+	struct umms_schedule_row row = { .id = j->id, .uri = j->uri, .start_us = j->start_us,
+		.duration_us = j->duration_us, .destination = j->destination,
+		.state = job_states[j->state], .parts = parts->str, .bytes = job_bytes(j),
+		.error = j->error };
+	umms_schedule_db_update(j->rec->db, &row);
+}
+
+void
+recorder_set_state(struct job *j, enum job_state state, const char *error)
+{
+	j->state = state;
+	if (error) {
+		g_free(j->error);
+		j->error = g_strdup(error);
+	}
+	save(j);
+	umms_dbus_iface_changed(j->iface);
+}
+
+static gboolean
+reap_cb(gpointer data)
+{
+	struct umms_recorder *rec = data;
+	umms_source_forget(&rec->reap);
+	g_ptr_array_set_size(rec->finished, 0);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+on_running_changed(struct wl_listener *listener, void *data)
+{
+	struct job *j = wl_container_of(listener, j, changed);
+	struct umms_recording *r = j->running;
+	if (r->state == UMMS_RECORDING_RECORDING) {
+		umms_dbus_iface_changed(j->iface);
+		return;
+	}
+	/* This part is over: the pipeline goes once its own callback returned. */
+	j->bytes_done += r->bytes_written;
+	wl_list_remove(&j->changed.link);
+	j->running = NULL;
+	g_ptr_array_add(j->rec->finished, r);
+	if (!j->rec->reap)
+		j->rec->reap = umms_source_idle(reap_cb, j->rec);
+	enum job_state state = r->state == UMMS_RECORDING_COMPLETED ? COMPLETED :
+		r->state == UMMS_RECORDING_CANCELLED ? CANCELLED : FAILED;
+	recorder_set_state(j, state, r->error);
+}
+
+/* The file of part @n (0: the destination itself; then "show.part2.mkv"…). */
+static char *
+part_file(const struct job *j, guint n)
+{
+	if (n == 0)
+		return g_strdup(j->destination);
+	const char *dot = strrchr(j->destination, '.');
+	g_autofree char *stem = g_strndup(j->destination, (gsize)(dot - j->destination));
+	return g_strdup_printf("%s.part%u%s", stem, n + 1, dot);
+}
+
+/* Records into a new part now, for what is left of the job's window. */
+void
+recorder_start_part(struct job *j, int64_t now)
+{
+	int64_t remaining = j->duration_us < 0 ? -1 : j->start_us + j->duration_us - now;
+	char *file = part_file(j, j->parts->len);
+	g_ptr_array_add(j->parts, file);
+	g_autoptr(GError) error = NULL;
+	j->running = umms_recording_start((unsigned)j->id, j->uri, file, remaining, &error);
+	if (!j->running) {
+		recorder_set_state(j, FAILED, error->message);
+		return;
+	}
+	j->changed.notify = on_running_changed;
+	wl_signal_add(&j->running->events.changed, &j->changed);
+	recorder_set_state(j, RECORDING, NULL);
+}
+
+/* Scheduled jobs whose time came start (late within their window), or are missed. */
+static gboolean
+tick_cb(gpointer data)
+{
+	struct umms_recorder *rec = data;
+	int64_t now = g_get_real_time();
+	bool waiting = false;
+	for (guint i = 0; i < rec->jobs->len; i++) {
+		struct job *j = rec->jobs->pdata[i];
+		if (j->state != SCHEDULED)
+			continue;
+		if (now < j->start_us) {
+			waiting = true;
+		} else if (j->duration_us > 0 && now >= j->start_us + j->duration_us) {
+			umms_info("recording %" G_GINT64_FORMAT ": missed (ummsd was not running)",
+				j->id);
+			recorder_set_state(j, MISSED, NULL);
+		} else {
+			if (now - j->start_us > G_USEC_PER_SEC * 2)
+				umms_info("recording %" G_GINT64_FORMAT ": starts %.0f s late", j->id,
+					(double)(now - j->start_us) / 1e6);
+			recorder_start_part(j, now);
+		}
+	}
+	if (!waiting)
+		umms_source_forget(&rec->tick);
+	return waiting ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/*
+ * Checked against the wall clock every second rather than armed once for
+ * the start: a clock set forward or back (NTP at boot, a user) moves the
+ * start with it, as a person who scheduled "20:00" means.
+ */
+void
+recorder_arm_tick(struct umms_recorder *rec)
+{
+	if (!rec->tick)
+		rec->tick = umms_source_timeout(TICK_MS, tick_cb, rec);
+}
+
+/* ---- Recording1 --------------------------------------------------------------------- */
 
 static void
 recording_method(void *data, const char *sender, const char *method, GVariant *params,
 	GDBusMethodInvocation *invocation)
 {
-	struct entry *e = data;
+	struct job *j = data;
 	if (strcmp(method, "Cancel") == 0) {
-		umms_recording_cancel(e->recording);
+		if (j->state == SCHEDULED)
+			recorder_set_state(j, CANCELLED, NULL);
+		else if (j->running)
+			umms_recording_cancel(j->running);
 		g_dbus_method_invocation_return_value(invocation, NULL);
 		return;
 	}
@@ -54,22 +177,27 @@ recording_method(void *data, const char *sender, const char *method, GVariant *p
 static GVariant *
 recording_property(void *data, const char *name, GError **error)
 {
-	struct entry *e = data;
-	struct umms_recording *r = e->recording;
+	struct job *j = data;
 	if (strcmp(name, "Uri") == 0)
-		return g_variant_new_string(r->uri);
+		return g_variant_new_string(j->uri);
 	if (strcmp(name, "Start") == 0)
-		return g_variant_new_int64(r->start_us);
+		return g_variant_new_int64(j->start_us);
 	if (strcmp(name, "Duration") == 0)
-		return g_variant_new_int64(r->duration_us);
+		return g_variant_new_int64(j->duration_us);
 	if (strcmp(name, "Destination") == 0)
-		return g_variant_new_string(r->path);
+		return g_variant_new_string(j->destination);
+	if (strcmp(name, "Parts") == 0) {
+		g_ptr_array_add(j->parts, NULL);
+		GVariant *v = g_variant_new_strv((const char *const *)j->parts->pdata, -1);
+		g_ptr_array_remove_index(j->parts, j->parts->len - 1);
+		return v;
+	}
 	if (strcmp(name, "State") == 0)
-		return g_variant_new_string(umms_recording_state_name(r->state));
+		return g_variant_new_string(job_states[j->state]);
 	if (strcmp(name, "BytesWritten") == 0)
-		return g_variant_new_uint64(r->bytes_written);
+		return g_variant_new_uint64(job_bytes(j));
 	if (strcmp(name, "Error") == 0)
-		return g_variant_new_string(r->error ? r->error : "");
+		return g_variant_new_string(j->error ? j->error : "");
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);
 	return NULL;
 }
@@ -79,194 +207,53 @@ static const struct umms_dbus_iface_ops recording_ops = {
 	.get_property = recording_property,
 };
 
-static void
-on_recording_changed(struct wl_listener *listener, void *data)
+/* A job and its object (not saved: the caller inserts or loaded it). */
+struct job *
+recorder_job_new(struct umms_recorder *rec, int64_t id, const char *uri, const char *destination,
+	int64_t start_us, int64_t duration_us, enum job_state state, GError **error)
 {
-	struct entry *e = wl_container_of(listener, e, changed);
-	umms_dbus_iface_changed(e->iface);
-}
-
-static void
-entry_free(struct entry *e)
-{
-	wl_list_remove(&e->changed.link);
-	umms_dbus_iface_detach(e->iface);
-	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(e->iface)))
-		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(e->iface));
-	g_object_unref(e->iface);
-	umms_recording_destroy(e->recording);
-	g_free(e->path);
-	g_free(e);
-}
-
-/* ---- Recorder1 --------------------------------------------------------------------- */
-
-static bool
-parse_options(GVariant *options, int64_t *duration, GError **error)
-{
-	GVariantIter iter;
-	const char *key;
-	GVariant *value;
-	*duration = -1;
-	g_variant_iter_init(&iter, options);
-	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
-		if (strcmp(key, "duration") == 0 && g_variant_is_of_type(value, G_VARIANT_TYPE_INT64)) {
-			*duration = g_variant_get_int64(value);
-			if (*duration <= 0) {
-				g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-					"duration %" G_GINT64_FORMAT ": more than 0 µs", *duration);
-				return false;
-			}
-		} else {
-			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-				"unknown option \"%s\" of type %s (duration: x)", key,
-				g_variant_get_type_string(value));
-			return false;
-		}
-	}
-	return true;
-}
-
-static const char *
-record(struct umms_recorder *rec, GVariant *params, GError **error)
-{
-	const char *uri, *destination;
-	g_autoptr(GVariant) options = NULL;
-	g_variant_get(params, "(&s&s@a{sv})", &uri, &destination, &options);
-	int64_t duration;
-	if (!parse_options(options, &duration, error))
-		return NULL;
-	/* An absolute path is a file. */
-	g_autofree char *file_uri = g_path_is_absolute(uri) ? gst_filename_to_uri(uri, NULL) : NULL;
-	if (file_uri)
-		uri = file_uri;
-	if (!gst_uri_is_valid(uri)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"\"%s\" is not a URI", uri);
+	struct job *j = g_new0(struct job, 1);
+	j->rec = rec;
+	j->id = id;
+	j->path = g_strdup_printf(RECORDING_PREFIX "/%" G_GINT64_FORMAT, id);
+	j->uri = g_strdup(uri);
+	j->destination = g_strdup(destination);
+	j->start_us = start_us;
+	j->duration_us = duration_us;
+	j->state = state;
+	j->parts = g_ptr_array_new_with_free_func(g_free);
+	j->iface = umms_dbus_iface_new(umms_recording1_interface_info(), &recording_ops, j);
+	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(j->iface),
+			rec->connection, j->path, error)) {
+		g_object_unref(j->iface);
+		g_ptr_array_unref(j->parts);
+		g_free(j->uri);
+		g_free(j->destination);
+		g_free(j->path);
+		g_free(j);
 		return NULL;
 	}
-	g_autofree char *protocol = gst_uri_get_protocol(uri);
-	if (!gst_uri_protocol_is_supported(GST_URI_SRC, protocol)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
-			"nothing here reads %s URIs", protocol);
-		return NULL;
-	}
-	g_autofree char *target = umms_destination_resolve((const char *const *)rec->dirs,
-		destination, error);
-	if (!target)
-		return NULL;
-	unsigned id = ++rec->next_id;
-	struct umms_recording *recording = umms_recording_start(id, uri, target, duration, error);
-	if (!recording)
-		return NULL;
-	struct entry *e = g_new0(struct entry, 1);
-	e->recorder = rec;
-	e->recording = recording;
-	e->path = g_strdup_printf(RECORDING_PREFIX "/%u", id);
-	e->changed.notify = on_recording_changed;
-	wl_signal_add(&recording->events.changed, &e->changed);
-	e->iface = umms_dbus_iface_new(umms_recording1_interface_info(), &recording_ops, e);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(e->iface),
-			rec->connection, e->path, error)) {
-		entry_free(e);
-		return NULL;
-	}
-	g_ptr_array_add(rec->entries, e);
+	g_ptr_array_add(rec->jobs, j);
 	umms_dbus_iface_changed(rec->iface);
-	return e->path;
+	return j;
 }
 
-static void
-recorder_method(void *data, const char *sender, const char *method, GVariant *params,
-	GDBusMethodInvocation *invocation)
-{
-	struct umms_recorder *rec = data;
-	GError *error = NULL;
-	if (strcmp(method, "Record") == 0) {
-		const char *path = record(rec, params, &error);
-		if (path) {
-			umms_dbus_iface_flush_changes(rec->iface);
-			g_dbus_method_invocation_return_value(invocation,
-				g_variant_new("(o)", path));
-			return;
-		}
-	} else {
-		g_set_error(&error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no method %s", method);
-	}
-	umms_dbus_return_error(invocation, error);
-}
-
-static GVariant *
-recorder_property(void *data, const char *name, GError **error)
-{
-	struct umms_recorder *rec = data;
-	if (strcmp(name, "Recordings") == 0) {
-		GVariantBuilder b;
-		g_variant_builder_init(&b, G_VARIANT_TYPE("ao"));
-		for (guint i = 0; i < rec->entries->len; i++) {
-			struct entry *e = rec->entries->pdata[i];
-			g_variant_builder_add(&b, "o", e->path);
-		}
-		return g_variant_builder_end(&b);
-	}
-	if (strcmp(name, "Directories") == 0)
-		return g_variant_new_strv((const char *const *)rec->dirs, -1);
-	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);
-	return NULL;
-}
-
-static const struct umms_dbus_iface_ops recorder_ops = {
-	.method_call = recorder_method,
-	.get_property = recorder_property,
-};
-
-/* ---- life -------------------------------------------------------------------------- */
-
-struct umms_recorder *
-umms_recorder_create(const struct umms_config *config, GDBusConnection *connection,
-	GError **error)
-{
-	struct umms_recorder *rec = g_new0(struct umms_recorder, 1);
-	rec->config = config;
-	rec->connection = g_object_ref(connection);
-	rec->entries = g_ptr_array_new();
-	g_autoptr(GStrvBuilder) dirs = g_strv_builder_new();
-	for (char **dir = config->recording.directories; dir && *dir; dir++) {
-		if (g_path_is_absolute(*dir))
-			g_strv_builder_add(dirs, *dir);
-		else
-			umms_warn("recording.directories: %s is not absolute: left out", *dir);
-	}
-	if (!config->recording.directories || !config->recording.directories[0]) {
-		g_autofree char *dir = g_build_filename(g_get_user_data_dir(), "umms", "recordings",
-			NULL);
-		g_strv_builder_add(dirs, dir);
-	}
-	rec->dirs = g_strv_builder_end(dirs);
-	rec->iface = umms_dbus_iface_new(umms_recorder1_interface_info(), &recorder_ops, rec);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(rec->iface), connection,
-			RECORDER_PATH, error)) {
-		umms_recorder_destroy(rec);
-		return NULL;
-	}
-	return rec;
-}
-
+/* ummsd stops: a running part stops where it is, its state kept "recording" to resume. */
 void
-umms_recorder_destroy(struct umms_recorder *rec)
+recorder_job_free(struct job *j)
 {
-	if (!rec)
-		return;
-	for (guint i = 0; i < rec->entries->len; i++)
-		entry_free(rec->entries->pdata[i]);
-	g_ptr_array_unref(rec->entries);
-	if (rec->iface) {
-		umms_dbus_iface_detach(rec->iface);
-		if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(rec->iface)))
-			g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(rec->iface));
-		g_object_unref(rec->iface);
+	if (j->running) {
+		wl_list_remove(&j->changed.link);
+		umms_recording_destroy(j->running);
 	}
-	g_strfreev(rec->dirs);
-	g_object_unref(rec->connection);
-	g_free(rec);
+	umms_dbus_iface_detach(j->iface);
+	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(j->iface)))
+		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(j->iface));
+	g_object_unref(j->iface);
+	g_ptr_array_unref(j->parts);
+	g_free(j->uri);
+	g_free(j->destination);
+	g_free(j->error);
+	g_free(j->path);
+	g_free(j);
 }

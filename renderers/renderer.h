@@ -41,6 +41,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <drm_fourcc.h>
 #include <glib.h>
 
 #define UMMS_RENDER_MAX_PLANES 4
@@ -172,6 +173,21 @@ static inline const struct umms_renderer_stats *
 umms_renderer_stats(struct umms_renderer *r)
 {
 	return r->impl->stats(r);
+}
+
+/*
+ * Fills @box of the target with opaque 0xRRGGBB: a one-pixel image drawn
+ * scaled, which every renderer takes (XRGB8888, SRC).
+ */
+static inline bool
+umms_renderer_fill(struct umms_renderer *r, const struct umms_render_box *box, uint32_t rgb)
+{
+	const uint32_t pixel = 0xff000000u | rgb;
+	struct umms_render_image image = { .format = DRM_FORMAT_XRGB8888,
+		.modifier = DRM_FORMAT_MOD_LINEAR, .width = 1, .height = 1, .n_planes = 1,
+		.planes[0] = { .fd = -1, .data = &pixel, .stride = 4 } };
+	struct umms_render_box one = { 0, 0, 1, 1 };
+	return umms_renderer_draw(r, &image, &one, box, NULL);
 }
 
 static inline void

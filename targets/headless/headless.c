@@ -254,14 +254,9 @@ draw_ui(struct headless *h)
 	h->ui->draw(h->ui_data, h->renderer, &box);
 	if (h->placed && h->place.above_ui && !video_hidden(h) && h->shown) {
 		/* Black where the picture over the UI leaves bars, as on a plane. */
-		static const uint32_t black = 0xff000000;
-		struct umms_render_image pixel = { .format = DRM_FORMAT_XRGB8888,
-			.modifier = DRM_FORMAT_MOD_LINEAR, .width = 1, .height = 1, .n_planes = 1,
-			.planes[0] = { .fd = -1, .data = &black, .stride = 4 } };
-		struct umms_render_box one = { 0, 0, 1, 1 };
 		struct umms_render_box r = { a[0] + h->place.x, a[1] + h->place.y, h->place.width,
 			h->place.height };
-		umms_renderer_draw(h->renderer, &pixel, &one, &r, NULL);
+		umms_renderer_fill(h->renderer, &r, 0);
 	}
 }
 

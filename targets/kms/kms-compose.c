@@ -47,14 +47,9 @@ draw_ui_layer(struct kms_output *o)
 	struct umms_render_box box = { a[0], a[1], a[2], a[3] };
 	o->ui->draw(o->ui_data, o->renderer, &box);
 	if (o->placed && o->place.above_ui && !kms_output_video_hidden(o)) {
-		static const uint32_t black = 0xff000000;
-		struct umms_render_image pixel = { .format = DRM_FORMAT_XRGB8888,
-			.modifier = DRM_FORMAT_MOD_LINEAR, .width = 1, .height = 1, .n_planes = 1,
-			.planes[0] = { .fd = -1, .data = &black, .stride = 4 } };
-		struct umms_render_box one = { 0, 0, 1, 1 };
 		struct umms_render_box r = { a[0] + o->place.x, a[1] + o->place.y, o->place.width,
 			o->place.height };
-		umms_renderer_draw(o->renderer, &pixel, &one, &r, NULL);
+		umms_renderer_fill(o->renderer, &r, 0);
 	}
 }
 

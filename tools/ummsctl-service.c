@@ -37,6 +37,22 @@ umms_ctl_resources(GDBusConnection *bus)
 	return status;
 }
 
+/* Calls a Recorder1 method that returns a recording, and prints its path. */
+static int
+call_recorder(GDBusConnection *bus, const char *method, GVariant *params)
+{
+	GError *error = NULL;
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, SERVICE_NAME, ROOT_PATH,
+		RECORDER_IFACE, method, params, G_VARIANT_TYPE("(o)"), G_DBUS_CALL_FLAGS_NONE,
+		CALL_TIMEOUT_MS, NULL, &error);
+	if (!reply)
+		return umms_ctl_report(error);
+	const char *path;
+	g_variant_get(reply, "(&o)", &path);
+	printf("%s\n", path);
+	return 0;
+}
+
 int
 umms_ctl_record(GDBusConnection *bus, const char *arg, const char *destination,
 	const char *seconds)
@@ -53,17 +69,8 @@ umms_ctl_record(GDBusConnection *bus, const char *arg, const char *destination,
 		g_variant_dict_insert(&options, "duration", "x", (gint64)llround(s * 1e6));
 	}
 	g_autofree char *uri = umms_ctl_to_uri(arg);
-	GError *error = NULL;
-	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, SERVICE_NAME, ROOT_PATH,
-		RECORDER_IFACE, "Record", g_variant_new("(ss@a{sv})", uri, destination,
-			g_variant_dict_end(&options)), G_VARIANT_TYPE("(o)"), G_DBUS_CALL_FLAGS_NONE,
-		CALL_TIMEOUT_MS, NULL, &error);
-	if (!reply)
-		return umms_ctl_report(error);
-	const char *path;
-	g_variant_get(reply, "(&o)", &path);
-	printf("%s\n", path);
-	return 0;
+	return call_recorder(bus, "Record", g_variant_new("(ss@a{sv})", uri, destination,
+		g_variant_dict_end(&options)));
 }
 
 /* "+SECONDS" (from now), or a local date and time "2026-12-03T20:00[:SS]"; µs since 1970. */
@@ -103,17 +110,8 @@ umms_ctl_schedule(GDBusConnection *bus, const char *arg, const char *destination
 		return 2;
 	}
 	g_autofree char *uri = umms_ctl_to_uri(arg);
-	GError *error = NULL;
-	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, SERVICE_NAME, ROOT_PATH,
-		RECORDER_IFACE, "ScheduleRecording", g_variant_new("(sxxs@a{sv})", uri, start,
-			duration, destination, g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)),
-		G_VARIANT_TYPE("(o)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, &error);
-	if (!reply)
-		return umms_ctl_report(error);
-	const char *path;
-	g_variant_get(reply, "(&o)", &path);
-	printf("%s\n", path);
-	return 0;
+	return call_recorder(bus, "ScheduleRecording", g_variant_new("(sxxs@a{sv})", uri, start,
+		duration, destination, g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
 }
 
 /* A property of recording @path, or NULL. */

@@ -104,6 +104,9 @@ static gboolean
 ttl_cb(gpointer data)
 {
 	struct umms_player *player = data;
+	/* Still working on a request (opening a slow URI): not idle yet. */
+	if (player->pending.length)
+		return G_SOURCE_CONTINUE;
 	umms_source_forget(&player->ttl_timer);
 	umms_info("player %u: idle for %" G_GUINT64_FORMAT " s, expiring", player->id, player->ttl);
 	umms_player_release(player);

@@ -10,6 +10,7 @@
 #include <gst/gst.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -70,6 +71,8 @@ assert_plays(struct umms_test *t, const char *file, double seconds, const char *
 	g_autofree char *c = umms_test_get_string(t->bus, player, "Container");
 	g_test_message("%s: %.2f s, %s", file, (double)duration / 1e6, c);
 	g_assert_cmpstr(c, ==, container);
+	/* Every source here has video: the recording has it too, not only sound. */
+	g_assert_true(umms_test_get_bool(t->bus, player, "HasVideo"));
 	g_assert_cmpint(duration, >=, US(seconds - 1));
 	g_assert_cmpint(duration, <=, US(seconds + 1));
 	/* It plays to its end. */
@@ -98,6 +101,12 @@ test_file(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(g_stat(file, &st), ==, 0);
 	g_assert_cmpuint(g_variant_get_uint64(bytes), ==, (guint64)st.st_size);
 	assert_plays(t, file, 5, "matroska");
+	/* Both sound tracks (English and German Opus) kept, as they were. */
+	g_autofree char *file_uri = gst_filename_to_uri(file, NULL);
+	g_autofree char *check = umms_test_create_player(t->bus, "{}");
+	umms_test_player_do(t->bus, check, "SetUri", g_variant_new("(s)", file_uri));
+	g_autoptr(GVariant) audio = umms_test_get(t->bus, check, UMMS_PLAYER, "AudioTracks");
+	g_assert_cmpuint(g_variant_n_children(audio), ==, 2);
 
 	g_autofree char *ts = record(t, uri, "av.ts", NULL);
 	wait_state(t, ts, "completed", 20000);
@@ -365,6 +374,49 @@ test_conflicts(struct umms_test *t, gconstpointer data)
 		"@a{sv} {})", start, US(600)));
 }
 
+static void
+test_disk_full(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * The disk fills up mid-recording: stopped cleanly as "failed", saying
+	 * so, what was written kept and playable. A 256 KiB tmpfs as the
+	 * recording directory: root only, so this runs in the test VM.
+	 */
+	if (getuid() != 0)
+		g_error("needs root to mount a small tmpfs: runs in the KMS test VM "
+			"(meson test recorder-vm)");
+	g_autofree char *dir = g_build_filename(umms_test_tmpdir(), "small-disk", NULL);
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	g_assert_cmpint(mount("tmpfs", dir, "tmpfs", 0, "size=256k"), ==, 0);
+	g_autofree char *dirs = g_strdup_printf("recording.directories=%s", dir);
+	g_autofree char *db = g_strdup_printf("recording.database=%s/full.db", umms_test_tmpdir());
+	/* Emulated: opening media takes longer than the default allows. */
+	const char *const overrides[] = { dirs, db, "engine.open-timeout=120000",
+		"engine.answer-timeout=120000", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");   /* 1.4 MB */
+	g_autofree char *rec = record(t, uri, "full.ts", NULL);
+	wait_state(t, rec, "failed", 20000);
+	g_autofree char *why = rec_string(t, rec, "Error");
+	g_test_message("failed: %s", why);
+	g_assert_nonnull(strstr(why, "space"));
+	g_autoptr(GVariant) bytes = umms_test_get(t->bus, rec, RECORDING1, "BytesWritten");
+	g_assert_cmpuint(g_variant_get_uint64(bytes), >, 200 * 1024);
+	g_autofree char *file = rec_string(t, rec, "Destination");
+	/* A few seconds of the 20 s clip fit: it plays that far. */
+	g_autofree char *file_uri = gst_filename_to_uri(file, NULL);
+	g_autofree char *player = umms_test_create_player(t->bus, "{}");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", file_uri));
+	int64_t duration = umms_test_get_int64(t->bus, player, "Duration");
+	g_test_message("kept: %.2f s", (double)duration / 1e6);
+	g_assert_cmpint(duration, >, US(1));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("stopped"), 20000);
+	/* The service goes on: another recording elsewhere is fine. */
+	umms_test_restart(t, NULL);
+	g_assert_cmpint(umount(dir), ==, 0);
+}
+
 /* Runs ummsctl with @argv; its stdout. Fails the test on a non-zero exit. */
 static char *
 ctl(const char *const *argv)
@@ -430,5 +482,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/recorder/schedule", test_schedule);
 	UMMS_TEST_ADD("/recorder/conflicts", test_conflicts);
 	UMMS_TEST_ADD("/recorder/ummsctl", test_ummsctl);
+	UMMS_TEST_ADD("/recorder/disk-full", test_disk_full);
 	return g_test_run();
 }

@@ -103,7 +103,18 @@ pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
 {
 	struct recording *r = data;
 	g_autoptr(GstCaps) caps = gst_pad_query_caps(pad, NULL);
-	GstPad *sink = gst_element_get_compatible_pad(r->mux, pad, caps);
+	/*
+	 * Asked by media type only: parsebin's caps are already fixed (H.264 as
+	 * avc, say) and our own parser below converts to what the muxer takes.
+	 */
+	const char *media = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+	g_autoptr(GstCaps) kind = gst_caps_new_empty_simple(media);
+	bool convertible = strcmp(media, "video/x-h264") == 0 || strcmp(media, "video/x-h265") == 0;
+	GstPadTemplate *wanted = gst_pad_template_new("stream", GST_PAD_SRC, GST_PAD_ALWAYS,
+		convertible ? kind : caps);
+	GstPadTemplate *templ = gst_element_get_compatible_pad_template(r->mux, wanted);
+	gst_object_unref(wanted);
+	GstPad *sink = templ ? gst_element_request_pad(r->mux, templ, NULL, NULL) : NULL;
 	GstElement *queue = gst_element_factory_make(sink ? "queue" : "fakesink", NULL);
 	if (!sink) {
 		g_autofree char *text = gst_caps_to_string(caps);
@@ -117,9 +128,8 @@ pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
 	 * linked downstream first, converts to what the muxer takes.
 	 */
 	GstElement *last = queue;
-	const char *name = gst_structure_get_name(gst_caps_get_structure(caps, 0));
-	const char *parser = !sink ? NULL : strcmp(name, "video/x-h264") == 0 ? "h264parse" :
-		strcmp(name, "video/x-h265") == 0 ? "h265parse" : NULL;
+	const char *parser = !sink ? NULL : strcmp(media, "video/x-h264") == 0 ? "h264parse" :
+		strcmp(media, "video/x-h265") == 0 ? "h265parse" : NULL;
 	GstElement *convert = parser ? gst_element_factory_make(parser, NULL) : NULL;
 	if (convert) {
 		gst_bin_add(GST_BIN(r->pipeline), convert);

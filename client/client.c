@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "client-private.h"
+#include "socket-name.h"
 
 /* wl_shm formats ummsd can produce in shared memory, most useful first. */
 static const uint32_t usable_formats[] = {
@@ -161,9 +162,7 @@ umms_client_connect(struct wl_display *display, const char *name)
 		errno = ENOTSUP;
 		return NULL;
 	}
-	if (!name)
-		name = getenv("UMMS_DISPLAY");
-	client->umms = wl_display_connect(name && *name ? name : "umms-0");
+	client->umms = wl_display_connect(umms_socket_name(name));
 	if (!client->umms) {
 		umms_client_disconnect(client);
 		return NULL;

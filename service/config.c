@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "socket-name.h"
 
 enum key_type {
 	KEY_BOOL,
@@ -106,8 +107,7 @@ umms_config_init(struct umms_config *config)
 		.video = {
 			.enabled = true,
 			/* As WAYLAND_DISPLAY names a compositor's socket. */
-			.socket = g_strdup(g_getenv("UMMS_DISPLAY") && *g_getenv("UMMS_DISPLAY") ?
-				g_getenv("UMMS_DISPLAY") : "umms-0"),
+			.socket = g_strdup(umms_socket_name(NULL)),
 			.max_held = 8,
 		},
 		.display = {

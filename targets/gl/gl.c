@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gl-private.h"
+#include "socket-name.h"
 
 static int64_t
 now_ns(void)
@@ -386,9 +387,7 @@ umms_gl_create(const char *name, const char *player_path, uint32_t flags,
 	wl_list_init(&gl->buffers);
 	wl_list_init(&gl->dead);
 
-	if (!name)
-		name = getenv("UMMS_DISPLAY");
-	gl->display = wl_display_connect(name && *name ? name : "umms-0");
+	gl->display = wl_display_connect(umms_socket_name(name));
 	if (!gl->display)
 		goto err;
 	struct wl_registry *registry = wl_display_get_registry(gl->display);

@@ -1,0 +1,14 @@
+/*
+ * The name of ummsd's video socket (umms_video_v1), as every side finds it:
+ * the one place the environment variable UMMS_DISPLAY is read (as
+ * WAYLAND_DISPLAY names a compositor's socket). ummsd's config module uses
+ * it for the default of [video] socket; libumms-client and
+ * libumms-client-gl when the application names none. docs/env_vars.md.
+ */
+#ifndef UMMS_COMMON_SOCKET_NAME_H
+#define UMMS_COMMON_SOCKET_NAME_H
+
+/* @name, or $UMMS_DISPLAY when @name is NULL; "umms-0" when that is unset or empty. */
+const char *umms_socket_name(const char *name);
+
+#endif

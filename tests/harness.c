@@ -30,6 +30,7 @@ static struct {
 	const char *clips;
 	const char *build_root;
 	bool write_reference;
+	const char *asan_options;  /* under AddressSanitizer, else NULL */
 	const char *source_root;
 	bool verbose;            /* UMMS_TEST_VERBOSE: the in-process ummsd logs at debug */
 } harness;
@@ -119,6 +120,7 @@ umms_test_init(int *argc, char ***argv)
 	harness.source_root = g_getenv("UMMS_TEST_SOURCE_ROOT");
 	harness.verbose = g_getenv("UMMS_TEST_VERBOSE") != NULL;
 	harness.write_reference = g_getenv("UMMS_TEST_WRITE_REFERENCE") != NULL;
+	harness.asan_options = g_getenv("ASAN_OPTIONS");
 	start_bus();
 }
 
@@ -126,6 +128,15 @@ const char *
 umms_test_bus_address(void)
 {
 	return harness.bus_address;
+}
+
+void
+umms_test_launcher_no_leak_check(GSubprocessLauncher *launcher)
+{
+	if (!harness.asan_options)
+		return;
+	g_autofree char *options = g_strconcat(harness.asan_options, ":detect_leaks=0", NULL);
+	g_subprocess_launcher_setenv(launcher, "ASAN_OPTIONS", options, TRUE);
 }
 
 bool

@@ -43,6 +43,12 @@ const char *umms_test_bus_address(void);
 const char *umms_test_clip(const char *name);
 /* file:// URI of a clip (static storage per call site is not kept: free it). */
 char *umms_test_clip_uri(const char *name);
+/*
+ * Children of @launcher run without LeakSanitizer's check (under ASan; else
+ * nothing changes), for a program whose libraries leave what LeakSanitizer
+ * can neither name nor suppress. Say why where it is used.
+ */
+void umms_test_launcher_no_leak_check(GSubprocessLauncher *launcher);
 /* Whether reference pictures (tests/data/) are to be written anew, not only compared. */
 bool umms_test_write_reference(void);
 /* A scratch folder for this test program, removed at exit. */

@@ -624,11 +624,7 @@ test_demo_window(struct umms_test *t, gconstpointer data)
 	 * suppress (the demo terminates it as an application should). The
 	 * demo's own leaks are checked by /gl/demo, headless.
 	 */
-	const char *asan = g_getenv("ASAN_OPTIONS");
-	if (asan) {
-		g_autofree char *no_leaks = g_strconcat(asan, ":detect_leaks=0", NULL);
-		g_subprocess_launcher_setenv(launcher, "ASAN_OPTIONS", no_leaks, TRUE);
-	}
+	umms_test_launcher_no_leak_check(launcher);
 	g_autofree char *program = g_build_filename(umms_test_build_root(), "demo", "umms-gl",
 		NULL);
 	g_autoptr(GError) error = NULL;

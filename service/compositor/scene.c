@@ -131,58 +131,51 @@ draw_dmabuf(struct draw_ctx *d, struct umms_dmabuf_buffer *buf, const struct sur
 	munmap(map, size);
 }
 
+/*
+ * A surface's pixels in memory (a wl_shm buffer, or what was kept of one).
+ * Damage tracking, the part that costs: a surface whose pixels did not
+ * change since it was last drawn is not uploaded again by a GPU renderer
+ * (unchanged), only drawn from what it kept.
+ */
+static void
+draw_pixels(struct draw_ctx *d, struct surface *s, uint32_t shm_format, int width, int height,
+	const void *data, int stride, int x, int y)
+{
+	struct umms_render_image image = {
+		.format = shm_drm_format(shm_format),
+		.modifier = DRM_FORMAT_MOD_LINEAR,
+		.width = width, .height = height, .n_planes = 1,
+		.planes[0] = { .fd = -1, .data = data, .stride = (uint32_t)stride },
+		.id = SURFACE_IMAGE_ID | s->image_id,
+		.unchanged = s->drawn_serial == s->content_serial,
+	};
+	g_autoptr(GError) error = NULL;
+	if (!umms_renderer_can_draw(d->r, &image))
+		umms_debug("display: cannot draw a %.4s shm buffer", (const char *)&image.format);
+	else if (!draw_image(d, s, &image, x, y, &error))
+		umms_debug("display: %s", error->message);
+	else
+		s->drawn_serial = s->content_serial;
+}
+
 static void
 draw_buffer(struct draw_ctx *d, struct surface *s, int x, int y)
 {
 	struct wl_resource *buffer = s->current.buffer;
 	struct wl_shm_buffer *shm = buffer ? wl_shm_buffer_get(buffer) : NULL;
-	if (shm) {
-		/*
-		 * Damage tracking, the part that costs: a surface whose pixels did not
-		 * change since it was last drawn is not uploaded again by a GPU
-		 * renderer (unchanged), only drawn from what it kept.
-		 */
-		struct umms_render_image image = {
-			.format = shm_drm_format(wl_shm_buffer_get_format(shm)),
-			.modifier = DRM_FORMAT_MOD_LINEAR,
-			.width = wl_shm_buffer_get_width(shm), .height = wl_shm_buffer_get_height(shm),
-			.n_planes = 1,
-			.id = SURFACE_IMAGE_ID | s->image_id,
-			.unchanged = s->drawn_serial == s->content_serial,
-		};
-		wl_shm_buffer_begin_access(shm);
-		image.planes[0] = (struct umms_render_plane){ .fd = -1,
-			.data = wl_shm_buffer_get_data(shm),
-			.stride = (uint32_t)wl_shm_buffer_get_stride(shm) };
-		g_autoptr(GError) error = NULL;
-		if (!umms_renderer_can_draw(d->r, &image))
-			umms_debug("display: cannot draw a %.4s shm buffer", (const char *)&image.format);
-		else if (!draw_image(d, s, &image, x, y, &error))
-			umms_debug("display: %s", error->message);
-		else
-			s->drawn_serial = s->content_serial;
-		wl_shm_buffer_end_access(shm);
-		return;
-	}
 	struct umms_dmabuf_buffer *dma = buffer ? umms_dmabuf_buffer_from_resource(buffer) : NULL;
-	if (dma) {
+	if (shm) {
+		wl_shm_buffer_begin_access(shm);
+		draw_pixels(d, s, wl_shm_buffer_get_format(shm), wl_shm_buffer_get_width(shm),
+			wl_shm_buffer_get_height(shm), wl_shm_buffer_get_data(shm),
+			wl_shm_buffer_get_stride(shm), x, y);
+		wl_shm_buffer_end_access(shm);
+	} else if (dma) {
 		draw_dmabuf(d, dma, s, x, y);
-		return;
-	}
-	if (!buffer && s->kept.data) {
+	} else if (!buffer && s->kept.data) {
 		/* Its client destroyed the buffer still shown: the pixels kept of it. */
-		struct umms_render_image image = {
-			.format = shm_drm_format(s->kept.format),
-			.modifier = DRM_FORMAT_MOD_LINEAR,
-			.width = s->kept.width, .height = s->kept.height, .n_planes = 1,
-			.planes[0] = { .fd = -1, .data = s->kept.data,
-				.stride = (uint32_t)s->kept.stride },
-			.id = SURFACE_IMAGE_ID | s->image_id,
-			.unchanged = s->drawn_serial == s->content_serial,
-		};
-		g_autoptr(GError) error = NULL;
-		if (umms_renderer_can_draw(d->r, &image) && draw_image(d, s, &image, x, y, &error))
-			s->drawn_serial = s->content_serial;
+		draw_pixels(d, s, s->kept.format, s->kept.width, s->kept.height, s->kept.data,
+			s->kept.stride, x, y);
 	}
 }
 

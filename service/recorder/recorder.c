@@ -186,12 +186,8 @@ recording_property(void *data, const char *name, GError **error)
 		return g_variant_new_int64(j->duration_us);
 	if (strcmp(name, "Destination") == 0)
 		return g_variant_new_string(j->destination);
-	if (strcmp(name, "Parts") == 0) {
-		g_ptr_array_add(j->parts, NULL);
-		GVariant *v = g_variant_new_strv((const char *const *)j->parts->pdata, -1);
-		g_ptr_array_remove_index(j->parts, j->parts->len - 1);
-		return v;
-	}
+	if (strcmp(name, "Parts") == 0)
+		return g_variant_new_strv((const char *const *)j->parts->pdata, j->parts->len);
 	if (strcmp(name, "State") == 0)
 		return g_variant_new_string(job_states[j->state]);
 	if (strcmp(name, "BytesWritten") == 0)

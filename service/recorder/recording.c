@@ -22,7 +22,6 @@ struct recording {
 	GstElement *pipeline, *mux;
 	GSource *bytes_timer, *stop_timer, *cancel_timer;
 	bool cancelling;
-	unsigned streams;          /* linked into the muxer */
 };
 
 static const char *const state_names[] = {
@@ -108,10 +107,11 @@ pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
 	 * avc, say) and our own parser below converts to what the muxer takes.
 	 */
 	const char *media = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+	const char *parser = strcmp(media, "video/x-h264") == 0 ? "h264parse" :
+		strcmp(media, "video/x-h265") == 0 ? "h265parse" : NULL;
 	g_autoptr(GstCaps) kind = gst_caps_new_empty_simple(media);
-	bool convertible = strcmp(media, "video/x-h264") == 0 || strcmp(media, "video/x-h265") == 0;
 	GstPadTemplate *wanted = gst_pad_template_new("stream", GST_PAD_SRC, GST_PAD_ALWAYS,
-		convertible ? kind : caps);
+		parser ? kind : caps);
 	GstPadTemplate *templ = gst_element_get_compatible_pad_template(r->mux, wanted);
 	gst_object_unref(wanted);
 	GstPad *sink = templ ? gst_element_request_pad(r->mux, templ, NULL, NULL) : NULL;
@@ -128,9 +128,7 @@ pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
 	 * linked downstream first, converts to what the muxer takes.
 	 */
 	GstElement *last = queue;
-	const char *parser = !sink ? NULL : strcmp(media, "video/x-h264") == 0 ? "h264parse" :
-		strcmp(media, "video/x-h265") == 0 ? "h265parse" : NULL;
-	GstElement *convert = parser ? gst_element_factory_make(parser, NULL) : NULL;
+	GstElement *convert = sink && parser ? gst_element_factory_make(parser, NULL) : NULL;
 	if (convert) {
 		gst_bin_add(GST_BIN(r->pipeline), convert);
 		gst_element_link(queue, convert);
@@ -138,8 +136,8 @@ pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
 	}
 	if (sink) {
 		GstPad *src = gst_element_get_static_pad(last, "src");
-		if (gst_pad_link(src, sink) == GST_PAD_LINK_OK)
-			g_atomic_int_inc(&r->streams);
+		if (gst_pad_link(src, sink) != GST_PAD_LINK_OK)
+			umms_info("recording %u: the muxer refused a %s stream", r->base.id, media);
 		gst_object_unref(src);
 		gst_object_unref(sink);
 	}

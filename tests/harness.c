@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <stdio.h>
@@ -33,7 +34,51 @@ static struct {
 	const char *asan_options;  /* under AddressSanitizer, else NULL */
 	const char *source_root;
 	bool verbose;            /* UMMS_TEST_VERBOSE: the in-process ummsd logs at debug */
+	char *failure_logs[16];  /* printed when the test aborts */
+	unsigned n_failure_logs;
 } harness;
+
+/*
+ * A failed assertion aborts: the logs of the programs the test started
+ * (their last 8 KiB each) go to stderr first, so a failure in CI says what
+ * the service said. Only async-signal-safe calls here.
+ */
+static void
+print_failure_logs(int sig)
+{
+	for (unsigned i = 0; i < harness.n_failure_logs; i++) {
+		const char *path = harness.failure_logs[i];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		static const char head[] = "\n---- the end of ", tail[] = " ----\n";
+		(void)!write(STDERR_FILENO, head, sizeof(head) - 1);
+		(void)!write(STDERR_FILENO, path, strlen(path));
+		(void)!write(STDERR_FILENO, tail, sizeof(tail) - 1);
+		off_t size = lseek(fd, 0, SEEK_END);
+		lseek(fd, size > 8192 ? size - 8192 : 0, SEEK_SET);
+		char buf[4096];
+		ssize_t n;
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			(void)!write(STDERR_FILENO, buf, (size_t)n);
+		close(fd);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+umms_test_log_on_failure(const char *path)
+{
+	for (unsigned i = 0; i < harness.n_failure_logs; i++)
+		if (strcmp(harness.failure_logs[i], path) == 0)
+			return;
+	g_assert_cmpuint(harness.n_failure_logs, <, G_N_ELEMENTS(harness.failure_logs));
+	harness.failure_logs[harness.n_failure_logs++] = g_strdup(path);
+	struct sigaction action = { .sa_handler = print_failure_logs };
+	sigaction(SIGABRT, &action, NULL);
+	sigaction(SIGTRAP, &action, NULL);
+}
 
 static void
 stop_bus(void)
@@ -337,8 +382,12 @@ GVariant *
 umms_test_call(GDBusConnection *bus, const char *path, const char *iface, const char *method,
 	GVariant *params, GError **error)
 {
+	/*
+	 * Longer than any answer-timeout a test gives ummsd (120 s, for
+	 * emulated CPUs): ummsd answers, with an error if need be, first.
+	 */
 	return g_dbus_connection_call_sync(bus, UMMS_NAME, path, iface, method, params, NULL,
-		G_DBUS_CALL_FLAGS_NONE, 30000, NULL, error);
+		G_DBUS_CALL_FLAGS_NONE, 130000, NULL, error);
 }
 
 GVariant *

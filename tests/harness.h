@@ -53,6 +53,11 @@ void umms_test_launcher_no_leak_check(GSubprocessLauncher *launcher);
 bool umms_test_write_reference(void);
 /* A scratch folder for this test program, removed at exit. */
 const char *umms_test_tmpdir(void);
+/*
+ * Prints the end of the file at @path to stderr if the test aborts (a
+ * failed assertion, g_error): the log of a program the test started.
+ */
+void umms_test_log_on_failure(const char *path);
 
 /*
  * In-process ummsd with the test defaults (engine.audio-output=none, MPRIS
@@ -77,7 +82,7 @@ GSubprocess *umms_test_spawn(const char *const *argv);
 /* A new client connection to the test bus (one per simulated application). */
 GDBusConnection *umms_test_connect(void);
 
-/* Calls a method; returns the reply, or NULL with @error. 30 s timeout. */
+/* Calls a method; returns the reply, or NULL with @error. 130 s timeout. */
 GVariant *umms_test_call(GDBusConnection *bus, const char *path, const char *iface,
 	const char *method, GVariant *params, GError **error);
 /* Calls and asserts success. */

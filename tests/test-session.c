@@ -46,6 +46,7 @@ spawn_logged(const char *const *argv, const char *log, const char *backend)
 		G_SUBPROCESS_FLAGS_STDERR_MERGE);
 	g_subprocess_launcher_set_child_setup(launcher, die_with_test, NULL, NULL);
 	g_subprocess_launcher_set_stdout_file_path(launcher, log);
+	umms_test_log_on_failure(log);
 	if (backend)
 		g_subprocess_launcher_setenv(launcher, "LIBSEAT_BACKEND", backend, TRUE);
 	else

@@ -357,8 +357,18 @@ fill_planes(struct gst_engine *engine, struct umms_frame *frame, GstBuffer *buff
 
 /* Streaming thread: a frame for the screen, now. */
 static GstFlowReturn
-deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *sample, bool preroll)
+deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool preroll)
 {
+	/*
+	 * GStreamer 1.22.0's appsink hands out one sample object again and
+	 * again and sets new caps on it in place: with a frame still held (on
+	 * screen) when caps change — each file of a time-shift ring — that is
+	 * a critical and the held frame's caps would change under it. Frames
+	 * keep a sample of their own.
+	 */
+	GstSample *sample = gst_sample_new(gst_sample_get_buffer(pulled),
+		gst_sample_get_caps(pulled), gst_sample_get_segment(pulled), NULL);
+	gst_sample_unref(pulled);
 	GstSegment *shown_segment = gst_sample_get_segment(sample);
 	GstClockTime shown_pts = GST_BUFFER_PTS(gst_sample_get_buffer(sample));
 	GstClockTime shown_time = gst_segment_to_stream_time(shown_segment, GST_FORMAT_TIME,

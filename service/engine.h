@@ -32,7 +32,8 @@
  *
  * Mandatory members: name, probe_uri, create, destroy, open, set_state,
  * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
- * get_position, get_stats, set_video_output, set_video_delay. Optional: init.
+ * get_position, get_stats, set_video_output, set_video_delay. Optional: init,
+ * set_hardware_codecs, get_seek_range.
  */
 #ifndef UMMS_SERVICE_ENGINE_H
 #define UMMS_SERVICE_ENGINE_H
@@ -121,6 +122,12 @@ struct umms_engine_impl {
 	void (*set_hardware_codecs)(struct umms_engine *engine, const char *const *codecs);
 	/* µs, or -1 if unknown. */
 	int64_t (*get_position)(struct umms_engine *engine);
+	/*
+	 * Optional. The positions seek can reach now, µs, in get_position's
+	 * timeline; false when unknown or not seekable. A live window (an HLS
+	 * playlist that slides) moves between calls.
+	 */
+	bool (*get_seek_range)(struct umms_engine *engine, int64_t *start, int64_t *end);
 	void (*get_stats)(struct umms_engine *engine, struct umms_engine_stats *stats);
 };
 

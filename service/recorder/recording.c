@@ -1,6 +1,7 @@
 /*
  * One recording (recording.h): urisourcebin ! parsebin ! (queue !) muxer !
- * filesink, on the main loop's bus watch.
+ * filesink, or for a ring parsebin's streams into hlssink2 (which muxes and
+ * cuts the files itself), on the main loop's bus watch.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -20,6 +21,7 @@
 struct recording {
 	struct umms_recording base;
 	GstElement *pipeline, *mux;
+	bool ring;                 /* mux is hlssink2: one "video" and one "audio" pad */
 	GSource *bytes_timer, *stop_timer, *cancel_timer;
 	bool cancelling;
 };
@@ -114,6 +116,17 @@ pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
 		parser ? kind : caps);
 	GstPadTemplate *templ = gst_element_get_compatible_pad_template(r->mux, wanted);
 	gst_object_unref(wanted);
+	if (r->ring) {
+		/* hlssink2 takes anything on either pad: the kind picks, once each. */
+		templ = gst_element_get_pad_template(r->mux, g_str_has_prefix(media, "video/") ?
+			"video" : g_str_has_prefix(media, "audio/") ? "audio" : "none");
+		g_autofree char *name = templ ? g_strdup(GST_PAD_TEMPLATE_NAME_TEMPLATE(templ)) : NULL;
+		GstPad *taken = name ? gst_element_get_static_pad(r->mux, name) : NULL;
+		if (taken) {
+			templ = NULL;
+			gst_object_unref(taken);
+		}
+	}
 	GstPad *sink = templ ? gst_element_request_pad(r->mux, templ, NULL, NULL) : NULL;
 	GstElement *queue = gst_element_factory_make(sink ? "queue" : "fakesink", NULL);
 	if (!sink) {
@@ -192,14 +205,21 @@ umms_recording_cancel(struct umms_recording *base)
 	r->cancel_timer = umms_source_timeout(CANCEL_GRACE_MS, cancel_timeout_cb, r);
 }
 
-struct umms_recording *
-umms_recording_start(unsigned id, const char *uri, const char *path, int64_t duration_us,
-	GError **error)
+/* A ring's segments in @dir, @n listed, of about @segment_s seconds; or NULL. */
+struct ring {
+	const char *dir;
+	unsigned segment_s, n;
+};
+
+static struct umms_recording *
+start(unsigned id, const char *uri, const char *path, int64_t duration_us,
+	const struct ring *ring, GError **error)
 {
 	const char *container = umms_destination_container(path);
-	const char *mux_name = container && strcmp(container, "mpegts") == 0 ? "mpegtsmux" :
-		"matroskamux";
+	const char *mux_name = ring ? "hlssink2" : container && strcmp(container, "mpegts") == 0 ?
+		"mpegtsmux" : "matroskamux";
 	struct recording *r = g_new0(struct recording, 1);
+	r->ring = ring != NULL;
 	r->base.id = id;
 	r->base.uri = g_strdup(uri);
 	r->base.path = g_strdup(path);
@@ -210,7 +230,8 @@ umms_recording_start(unsigned id, const char *uri, const char *path, int64_t dur
 	GstElement *source = gst_element_factory_make("urisourcebin", NULL);
 	GstElement *parse = gst_element_factory_make("parsebin", NULL);
 	r->mux = gst_element_factory_make(mux_name, NULL);
-	GstElement *sink = gst_element_factory_make("filesink", NULL);
+	GstElement *sink = ring ? gst_element_factory_make("identity", NULL) :
+		gst_element_factory_make("filesink", NULL);
 	if (!source || !parse || !r->mux || !sink) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			"recording needs urisourcebin, parsebin, %s and filesink (GStreamer's base, "
@@ -226,13 +247,26 @@ umms_recording_start(unsigned id, const char *uri, const char *path, int64_t dur
 	 * most: a recording cut short by a crash or a power cut keeps all but
 	 * its last second.
 	 */
-	g_object_set(sink, "location", path, "async", FALSE, NULL);
-	gst_util_set_object_arg(G_OBJECT(sink), "buffer-mode", "unbuffered");
+	if (ring) {
+		/*
+		 * A few more files kept than listed: a reader still in a segment
+		 * that just left the playlist finds it.
+		 */
+		g_autofree char *location = g_build_filename(ring->dir, "seg%05d.ts", NULL);
+		g_object_set(r->mux, "location", location, "playlist-location", path,
+			"target-duration", ring->segment_s, "playlist-length", ring->n,
+			"max-files", ring->n + 4, NULL);
+		gst_object_unref(sink);
+		sink = NULL;
+	} else {
+		g_object_set(sink, "location", path, "async", FALSE, NULL);
+		gst_util_set_object_arg(G_OBJECT(sink), "buffer-mode", "unbuffered");
+	}
 	if (g_object_class_find_property(G_OBJECT_GET_CLASS(r->mux), "max-cluster-duration"))
 		g_object_set(r->mux, "max-cluster-duration", (gint64)GST_SECOND, NULL);
 	gst_bin_add_many(GST_BIN(r->pipeline), source, parse, r->mux, sink, NULL);
 	g_signal_connect(source, "pad-added", G_CALLBACK(source_pad_cb), parse);
-	if (!gst_element_link(r->mux, sink)) {
+	if (sink && !gst_element_link(r->mux, sink)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot build the recording");
 		goto fail;
 	}
@@ -252,6 +286,22 @@ umms_recording_start(unsigned id, const char *uri, const char *path, int64_t dur
 fail:
 	umms_recording_destroy(&r->base);
 	return NULL;
+}
+
+struct umms_recording *
+umms_recording_start(unsigned id, const char *uri, const char *path, int64_t duration_us,
+	GError **error)
+{
+	return start(id, uri, path, duration_us, NULL, error);
+}
+
+struct umms_recording *
+umms_recording_start_ring(unsigned id, const char *uri, const char *dir, unsigned segment_s,
+	unsigned n_segments, GError **error)
+{
+	const struct ring ring = { dir, segment_s, n_segments };
+	g_autofree char *playlist = g_build_filename(dir, UMMS_RECORDING_RING_PLAYLIST, NULL);
+	return start(id, uri, playlist, -1, &ring, error);
 }
 
 void

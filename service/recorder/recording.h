@@ -50,6 +50,16 @@ const char *umms_recording_state_name(enum umms_recording_state state);
  */
 struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,
 	int64_t duration_us, GError **error);
+/*
+ * A ring for time-shift: @uri remuxed (no transcoding) into MPEG-TS
+ * segments of about @segment_s seconds (cut at key frames) in @dir, the
+ * newest @n_segments listed in the HLS playlist @dir/live.m3u8 (path), a
+ * few more kept on disk, older ones deleted. Runs until the source ends or
+ * it is destroyed; one video and one audio stream are kept.
+ */
+#define UMMS_RECORDING_RING_PLAYLIST "live.m3u8"
+struct umms_recording *umms_recording_start_ring(unsigned id, const char *uri,
+	const char *dir, unsigned segment_s, unsigned n_segments, GError **error);
 /* Ends it cleanly (the file closed); "cancelled" once done. No-op unless recording. */
 void umms_recording_cancel(struct umms_recording *recording);
 /* Stops at once (what is written stays) and frees it. */

@@ -156,6 +156,25 @@ engine_get_position(struct umms_engine *base)
 	return gst_engine_query_position(engine);
 }
 
+static bool
+engine_get_seek_range(struct umms_engine *base, int64_t *start, int64_t *end)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (!gst_engine_prerolled(engine))
+		return false;
+	GstQuery *query = gst_query_new_seeking(GST_FORMAT_TIME);
+	gboolean seekable = FALSE;
+	gint64 first = -1, last = -1;
+	if (gst_element_query(engine->pipeline, query))
+		gst_query_parse_seeking(query, NULL, &seekable, &first, &last);
+	gst_query_unref(query);
+	if (!seekable || first < 0 || last < first)
+		return false;
+	*start = first / 1000;
+	*end = last / 1000;
+	return true;
+}
+
 static void
 engine_get_stats(struct umms_engine *base, struct umms_engine_stats *stats)
 {
@@ -186,5 +205,6 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.set_video_delay = engine_set_video_delay,
 	.set_hardware_codecs = engine_set_hardware_codecs,
 	.get_position = engine_get_position,
+	.get_seek_range = engine_get_seek_range,
 	.get_stats = engine_get_stats,
 };

@@ -78,6 +78,9 @@ static const struct key keys[] = {
 	KEY("resources", "va-device", KEY_STRING, resources.va_device),
 	KEY("recording", "directories", KEY_STRV, recording.directories),
 	KEY("recording", "database", KEY_STRING, recording.database),
+	KEY("recording", "timeshift-directory", KEY_STRING, recording.timeshift_directory),
+	UKEY("recording", "timeshift-window", recording.timeshift_window, 5, 86400),
+	UKEY("recording", "timeshift-segment", recording.timeshift_segment, 1, 60),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -124,6 +127,9 @@ umms_config_init(struct umms_config *config)
 		},
 		.recording = {
 			.directories = g_new0(char *, 1),
+			.timeshift_directory = g_strdup(""),
+			.timeshift_window = 1800,
+			.timeshift_segment = 2,
 		},
 		.resources = {
 			.decoders = { -1, -1, -1, -1, -1, -1 },
@@ -157,6 +163,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->resources.va_device);
 	g_strfreev(config->recording.directories);
 	g_free(config->recording.database);
+	g_free(config->recording.timeshift_directory);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

@@ -87,6 +87,9 @@ struct umms_config {
 	struct {
 		char **directories;       /* where recordings may be written; empty: the default */
 		char *database;           /* NULL: $XDG_STATE_HOME/umms/umms.db */
+		char *timeshift_directory; /* "" : $XDG_CACHE_HOME/umms/timeshift */
+		unsigned timeshift_window;  /* seconds of a live player kept for time-shift */
+		unsigned timeshift_segment; /* seconds per file of the time-shift ring */
 	} recording;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };

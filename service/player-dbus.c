@@ -6,6 +6,7 @@
 #include "error.h"
 #include "log.h"
 #include "player-dbus.h"
+#include "timeshift.h"
 #include "umms-dbus.h"
 
 struct umms_player_dbus {
@@ -130,9 +131,9 @@ get_property(void *data, const char *name, GError **error)
 	if (strcmp(name, "Mute") == 0)
 		return g_variant_new_boolean(player->mute);
 	if (strcmp(name, "Seekable") == 0)
-		return g_variant_new_boolean(info->seekable);
+		return g_variant_new_boolean(umms_player_seekable(player));
 	if (strcmp(name, "IsLive") == 0)
-		return g_variant_new_boolean(info->live);
+		return g_variant_new_boolean(info->live || umms_timeshift_enabled(player));
 	if (strcmp(name, "HasVideo") == 0)
 		return g_variant_new_boolean(info->tracks[UMMS_TRACK_VIDEO]->len > 0);
 	if (strcmp(name, "HasAudio") == 0)
@@ -167,6 +168,14 @@ get_property(void *data, const char *name, GError **error)
 		return g_variant_new_boolean(player->attended);
 	if (strcmp(name, "Engine") == 0)
 		return g_variant_new_string(umms_player_engine_name(player));
+	if (strcmp(name, "TimeshiftEnabled") == 0)
+		return g_variant_new_boolean(umms_timeshift_enabled(player));
+	if (strcmp(name, "TimeshiftWindow") == 0) {
+		int64_t start = -1, end = -1;
+		if (!umms_timeshift_get_window(player, &start, &end))
+			start = end = -1;
+		return g_variant_new("(xx)", (gint64)start, (gint64)end);
+	}
 
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no property %s", name);
 	return NULL;
@@ -185,6 +194,8 @@ set_property(void *data, const char *sender, const char *name, GVariant *value,
 		umms_player_set_mute(dbus->player, g_variant_get_boolean(value));
 		return true;
 	}
+	if (strcmp(name, "TimeshiftEnabled") == 0)
+		return umms_timeshift_set(dbus->player, g_variant_get_boolean(value), error);
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "property %s is read-only", name);
 	return false;
 }

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "player.h"
 #include "source.h"
+#include "timeshift.h"
 
 #define MAX_RATE 64.0
 
@@ -25,44 +26,6 @@ struct pending_request {
 };
 
 static const struct umms_media_info *empty_info(void);
-
-const char *
-umms_player_state_name(enum umms_player_state state)
-{
-	switch (state) {
-	case UMMS_PLAYER_PLAYING:
-		return "playing";
-	case UMMS_PLAYER_PAUSED:
-		return "paused";
-	case UMMS_PLAYER_STOPPED:
-		break;
-	}
-	return "stopped";
-}
-
-static const char *const priority_names[] = {
-	[UMMS_PRIORITY_BACKGROUND] = "background",
-	[UMMS_PRIORITY_FOREGROUND] = "foreground",
-	[UMMS_PRIORITY_RECORDING] = "recording",
-};
-
-const char *
-umms_priority_name(enum umms_priority priority)
-{
-	return priority_names[priority];
-}
-
-bool
-umms_priority_parse(const char *name, enum umms_priority *priority)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(priority_names); i++) {
-		if (strcmp(name, priority_names[i]) == 0) {
-			*priority = (enum umms_priority)i;
-			return true;
-		}
-	}
-	return false;
-}
 
 static void
 emit_changed(struct umms_player *player)
@@ -323,6 +286,7 @@ umms_player_destroy(struct umms_player *player)
 		return;
 	wl_signal_emit_mutable(&player->events.destroy, player);
 	complete_all(player, UMMS_ERROR_NOT_FOUND, "the player was destroyed");
+	umms_timeshift_stop(player);
 	stop_open_timer(player);
 	umms_source_clear(&player->ttl_timer);
 	umms_source_clear(&player->stats_timer);
@@ -397,6 +361,27 @@ open_timeout_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/* The engine opens @uri: what the player shows from now on. */
+static bool
+open_engine(struct umms_player *player, const char *uri, const char *why,
+	umms_player_done_fn done, void *data, GError **error)
+{
+	const struct umms_engine_impl *impl = umms_engines_select(uri, error);
+	if (!impl || !attach_engine(player, impl, error))
+		return false;
+	complete_all(player, UMMS_ERROR_INVALID_STATE, why);
+	stop_open_timer(player);
+	if (!player->engine->impl->open(player->engine, uri, error))
+		return false;
+	player->rate = 1.0;
+	push_request(player, REQUEST_OPEN, UMMS_PLAYER_STOPPED, done, data);
+	if (player->config->engine.open_timeout)
+		player->open_timer = umms_source_timeout(player->config->engine.open_timeout,
+			open_timeout_cb, player);
+	set_state(player, UMMS_PLAYER_STOPPED);
+	return true;
+}
+
 bool
 umms_player_set_uri(struct umms_player *player, const char *text,
 	umms_player_done_fn done, void *data, GError **error)
@@ -405,24 +390,26 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 	g_autofree char *uri = normalize_uri(text, error);
 	if (!uri)
 		return false;
-	const struct umms_engine_impl *impl = umms_engines_select(uri, error);
-	if (!impl || !attach_engine(player, impl, error))
-		return false;
-
-	complete_all(player, UMMS_ERROR_INVALID_STATE, "interrupted: another URI was set");
-	stop_open_timer(player);
-	if (!player->engine->impl->open(player->engine, uri, error))
+	umms_timeshift_stop(player);
+	if (!open_engine(player, uri, "interrupted: another URI was set", done, data, error))
 		return false;
 	g_free(player->uri);
 	player->uri = g_steal_pointer(&uri);
 	player->track_serial++;
-	player->rate = 1.0;
-	push_request(player, REQUEST_OPEN, UMMS_PLAYER_STOPPED, done, data);
-	if (player->config->engine.open_timeout)
-		player->open_timer = umms_source_timeout(player->config->engine.open_timeout,
-			open_timeout_cb, player);
-	set_state(player, UMMS_PLAYER_STOPPED);
 	return true;
+}
+
+static bool request_state(struct umms_player *player, enum umms_player_state state,
+	umms_player_done_fn done, void *data, GError **error);
+
+bool
+umms_player_reopen(struct umms_player *player, const char *uri, enum umms_player_state state,
+	GError **error)
+{
+	if (!open_engine(player, uri, "interrupted: time-shift turned on or off", NULL, NULL,
+			error))
+		return false;
+	return state == UMMS_PLAYER_STOPPED || request_state(player, state, NULL, NULL, error);
 }
 
 static bool
@@ -438,6 +425,10 @@ request_state(struct umms_player *player, enum umms_player_state state,
 		complete_all(player, UMMS_ERROR_INVALID_STATE, "interrupted by Stop");
 		stop_open_timer(player);
 	}
+	int64_t oldest;
+	if (state == UMMS_PLAYER_PLAYING && umms_timeshift_catch_up(player, &oldest) &&
+			player->engine->impl->seek(player->engine, oldest, NULL))
+		push_request(player, REQUEST_SEEK, player->state, NULL, NULL);
 	if (!player->engine->impl->set_state(player->engine, target, error))
 		return false;
 	if (state == UMMS_PLAYER_STOPPED && player->rate != 1.0) {
@@ -481,7 +472,7 @@ need_seekable(struct umms_player *player, GError **error)
 {
 	if (!need_media(player, error))
 		return false;
-	if (!player->engine->info.seekable) {
+	if (!umms_player_seekable(player)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			player->engine->info.live ? "a live stream cannot seek" :
 			"this media cannot seek");
@@ -512,6 +503,10 @@ umms_player_seek(struct umms_player *player, int64_t offset,
 	position = offset < 0 && -offset > position ? 0 : position + offset;
 	if (duration >= 0 && position > duration)
 		position = duration;
+	if (player->timeshift)
+		position = umms_player_get_position(player) + offset;
+	if (!umms_timeshift_check_position(player, &position, error))
+		return false;
 	return request_position(player, position, done, data, error);
 }
 
@@ -523,12 +518,14 @@ umms_player_set_position(struct umms_player *player, int64_t position,
 	if (!need_seekable(player, error))
 		return false;
 	int64_t duration = player->engine->info.duration;
-	if (position < 0 || (duration >= 0 && position > duration)) {
+	if (!player->timeshift && (position < 0 || (duration >= 0 && position > duration))) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
 			"position %.3f s is outside the media (0 to %.3f s)",
 			position / 1e6, duration / 1e6);
 		return false;
 	}
+	if (!umms_timeshift_check_position(player, &position, error))
+		return false;
 	return request_position(player, position, done, data, error);
 }
 
@@ -777,6 +774,14 @@ const char *
 umms_player_engine_name(struct umms_player *player)
 {
 	return player->engine ? player->engine->impl->name : "";
+}
+
+bool
+umms_player_seekable(struct umms_player *player)
+{
+	int64_t start, end;
+	return umms_player_get_info(player)->seekable ||
+		umms_timeshift_get_window(player, &start, &end);
 }
 
 bool

@@ -89,6 +89,8 @@ struct umms_player {
 	char *resource_note;
 	/* Codecs its engines may decode in hardware (NULL-terminated); NULL: any. */
 	char **hardware_codecs;
+	/* While Player1.TimeshiftEnabled: the ring it plays from (timeshift.h). */
+	struct umms_timeshift *timeshift;
 
 	struct {
 		struct wl_signal changed;
@@ -143,6 +145,14 @@ bool umms_player_select_track(struct umms_player *player, const char *kind, int 
 bool umms_player_set_subtitle_uri(struct umms_player *player, const char *uri,
 	umms_player_done_fn done, void *data, GError **error);
 
+/*
+ * For time-shift (timeshift.h): the engine opens @uri, the same media from
+ * elsewhere (a ring on disk, or the live source again) while Uri stays as
+ * it is, then goes to @state. Waiting requests end "interrupted".
+ */
+bool umms_player_reopen(struct umms_player *player, const char *uri,
+	enum umms_player_state state, GError **error);
+
 /* Immediate. */
 bool umms_player_set_rate(struct umms_player *player, double rate, GError **error);
 bool umms_player_set_volume(struct umms_player *player, double volume, GError **error);
@@ -182,5 +192,7 @@ void umms_player_get_stats(struct umms_player *player, struct umms_engine_stats 
 char *umms_player_describe_decoder(struct umms_player *player);
 const char *umms_player_engine_name(struct umms_player *player);
 bool umms_player_has_video(struct umms_player *player);
+/* Seek and SetPosition can work: the media says so, or time-shift has a window. */
+bool umms_player_seekable(struct umms_player *player);
 
 #endif

@@ -158,6 +158,7 @@ umms_test_init(int *argc, char ***argv)
 	g_setenv("XDG_RUNTIME_DIR", harness.tmpdir, TRUE);
 	g_setenv("XDG_DATA_HOME", harness.tmpdir, TRUE);
 	g_setenv("XDG_STATE_HOME", harness.tmpdir, TRUE);
+	g_setenv("XDG_CACHE_HOME", harness.tmpdir, TRUE);
 	g_test_init(argc, argv, NULL);
 	gst_init(argc, argv);
 	harness.clips = g_getenv("UMMS_TEST_CLIPS");
@@ -697,4 +698,16 @@ umms_test_teardown(struct umms_test *t, gconstpointer data)
 	g_clear_object(&t->bus);
 	umms_test_service_stop(t->service);
 	t->service = NULL;
+}
+
+int
+umms_test_free_udp_port(void)
+{
+	g_autoptr(GSocket) s = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+		G_SOCKET_PROTOCOL_UDP, NULL);
+	g_autoptr(GInetAddress) lo = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) any = g_inet_socket_address_new(lo, 0);
+	g_assert_true(g_socket_bind(s, any, FALSE, NULL));
+	g_autoptr(GSocketAddress) bound = g_socket_get_local_address(s, NULL);
+	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
 }

@@ -135,6 +135,9 @@ GVariant *umms_test_signals_find_change(struct umms_test_signals *signals, const
 double umms_test_signals_last_ms(struct umms_test_signals *signals);
 void umms_test_signals_clear(struct umms_test_signals *signals);
 
+/* A UDP port on loopback nobody uses now (for a live source a test sends). */
+int umms_test_free_udp_port(void);
+
 /* Open file descriptors of this process. */
 unsigned umms_test_fd_count(void);
 

@@ -125,23 +125,11 @@ struct live {
 	int port;
 };
 
-static int
-free_udp_port(void)
-{
-	g_autoptr(GSocket) s = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
-		G_SOCKET_PROTOCOL_UDP, NULL);
-	g_autoptr(GInetAddress) lo = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
-	g_autoptr(GSocketAddress) any = g_inet_socket_address_new(lo, 0);
-	g_assert_true(g_socket_bind(s, any, FALSE, NULL));
-	g_autoptr(GSocketAddress) bound = g_socket_get_local_address(s, NULL);
-	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
-}
-
 /* Live H.264 in MPEG-TS over UDP on loopback, as an IPTV multicast would come. */
 static void
 live_start(struct live *live)
 {
-	live->port = free_udp_port();
+	live->port = umms_test_free_udp_port();
 	g_autofree char *description = g_strdup_printf(
 		"videotestsrc is-live=true ! video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
 		"x264enc tune=zerolatency key-int-max=5 speed-preset=ultrafast ! h264parse ! "

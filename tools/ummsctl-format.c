@@ -265,6 +265,19 @@ umms_ctl_print_info(UmmsPlayer1 *player, const char *path)
 	printf("Priority:         %s\n", or_empty(umms_player1_get_priority(player)));
 	printf("Attended:         %s\n", yes_no(umms_player1_get_attended(player)));
 	printf("BufferingPercent: %d\n", umms_player1_get_buffering_percent(player));
+	GVariant *window = umms_player1_get_timeshift_window(player);
+	gint64 start = -1, end = -1;
+	if (window)
+		g_variant_get(window, "(xx)", &start, &end);
+	if (!umms_player1_get_timeshift_enabled(player)) {
+		printf("Timeshift:        off\n");
+	} else if (start < 0) {
+		printf("Timeshift:        on, starting\n");
+	} else {
+		g_autofree char *from = umms_ctl_format_time(start, false);
+		g_autofree char *to = umms_ctl_format_time(end, false);
+		printf("Timeshift:        on, window %s to %s\n", from, to);
+	}
 
 	printf("Tracks:\n");
 	gsize n = print_tracks("video", umms_player1_get_video_tracks(player),

@@ -68,6 +68,8 @@ static const char commands_help[] =
 	"  rate R               set the playback rate (2, 0.5, -1)\n"
 	"  volume V             set the volume, 0.0 to 1.0\n"
 	"  mute on|off          mute or unmute\n"
+	"  timeshift on|off     time-shift a live player: pause and seek back in what\n"
+	"                       it recorded ([recording] timeshift-window)\n"
 	"  track KIND INDEX     select video, audio or subtitle track INDEX\n"
 	"                       (subtitles: -1 or off for none)\n"
 	"  subtitles URI|PATH   add an external subtitle file (\"\" or off removes it)\n"
@@ -496,6 +498,15 @@ cmd_mute(struct ctl *ctl, char **args, int n_args)
 }
 
 static int
+cmd_timeshift(struct ctl *ctl, char **args, int n_args)
+{
+	bool on;
+	if (!umms_ctl_parse_bool(args[0], &on))
+		return usage_error("timeshift %s: expected on or off", args[0]);
+	return set_property(ctl, "TimeshiftEnabled", g_variant_new_boolean(on));
+}
+
+static int
 cmd_track(struct ctl *ctl, char **args, int n_args)
 {
 	GError *error = NULL;
@@ -652,6 +663,7 @@ static const struct command commands[] = {
 	{ "rate", "R", 1, 1, true, cmd_rate },
 	{ "volume", "V", 1, 1, true, cmd_volume },
 	{ "mute", "on|off", 1, 1, true, cmd_mute },
+	{ "timeshift", "on|off", 1, 1, true, cmd_timeshift },
 	{ "track", "KIND INDEX", 2, 2, true, cmd_track },
 	{ "subtitles", "URI|PATH", 1, 1, true, cmd_subtitles },
 	{ "step", "[N]", 0, 1, true, cmd_step },

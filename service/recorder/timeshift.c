@@ -1,0 +1,335 @@
+/*
+ * Time-shift (timeshift.h): a ring recording of the live source, and the
+ * player's engine moved onto its playlist once it exists.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_PLAYER
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "error.h"
+#include "log.h"
+#include "player.h"
+#include "recording.h"
+#include "source.h"
+#include "timeshift.h"
+
+#define WAIT_PERIOD_MS 100
+/* How long the first file may take to come: a key frame, then a file's length. */
+#define WAIT_MIN_MS 20000
+
+struct umms_timeshift {
+	struct umms_player *player;
+	char *dir;
+	char *playlist;             /* file:// URI of the ring's playlist */
+	struct umms_recording *ring;
+	struct wl_listener ring_changed;
+	GSource *wait_timer;        /* until the playlist lists a file */
+	gint64 wait_end;            /* monotonic µs */
+	unsigned wait_ms;
+	bool playing_ring;          /* the engine opened the playlist */
+	bool ring_ended;
+};
+
+/* The ring's files, and its folder. */
+static void
+remove_ring(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	if (!d)
+		return;
+	const char *name;
+	while ((name = g_dir_read_name(d))) {
+		if (!g_str_has_suffix(name, ".ts") && strcmp(name, UMMS_RECORDING_RING_PLAYLIST))
+			continue;
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+		g_unlink(path);
+	}
+	g_dir_close(d);
+	g_rmdir(dir);
+}
+
+static void
+emit_changed(struct umms_player *player)
+{
+	wl_signal_emit_mutable(&player->events.changed, player);
+}
+
+void
+umms_timeshift_stop(struct umms_player *player)
+{
+	struct umms_timeshift *ts = player->timeshift;
+	if (!ts)
+		return;
+	player->timeshift = NULL;
+	umms_source_clear(&ts->wait_timer);
+	if (ts->ring) {
+		wl_list_remove(&ts->ring_changed.link);
+		umms_recording_destroy(ts->ring);
+	}
+	remove_ring(ts->dir);
+	umms_info("player %u: time-shift off", player->id);
+	g_free(ts->dir);
+	g_free(ts->playlist);
+	g_free(ts);
+	emit_changed(player);
+}
+
+/* The ring ended (the source did, or failed): wait_cb gives up, if still waiting. */
+static void
+ring_changed(struct wl_listener *listener, void *data)
+{
+	struct umms_timeshift *ts = wl_container_of(listener, ts, ring_changed);
+	if (ts->ring->state == UMMS_RECORDING_RECORDING || ts->ring_ended)
+		return;
+	ts->ring_ended = true;
+	/* Played from already, the playlist plays to its end. */
+	umms_warn("player %u: the time-shift ring stopped (%s)%s%s", ts->player->id,
+		umms_recording_state_name(ts->ring->state), ts->ring->error ? ": " : "",
+		ts->ring->error ? ts->ring->error : "");
+}
+
+/* Time-shift ends before it began: the source itself again, as the player was. */
+static void
+back_to_source(struct umms_player *player)
+{
+	enum umms_player_state state = player->state;
+	umms_timeshift_stop(player);
+	g_autoptr(GError) error = NULL;
+	if (!umms_player_reopen(player, player->uri, state, &error))
+		umms_warn("player %u: cannot reopen %s: %s", player->id, player->uri,
+			error->message);
+}
+
+/* Whether the playlist lists a file yet. */
+static bool
+ring_ready(struct umms_timeshift *ts)
+{
+	g_autofree char *text = NULL;
+	return g_file_get_contents(ts->ring->path, &text, NULL, NULL) &&
+		strstr(text, "#EXTINF") != NULL;
+}
+
+static bool start_ring(struct umms_timeshift *ts);
+
+/*
+ * Every WAIT_PERIOD_MS while switching: the engine lets go of the source
+ * (a UDP port has one reader), the ring starts, then once the playlist
+ * lists a file the engine plays it.
+ */
+static gboolean
+wait_cb(gpointer data)
+{
+	struct umms_timeshift *ts = data;
+	struct umms_player *player = ts->player;
+	if (!ts->ring && player->engine->state == UMMS_ENGINE_IDLE && !start_ring(ts)) {
+		umms_source_forget(&ts->wait_timer);
+		back_to_source(player);
+		return G_SOURCE_REMOVE;
+	}
+	if (!ts->ring || !ring_ready(ts)) {
+		if (g_get_monotonic_time() < ts->wait_end && !ts->ring_ended)
+			return G_SOURCE_CONTINUE;
+		umms_source_forget(&ts->wait_timer);
+		umms_warn("player %u: no time-shift: nothing of %s recorded in %u ms", player->id,
+			player->uri, ts->wait_ms);
+		back_to_source(player);
+		return G_SOURCE_REMOVE;
+	}
+	umms_source_forget(&ts->wait_timer);
+	umms_info("player %u: playing %s from the time-shift ring %s", player->id, player->uri,
+		ts->dir);
+	ts->playing_ring = true;
+	g_autoptr(GError) error = NULL;
+	if (!umms_player_reopen(player, ts->playlist, player->state, &error)) {
+		umms_warn("player %u: cannot play the time-shift ring: %s", player->id,
+			error->message);
+		back_to_source(player);
+	}
+	return G_SOURCE_REMOVE;
+}
+
+/* Rings of an ummsd that died without removing them (player-N-PID, PID gone). */
+static void
+remove_stale_rings(const char *base)
+{
+	GDir *d = g_dir_open(base, 0, NULL);
+	if (!d)
+		return;
+	const char *name;
+	while ((name = g_dir_read_name(d))) {
+		unsigned id;
+		int pid;
+		if (sscanf(name, "player-%u-%d", &id, &pid) != 2 || pid <= 0 ||
+				kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		g_autofree char *path = g_build_filename(base, name, NULL);
+		umms_info("removing the time-shift ring of a stopped ummsd: %s", path);
+		remove_ring(path);
+	}
+	g_dir_close(d);
+}
+
+/* Where @player's ring goes: one folder per player of this ummsd. */
+static char *
+ring_dir(struct umms_player *player)
+{
+	const char *base = player->config->recording.timeshift_directory;
+	g_autofree char *fallback = NULL;
+	if (!base || !base[0])
+		base = fallback = g_build_filename(g_get_user_cache_dir(), "umms", "timeshift", NULL);
+	remove_stale_rings(base);
+	g_autofree char *name = g_strdup_printf("player-%u-%d", player->id, (int)getpid());
+	return g_build_filename(base, name, NULL);
+}
+
+static bool
+start_ring(struct umms_timeshift *ts)
+{
+	struct umms_player *player = ts->player;
+	const struct umms_config *config = player->config;
+	g_autoptr(GError) error = NULL;
+	unsigned segment = config->recording.timeshift_segment;
+	unsigned n = MAX(config->recording.timeshift_window / segment, 3u);
+	ts->ring = umms_recording_start_ring(player->id, player->uri, ts->dir, segment, n, &error);
+	if (!ts->ring) {
+		umms_warn("player %u: no time-shift: %s", player->id, error->message);
+		return false;
+	}
+	ts->playlist = g_filename_to_uri(ts->ring->path, NULL, NULL);
+	ts->ring_changed.notify = ring_changed;
+	wl_signal_add(&ts->ring->events.changed, &ts->ring_changed);
+	umms_info("player %u: time-shift on: %u s of %s in %s (files of %u s)", player->id,
+		n * segment, player->uri, ts->dir, segment);
+	return true;
+}
+
+static bool
+start(struct umms_player *player, GError **error)
+{
+	if (!player->uri || !player->engine) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media: call SetUri first");
+		return false;
+	}
+	if (!player->engine->info.live) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"time-shift needs a live source (IPTV, a tuner, a camera); %s is not live: "
+			"it can pause and seek as it is", player->uri);
+		return false;
+	}
+	g_autofree char *dir = ring_dir(player);
+	remove_ring(dir);
+	if (g_mkdir_with_parents(dir, 0700) != 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot make %s: %s", dir,
+			g_strerror(errno));
+		return false;
+	}
+	/* The engine lets go of the source first: the ring takes it over. */
+	if (!player->engine->impl->set_state(player->engine, UMMS_ENGINE_IDLE, error))
+		return false;
+	struct umms_timeshift *ts = g_new0(struct umms_timeshift, 1);
+	ts->player = player;
+	ts->dir = g_steal_pointer(&dir);
+	ts->wait_ms = MAX(player->config->engine.open_timeout, WAIT_MIN_MS);
+	ts->wait_end = g_get_monotonic_time() + (gint64)ts->wait_ms * 1000;
+	ts->wait_timer = umms_source_timeout(WAIT_PERIOD_MS, wait_cb, ts);
+	player->timeshift = ts;
+	emit_changed(player);
+	return true;
+}
+
+bool
+umms_timeshift_set(struct umms_player *player, bool enabled, GError **error)
+{
+	struct umms_timeshift *ts = player->timeshift;
+	if (enabled)
+		return ts || start(player, error);
+	if (!ts)
+		return true;
+	/* The ring's socket is closed first: the source is the engine's again. */
+	enum umms_player_state state = player->state;
+	umms_timeshift_stop(player);
+	return umms_player_reopen(player, player->uri, state, error);
+}
+
+bool
+umms_timeshift_enabled(struct umms_player *player)
+{
+	return player->timeshift != NULL;
+}
+
+/* The engine's seek range: its end stays three files behind the newest. */
+static bool
+seek_range(struct umms_player *player, int64_t *start, int64_t *end)
+{
+	struct umms_timeshift *ts = player->timeshift;
+	struct umms_engine *engine = player->engine;
+	return ts && ts->playing_ring && engine && engine->impl->get_seek_range &&
+		engine->impl->get_seek_range(engine, start, end);
+}
+
+/* A file's length: what the window's start gives up in the time a seek takes. */
+static int64_t
+margin(struct umms_player *player)
+{
+	return (int64_t)player->config->recording.timeshift_segment * G_USEC_PER_SEC;
+}
+
+bool
+umms_timeshift_get_window(struct umms_player *player, int64_t *start, int64_t *end)
+{
+	if (!seek_range(player, start, end))
+		return false;
+	/* Playing nearer the source than that already: the window reaches here. */
+	*end = MAX(*end, umms_player_get_position(player));
+	return true;
+}
+
+bool
+umms_timeshift_check_position(struct umms_player *player, int64_t *position, GError **error)
+{
+	if (!player->timeshift)
+		return true;
+	int64_t start, end;
+	if (!umms_timeshift_get_window(player, &start, &end)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE,
+			"time-shift is starting: nothing recorded to seek in yet");
+		return false;
+	}
+	if (*position < start || *position > end) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"position %.3f s is outside the time-shift window (%.3f to %.3f s): "
+			"the ring keeps %u s", *position / 1e6, start / 1e6, end / 1e6,
+			player->config->recording.timeshift_window);
+		return false;
+	}
+	/*
+	 * Past what the engine seeks to, towards the live edge: as near it as
+	 * can be. At the oldest file, which may be gone by the time the engine
+	 * seeks: the next one.
+	 */
+	int64_t seek_start, seek_end;
+	if (seek_range(player, &seek_start, &seek_end) && *position > seek_end)
+		*position = MAX(seek_end, umms_player_get_position(player));
+	*position = MAX(*position, MIN(start + margin(player), end));
+	return true;
+}
+
+bool
+umms_timeshift_catch_up(struct umms_player *player, int64_t *position)
+{
+	int64_t start, end;
+	if (!umms_timeshift_get_window(player, &start, &end))
+		return false;
+	int64_t now = umms_player_get_position(player);
+	if (now >= start)
+		return false;
+	umms_info("player %u: paused longer than the time-shift window: resuming %.1f s later, "
+		"at its oldest moment", player->id, (start - now) / 1e6);
+	*position = MIN(start + margin(player), end);
+	return true;
+}

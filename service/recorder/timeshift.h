@@ -1,0 +1,58 @@
+/*
+ * Time-shift of a live player (org.umms.Player1.TimeshiftEnabled).
+ *
+ * Turned on, the live source is recorded into a ring on disk (recording.h:
+ * MPEG-TS files of [recording] timeshift-segment seconds, the newest
+ * timeshift-window seconds of them listed in an HLS playlist, older ones
+ * deleted) and the player's engine, once the first file is written, plays
+ * that playlist instead of the source: Pause holds the picture while the
+ * ring goes on filling, Play resumes where it paused, Seek and SetPosition
+ * move within the window, and a position outside it is refused with
+ * InvalidArgument naming the window. Uri stays the live source's. The
+ * newest moment playable ("the live edge") is about three files behind the
+ * source: the HLS demuxer keeps that margin. A player paused for longer than
+ * the window resumes a file after its oldest moment (the oldest file may
+ * be gone by the time the engine gets there); so does a seek to the start.
+ *
+ * Turned off, the ring is stopped and removed and the player goes back to
+ * the source itself, in the state it was in. SetUri and the player's end
+ * turn it off too.
+ */
+#ifndef UMMS_SERVICE_TIMESHIFT_H
+#define UMMS_SERVICE_TIMESHIFT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+struct umms_player;
+
+/*
+ * Turns time-shift on or off; false with an error if it cannot be (no
+ * media: InvalidState; not live: NotSupported; the ring cannot be made).
+ * Switching the engine over happens later, from the main loop.
+ */
+bool umms_timeshift_set(struct umms_player *player, bool enabled, GError **error);
+/* Ends time-shift without reopening anything (SetUri, the player's end). */
+void umms_timeshift_stop(struct umms_player *player);
+/* Whether it is on (the ring recording, maybe not played yet). */
+bool umms_timeshift_enabled(struct umms_player *player);
+/*
+ * The window playback can reach now, µs in Position's timeline; false
+ * while off or not yet playing from the ring.
+ */
+bool umms_timeshift_get_window(struct umms_player *player, int64_t *start, int64_t *end);
+/*
+ * True without time-shift, or if *@position is in the window (moved, past
+ * the engine's reach, to the nearest the live edge can be); else
+ * InvalidArgument naming the window.
+ */
+bool umms_timeshift_check_position(struct umms_player *player, int64_t *position,
+	GError **error);
+/*
+ * Before Play: a position the window has left behind (paused too long)
+ * moves to the oldest moment kept. True if it asked the engine to seek.
+ */
+bool umms_timeshift_catch_up(struct umms_player *player, int64_t *position);
+
+#endif

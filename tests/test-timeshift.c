@@ -1,0 +1,439 @@
+/*
+ * Time-shift of a live player (Player1.TimeshiftEnabled, TimeshiftWindow;
+ * service/recorder/timeshift.h), seen on ummsd's headless screen.
+ *
+ * The live source is H.264 in MPEG-TS over UDP on loopback that the test
+ * sends itself; every frame says when it was made: its left half is grey
+ * level (t mod 16), its right half (t / 16 mod 16), t counting half seconds
+ * of the source's clock. A capture of the screen so tells which moment of
+ * the source is shown, to half a second.
+ *
+ * - pause 5 s, then Play: the picture held while paused, and playback goes
+ *   on from the pause point, not from the live source's present;
+ * - seek back within TimeshiftWindow shows older frames; positions outside
+ *   are refused with InvalidArgument naming the window; the window's end
+ *   is near the present;
+ * - paused longer than the window: Play resumes at the window's start;
+ * - turned off: the ring's files go, the player shows the source live; a
+ *   ring an ummsd that died left behind is removed;
+ * - refused on a file (NotSupported) and with no media (InvalidState);
+ * - `ummsctl timeshift on` and `ummsctl info` (the window).
+ */
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <gst/gst.h>
+
+#include "harness.h"
+#include "image.h"
+
+#define DISPLAY "/org/umms/display/0"
+#define DISPLAY1 "org.umms.Display1"
+#define W 320
+#define H 240
+/* The ring: files of 1 s, 12 s kept (about 9 s of them playable). */
+#define WINDOW_S 12
+
+/* ---- the live source --------------------------------------------------------- */
+
+struct live {
+	GstElement *pipeline;
+	int port;
+};
+
+/* Streaming thread: paints the frame's time into it (see the top). */
+static GstPadProbeReturn
+paint_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstBuffer *buffer = gst_buffer_make_writable(gst_pad_probe_info_get_buffer(info));
+	GST_PAD_PROBE_INFO_DATA(info) = buffer;
+	unsigned t = (unsigned)(GST_BUFFER_PTS(buffer) / (GST_SECOND / 2));
+	guint8 left = (guint8)(16 + 14 * (t % 16)), right = (guint8)(16 + 14 * (t / 16 % 16));
+	GstMapInfo map;
+	if (!gst_buffer_map(buffer, &map, GST_MAP_WRITE))
+		return GST_PAD_PROBE_OK;
+	/* I420, 160x120: Y, then U and V of 80x60, grey. */
+	for (int y = 0; y < 120; y++) {
+		memset(map.data + y * 160, left, 80);
+		memset(map.data + y * 160 + 80, right, 80);
+	}
+	memset(map.data + 160 * 120, 128, 2 * 80 * 60);
+	gst_buffer_unmap(buffer, &map);
+	return GST_PAD_PROBE_OK;
+}
+
+static void
+live_start(struct live *live)
+{
+	live->port = umms_test_free_udp_port();
+	/* A key frame a second: the ring's files are a second each. */
+	g_autofree char *description = g_strdup_printf(
+		"videotestsrc name=src is-live=true ! "
+		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
+		"x264enc tune=zerolatency key-int-max=25 speed-preset=ultrafast ! h264parse ! "
+		"mpegtsmux alignment=7 ! udpsink host=127.0.0.1 port=%d", live->port);
+	g_autoptr(GError) error = NULL;
+	live->pipeline = gst_parse_launch(description, &error);
+	g_assert_no_error(error);
+	GstElement *src = gst_bin_get_by_name(GST_BIN(live->pipeline), "src");
+	GstPad *pad = gst_element_get_static_pad(src, "src");
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, paint_cb, NULL, NULL);
+	gst_object_unref(pad);
+	gst_object_unref(src);
+	g_assert_cmpint(gst_element_set_state(live->pipeline, GST_STATE_PLAYING), !=,
+		GST_STATE_CHANGE_FAILURE);
+}
+
+/* The source's present, in half seconds (as painted now). */
+static int
+live_now(struct live *live)
+{
+	gint64 position = 0;
+	g_assert_true(gst_element_query_position(live->pipeline, GST_FORMAT_TIME, &position));
+	return (int)(position / (GST_SECOND / 2));
+}
+
+static void
+live_stop(struct live *live)
+{
+	gst_element_set_state(live->pipeline, GST_STATE_NULL);
+	gst_object_unref(live->pipeline);
+}
+
+/* ---- ummsd and its screen ---------------------------------------------------- */
+
+static void
+start(struct umms_test *t)
+{
+	g_autofree char *window = g_strdup_printf("recording.timeshift-window=%d", WINDOW_S);
+	g_autofree char *mode = g_strdup_printf("display.mode=%dx%d", W, H);
+	const char *const overrides[] = { "display.enabled=true", "display.headless=true",
+		"display.renderer=pixman", mode, "display.compositor=false", "display.input=false",
+		"recording.timeshift-segment=1", window, NULL };
+	umms_test_restart(t, overrides);
+}
+
+/* The moment of the source on screen now, in half seconds (mod 256). */
+static int
+shown(struct umms_test *t, const char *what)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	int code[2];
+	for (int half = 0; half < 2; half++) {
+		uint32_t pixel = umms_test_image_pixel(image, W / 4 + half * W / 2, H / 2);
+		int grey = (int)(pixel >> 8 & 0xff);
+		/* Limited range: Y 16 + 14 k is grey 14 k × 255 / 219. */
+		double k = grey * 219.0 / 255.0 / 14.0;
+		code[half] = (int)(k + 0.5);
+		if (fabs(k - code[half]) > 0.35 || code[half] > 15)
+			g_error("%s: grey %d at the %s half is no level of the code (%06x)", what, grey,
+				half ? "right" : "left", pixel);
+	}
+	umms_test_image_free(image);
+	return code[0] + 16 * code[1];
+}
+
+/* Half seconds from @from to @to, in the painted code's cycle of 256. */
+static int
+ticks(int from, int to)
+{
+	return ((to - from) % 256 + 256 + 128) % 256 - 128;
+}
+
+static void
+window(struct umms_test *t, const char *player, int64_t *start_us, int64_t *end_us)
+{
+	g_autoptr(GVariant) v = umms_test_get(t->bus, player, UMMS_PLAYER, "TimeshiftWindow");
+	g_variant_get(v, "(xx)", start_us, end_us);
+}
+
+static void
+wait_frames(struct umms_test *t, const char *player)
+{
+	for (int i = 0; i < 600; i++) {
+		g_autoptr(GVariant) stats = umms_test_get(t->bus, player, UMMS_PLAYER, "Stats");
+		guint64 displayed = 0;
+		g_variant_lookup(stats, "frames-displayed", "t", &displayed);
+		if (displayed > 0)
+			return;
+		umms_test_sleep(100);
+	}
+	g_error("no frame of %s reached the screen in 60 s", player);
+}
+
+static void
+set_timeshift(struct umms_test *t, const char *player, bool on)
+{
+	GError *error = NULL;
+	if (!umms_test_set(t->bus, player, "TimeshiftEnabled", g_variant_new_boolean(on), &error))
+		g_error("TimeshiftEnabled=%d: %s", on, error->message);
+}
+
+/* `ummsctl -p @player @command @arg`: its output; its exit status in @status. */
+static char *
+ummsctl(const char *player, const char *command, const char *arg, int *status)
+{
+	const char *const argv[] = { umms_test_program("ummsctl"), "-p", player, command, arg,
+		NULL };
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) p = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+		G_SUBPROCESS_FLAGS_STDERR_MERGE, &error);
+	g_assert_no_error(error);
+	char *out = NULL;
+	g_subprocess_communicate_utf8(p, NULL, NULL, &out, NULL, &error);
+	g_assert_no_error(error);
+	*status = g_subprocess_get_exit_status(p);
+	return out;
+}
+
+/* A live player playing from its ring, shown on the screen (@ctl: ummsctl turns it on). */
+static char *
+live_player(struct umms_test *t, struct live *live, bool ctl)
+{
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live->port);
+	char *player = umms_test_create_player(t->bus, NULL);
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", player));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	wait_frames(t, player);
+	g_assert_true(umms_test_get_bool(t->bus, player, "IsLive"));
+	g_assert_false(umms_test_get_bool(t->bus, player, "TimeshiftEnabled"));
+	int64_t s, e;
+	window(t, player, &s, &e);
+	g_assert_cmpint(s, ==, -1);
+	g_assert_cmpint(e, ==, -1);
+
+	if (ctl) {
+		int status;
+		g_autofree char *out = ummsctl(player, "timeshift", "on", &status);
+		g_assert_cmpint(status, ==, 0);
+	} else {
+		set_timeshift(t, player, true);
+	}
+	g_assert_true(umms_test_get_bool(t->bus, player, "TimeshiftEnabled"));
+	gint64 begun = g_get_monotonic_time();
+	for (;;) {
+		window(t, player, &s, &e);
+		g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+		if (s >= 0 && strcmp(state, "playing") == 0)
+			break;
+		if (g_get_monotonic_time() - begun > 60 * G_USEC_PER_SEC)
+			g_error("time-shift gave no window in 60 s (state %s)", state);
+		umms_test_sleep(100);
+	}
+	g_test_message("playing from the ring %.1f s after asking; window %.1f to %.1f s",
+		(g_get_monotonic_time() - begun) / 1e6, s / 1e6, e / 1e6);
+	g_assert_true(umms_test_get_bool(t->bus, player, "IsLive"));
+	g_assert_true(umms_test_get_bool(t->bus, player, "Seekable"));
+	g_autofree char *still = umms_test_get_string(t->bus, player, "Uri");
+	g_assert_cmpstr(still, ==, uri);
+	return player;
+}
+
+/* ---- tests ------------------------------------------------------------------- */
+
+static void
+test_pause_resume(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	/* The ring of an ummsd that died: removed when a ring starts. */
+	const char *const argv[] = { "true", NULL };
+	GSubprocess *gone = umms_test_spawn(argv);
+	g_autofree char *stale = g_strdup_printf("%s/umms/timeshift/player-1-%s",
+		umms_test_tmpdir(), g_subprocess_get_identifier(gone));
+	g_assert_true(g_subprocess_wait(gone, NULL, NULL));
+	g_object_unref(gone);
+	g_assert_cmpint(g_mkdir_with_parents(stale, 0700), ==, 0);
+	g_autofree char *stale_file = g_build_filename(stale, "seg00000.ts", NULL);
+	g_assert_true(g_file_set_contents(stale_file, "old", -1, NULL));
+
+	struct live live;
+	live_start(&live);
+	g_autofree char *player = live_player(t, &live, false);
+	g_assert_false(g_file_test(stale, G_FILE_TEST_EXISTS));
+	umms_test_sleep(1500);
+	int playing = shown(t, "playing");
+	g_test_message("on screen %.1f s behind the source", ticks(playing, live_now(&live)) / 2.0);
+
+	/* Paused 5 s: the picture holds while the source goes on. */
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	umms_test_sleep(300);
+	int paused = shown(t, "paused");
+	int live_at_pause = live_now(&live);
+	umms_test_sleep(5000);
+	int held = shown(t, "held");
+	g_assert_cmpint(held, ==, paused);
+	g_assert_cmpint(ticks(live_at_pause, live_now(&live)), >=, 9);
+
+	/* Play: on from the pause point, 5 s behind where it was before. */
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_sleep(1000);
+	int resumed = shown(t, "resumed");
+	int behind = ticks(resumed, live_now(&live));
+	g_test_message("paused at %d, resumed 1 s later showing %d: %.1f s behind the source",
+		paused, resumed, behind / 2.0);
+	g_assert_cmpint(ticks(paused, resumed), >=, 0);
+	g_assert_cmpint(ticks(paused, resumed), <=, 5);
+	g_assert_cmpint(behind, >=, 10);
+
+	/* Off: the ring's files go, the source is shown live again. */
+	set_timeshift(t, player, false);
+	g_assert_false(umms_test_get_bool(t->bus, player, "TimeshiftEnabled"));
+	int64_t s, e;
+	window(t, player, &s, &e);
+	g_assert_cmpint(s, ==, -1);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("playing"), 60000);
+	g_autofree char *rings = g_build_filename(umms_test_tmpdir(), "umms", "timeshift", NULL);
+	gint64 begun = g_get_monotonic_time();
+	int now = 0;
+	for (;;) {
+		now = shown(t, "live-again");
+		if (ticks(now, live_now(&live)) < behind - 4)
+			break;
+		if (g_get_monotonic_time() - begun > 30 * G_USEC_PER_SEC)
+			g_error("still %.1f s behind the source 30 s after time-shift ended",
+				ticks(now, live_now(&live)) / 2.0);
+		umms_test_sleep(500);
+	}
+	g_test_message("time-shift off: %.1f s behind the source", ticks(now, live_now(&live)) / 2.0);
+	GDir *dir = g_dir_open(rings, 0, NULL);
+	g_assert_nonnull(dir);
+	g_assert_null(g_dir_read_name(dir));
+	g_dir_close(dir);
+	live_stop(&live);
+}
+
+static void
+test_seek(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct live live;
+	live_start(&live);
+	g_autofree char *player = live_player(t, &live, false);
+	/* Enough recorded to go back 4 s. */
+	int64_t s, e;
+	gint64 begun = g_get_monotonic_time();
+	do {
+		umms_test_sleep(500);
+		window(t, player, &s, &e);
+		if (g_get_monotonic_time() - begun > 60 * G_USEC_PER_SEC)
+			g_error("the window stays %.1f to %.1f s", s / 1e6, e / 1e6);
+	} while (e - s < US(6));
+	int before = shown(t, "before-seek");
+	int64_t position = umms_test_get_int64(t->bus, player, "Position");
+	g_test_message("window %.1f to %.1f s, position %.1f s", s / 1e6, e / 1e6, position / 1e6);
+
+	/* Back 4 s, in the window: older frames. */
+	int64_t back = position - US(4);
+	g_assert_cmpint(back, >=, s);
+	umms_test_player_do(t->bus, player, "SetPosition", g_variant_new("(x)", back));
+	umms_test_sleep(300);
+	int after = shown(t, "after-seek");
+	g_test_message("4 s back: showed %d, now %d", before, after);
+	g_assert_cmpint(ticks(after, before), >=, 6);
+	g_assert_cmpint(ticks(after, before), <=, 12);
+
+	/* Outside: refused, naming the window; playback goes on. */
+	window(t, player, &s, &e);
+	g_autofree char *old = umms_test_call_error(t->bus, player, UMMS_PLAYER, "SetPosition",
+		g_variant_new("(x)", s - US(5)), "org.umms.Error.InvalidArgument");
+	g_test_message("%s", old);
+	g_assert_nonnull(strstr(old, "outside the time-shift window"));
+	g_autofree char *future = umms_test_call_error(t->bus, player, UMMS_PLAYER, "SetPosition",
+		g_variant_new("(x)", e + US(30)), "org.umms.Error.InvalidArgument");
+	g_autofree char *far = umms_test_call_error(t->bus, player, UMMS_PLAYER, "Seek",
+		g_variant_new("(x)", -US(WINDOW_S + 20)), "org.umms.Error.InvalidArgument");
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "playing");
+
+	/* To the live edge: the newest frames the ring has. */
+	int lagging = ticks(shown(t, "lagging"), live_now(&live));
+	window(t, player, &s, &e);
+	umms_test_player_do(t->bus, player, "SetPosition", g_variant_new("(x)", e));
+	int64_t at = umms_test_get_int64(t->bus, player, "Position");
+	umms_test_sleep(300);
+	int edge = ticks(shown(t, "edge"), live_now(&live));
+	g_test_message("behind the source: %.1f s before, %.1f s at the live edge (%.1f s; the "
+		"window ended at %.1f s)", lagging / 2.0, edge / 2.0, at / 1e6, e / 1e6);
+	g_assert_cmpint(at, >=, e - US(1));
+	g_assert_cmpint(edge, <, lagging);
+	/* Three files of 1 s behind, the one being written, and the way to the screen. */
+	g_assert_cmpint(edge, <=, 14);
+	live_stop(&live);
+}
+
+static void
+test_paused_too_long(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct live live;
+	live_start(&live);
+	g_autofree char *player = live_player(t, &live, true);
+	int status;
+	g_autofree char *info = ummsctl(player, "info", NULL, &status);
+	g_assert_cmpint(status, ==, 0);
+	g_assert_nonnull(strstr(info, "Timeshift:        on, window 0:0"));
+	g_autofree char *bad = ummsctl(player, "timeshift", "later", &status);
+	g_assert_cmpint(status, ==, 2);
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	int64_t paused_at = umms_test_get_int64(t->bus, player, "Position");
+	/* Until the window has left the paused position well behind. */
+	int64_t s, e;
+	gint64 begun = g_get_monotonic_time();
+	do {
+		umms_test_sleep(500);
+		window(t, player, &s, &e);
+		if (g_get_monotonic_time() - begun > 90 * G_USEC_PER_SEC)
+			g_error("the window never moved past %.1f s", paused_at / 1e6);
+	} while (s < paused_at + US(2));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_sleep(500);
+	int64_t now = umms_test_get_int64(t->bus, player, "Position");
+	window(t, player, &s, &e);
+	g_test_message("paused at %.1f s; resumed at %.1f s, the window %.1f to %.1f s",
+		paused_at / 1e6, now / 1e6, s / 1e6, e / 1e6);
+	g_assert_cmpint(now, >=, s - US(1));
+	g_assert_cmpint(now, <=, e);
+	wait_frames(t, player);
+	live_stop(&live);
+}
+
+static void
+test_refused(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *empty = umms_test_create_player(t->bus, NULL);
+	GError *error = NULL;
+	g_assert_false(umms_test_set(t->bus, empty, "TimeshiftEnabled",
+		g_variant_new_boolean(true), &error));
+	g_assert_true(g_dbus_error_is_remote_error(error));
+	g_autofree char *name = g_dbus_error_get_remote_error(error);
+	g_assert_cmpstr(name, ==, "org.umms.Error.InvalidState");
+	g_clear_error(&error);
+
+	g_autofree char *file = umms_test_open(t->bus, "colors.mkv");
+	g_assert_false(umms_test_set(t->bus, file, "TimeshiftEnabled",
+		g_variant_new_boolean(true), &error));
+	g_autofree char *name2 = g_dbus_error_get_remote_error(error);
+	g_assert_cmpstr(name2, ==, "org.umms.Error.NotSupported");
+	g_test_message("%s", error->message);
+	g_assert_nonnull(strstr(error->message, "not live"));
+	g_clear_error(&error);
+	g_assert_false(umms_test_get_bool(t->bus, file, "TimeshiftEnabled"));
+	/* Off when off: nothing to do, no error. */
+	set_timeshift(t, file, false);
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/timeshift/pause-resume", test_pause_resume);
+	UMMS_TEST_ADD("/timeshift/seek", test_seek);
+	UMMS_TEST_ADD("/timeshift/paused-too-long", test_paused_too_long);
+	UMMS_TEST_ADD("/timeshift/refused", test_refused);
+	return g_test_run();
+}

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -459,6 +460,66 @@ test_ummsctl(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/* Moves the wall clock by @by µs (root: the test VM's own clock). */
+static void
+jump_clock(int64_t by)
+{
+	gint64 now = g_get_real_time() + by;
+	struct timespec ts = { .tv_sec = now / G_USEC_PER_SEC,
+		.tv_nsec = (long)(now % G_USEC_PER_SEC) * 1000 };
+	g_assert_cmpint(clock_settime(CLOCK_REALTIME, &ts), ==, 0);
+}
+
+static void
+test_clock_jump(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * The wall clock jumps (NTP after boot, a person setting it): a
+	 * schedule follows the clock, a running recording keeps its length.
+	 * Setting the clock needs root: this runs in the test VM.
+	 */
+	if (getuid() != 0)
+		g_error("needs root to set the clock: runs in the KMS test VM (meson test recorder-vm)");
+	g_autofree char *db = g_strdup_printf("recording.database=%s/clock.db", umms_test_tmpdir());
+	const char *const overrides[] = { db, "engine.open-timeout=120000",
+		"engine.answer-timeout=120000", NULL };
+	umms_test_restart(t, overrides);
+	struct live live;
+	live_start(&live);
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
+	gint64 real0 = g_get_real_time(), mono0 = g_get_monotonic_time();
+	/* In an hour, for 6 s. */
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1, "ScheduleRecording",
+		g_variant_new("(sxxs@a{sv})", uri, real0 + US(3600), US(6), "clock.ts",
+			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
+	const char *path;
+	g_variant_get(r, "(&o)", &path);
+	umms_test_sleep(1500);
+	g_autofree char *waiting = rec_string(t, path, "State");
+	g_assert_cmpstr(waiting, ==, "scheduled");
+
+	/* The clock jumps to a second before: it starts about then. */
+	jump_clock(real0 + US(3600) - US(1) - g_get_real_time());
+	gint64 jumped = g_get_monotonic_time();
+	wait_state(t, path, "recording", 10000);
+	gint64 started = g_get_monotonic_time();
+	g_test_message("started %.2f s after the clock jumped an hour ahead",
+		(started - jumped) / 1e6);
+	/* Then two hours back while it records: it still ends after its 6 s. */
+	umms_test_sleep(1000);
+	jump_clock(-US(7200));
+	wait_state(t, path, "completed", 30000);
+	double took = (g_get_monotonic_time() - started) / 1e6;
+	g_test_message("recorded for %.2f s (6 asked) across a jump two hours back", took);
+	g_assert_cmpfloat(took, >=, 4.5);
+	g_assert_cmpfloat(took, <=, 9);
+	/* The clock as it would be. */
+	jump_clock(real0 + (g_get_monotonic_time() - mono0) - g_get_real_time());
+	g_autofree char *file = rec_string(t, path, "Destination");
+	assert_plays(t, file, 4.5, "mpegts");
+	live_stop(&live);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -471,5 +532,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/recorder/conflicts", test_conflicts);
 	UMMS_TEST_ADD("/recorder/ummsctl", test_ummsctl);
 	UMMS_TEST_ADD("/recorder/disk-full", test_disk_full);
+	UMMS_TEST_ADD("/recorder/clock-jump", test_clock_jump);
 	return g_test_run();
 }

@@ -1,7 +1,8 @@
 /*
  * Recording (service/recorder/) through org.umms.Recorder1 on the bus, with
- * sources the test makes itself: generated clips, and a live MPEG-TS
- * stream it sends over UDP on loopback. Every recording is checked the
+ * sources the test makes itself: generated clips, served as files and by
+ * an HTTP server of its own, and a live MPEG-TS stream it sends over UDP
+ * on loopback (tests/sources.h). Every recording is checked the
  * way a user would: the file plays back in ummsd, with the right length
  * and the streams it had, no transcoding.
  */
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sources.h"
 
 #define RECORDER1 "org.umms.Recorder1"
 #define RECORDING1 "org.umms.Recording1"
@@ -131,22 +133,13 @@ static void
 live_start(struct live *live)
 {
 	live->port = umms_test_free_udp_port();
-	g_autofree char *description = g_strdup_printf(
-		"videotestsrc is-live=true ! video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
-		"x264enc tune=zerolatency key-int-max=5 speed-preset=ultrafast ! h264parse ! "
-		"mpegtsmux alignment=7 ! udpsink host=127.0.0.1 port=%d", live->port);
-	g_autoptr(GError) error = NULL;
-	live->pipeline = gst_parse_launch(description, &error);
-	g_assert_no_error(error);
-	g_assert_cmpint(gst_element_set_state(live->pipeline, GST_STATE_PLAYING), !=,
-		GST_STATE_CHANGE_FAILURE);
+	live->pipeline = umms_test_live_udp_start(live->port, 5, NULL);
 }
 
 static void
 live_stop(struct live *live)
 {
-	gst_element_set_state(live->pipeline, GST_STATE_NULL);
-	gst_object_unref(live->pipeline);
+	umms_test_live_udp_stop(live->pipeline);
 }
 
 static void
@@ -179,6 +172,21 @@ test_live(struct umms_test *t, gconstpointer data)
 	g_autofree char *file2 = rec_string(t, rec2, "Destination");
 	assert_plays(t, file2, 2, "matroska");
 	live_stop(&live);
+}
+
+static void
+test_http(struct umms_test *t, gconstpointer data)
+{
+	/* From a web server (the test's own): remuxed as from a file, every track kept. */
+	fresh(t, "http");
+	struct umms_test_http server;
+	umms_test_http_start(&server, 0);
+	g_autofree char *uri = g_strdup_printf("http://127.0.0.1:%u/av.mkv", server.port);
+	g_autofree char *rec = record(t, uri, "from-http.ts", NULL);
+	wait_state(t, rec, "completed", 30000);
+	g_autofree char *file = rec_string(t, rec, "Destination");
+	assert_plays(t, file, 5, "mpegts");
+	umms_test_http_stop(&server);
 }
 
 static void
@@ -526,6 +534,7 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/recorder/file", test_file);
 	UMMS_TEST_ADD("/recorder/live", test_live);
+	UMMS_TEST_ADD("/recorder/http", test_http);
 	UMMS_TEST_ADD("/recorder/destinations", test_destinations);
 	UMMS_TEST_ADD("/recorder/killed", test_killed);
 	UMMS_TEST_ADD("/recorder/schedule", test_schedule);

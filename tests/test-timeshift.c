@@ -26,6 +26,7 @@
 
 #include "harness.h"
 #include "image.h"
+#include "sources.h"
 
 #define DISPLAY "/org/umms/display/0"
 #define DISPLAY1 "org.umms.Display1"
@@ -67,21 +68,7 @@ live_start(struct live *live)
 {
 	live->port = umms_test_free_udp_port();
 	/* A key frame a second: the ring's files are a second each. */
-	g_autofree char *description = g_strdup_printf(
-		"videotestsrc name=src is-live=true ! "
-		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
-		"x264enc tune=zerolatency key-int-max=25 speed-preset=ultrafast ! h264parse ! "
-		"mpegtsmux alignment=7 ! udpsink host=127.0.0.1 port=%d", live->port);
-	g_autoptr(GError) error = NULL;
-	live->pipeline = gst_parse_launch(description, &error);
-	g_assert_no_error(error);
-	GstElement *src = gst_bin_get_by_name(GST_BIN(live->pipeline), "src");
-	GstPad *pad = gst_element_get_static_pad(src, "src");
-	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, paint_cb, NULL, NULL);
-	gst_object_unref(pad);
-	gst_object_unref(src);
-	g_assert_cmpint(gst_element_set_state(live->pipeline, GST_STATE_PLAYING), !=,
-		GST_STATE_CHANGE_FAILURE);
+	live->pipeline = umms_test_live_udp_start(live->port, 25, paint_cb);
 }
 
 /* The source's present, in half seconds (as painted now). */
@@ -96,8 +83,7 @@ live_now(struct live *live)
 static void
 live_stop(struct live *live)
 {
-	gst_element_set_state(live->pipeline, GST_STATE_NULL);
-	gst_object_unref(live->pipeline);
+	umms_test_live_udp_stop(live->pipeline);
 }
 
 /* ---- ummsd and its screen ---------------------------------------------------- */

@@ -1,0 +1,40 @@
+/*
+ * Sources the tests serve themselves on loopback, for ummsd to play or
+ * record: an HTTP server of the generated clips and a live H.264 MPEG-TS
+ * stream over UDP.
+ */
+#ifndef UMMS_TESTS_SOURCES_H
+#define UMMS_TESTS_SOURCES_H
+
+#include <gio/gio.h>
+#include <gst/gst.h>
+
+/*
+ * A tiny HTTP server on threads of its own (the test thread blocks in D-Bus
+ * calls while ummsd downloads): GET /NAME serves clip NAME, with byte ranges.
+ */
+struct umms_test_http {
+	GSocketService *service;
+	guint16 port;
+	gint64 cut;        /* > 0: never send a byte past this offset (a server that dies) */
+	gint64 rate;       /* > 0: bytes per second, like a real network */
+	GMainContext *context;
+	GMainLoop *loop;
+	GThread *thread;
+	GMutex lock;
+	GCond cond;
+};
+
+/* Serves from now on, on server->port; @cut as in the struct. */
+void umms_test_http_start(struct umms_test_http *server, gint64 cut);
+void umms_test_http_stop(struct umms_test_http *server);
+
+/*
+ * Live 160x120 H.264 at 25 frames/s in MPEG-TS to 127.0.0.1:@port, a key
+ * frame every @key_int frames; @paint (or NULL) sees each raw frame first
+ * and may change it. Playing when it returns.
+ */
+GstElement *umms_test_live_udp_start(int port, unsigned key_int, GstPadProbeCallback paint);
+void umms_test_live_udp_stop(GstElement *pipeline);
+
+#endif

@@ -144,3 +144,59 @@ umms_test_live_udp_stop(GstElement *pipeline)
 	gst_element_set_state(pipeline, GST_STATE_NULL);
 	gst_object_unref(pipeline);
 }
+
+static gpointer
+rtsp_thread(gpointer data)
+{
+	struct umms_test_rtsp *rtsp = data;
+	g_main_context_push_thread_default(rtsp->context);
+	g_main_loop_run(rtsp->loop);
+	g_main_context_pop_thread_default(rtsp->context);
+	return NULL;
+}
+
+void
+umms_test_rtsp_start(struct umms_test_rtsp *rtsp)
+{
+	memset(rtsp, 0, sizeof(*rtsp));
+	rtsp->context = g_main_context_new();
+	rtsp->loop = g_main_loop_new(rtsp->context, FALSE);
+	rtsp->server = gst_rtsp_server_new();
+	gst_rtsp_server_set_address(rtsp->server, "127.0.0.1");
+	gst_rtsp_server_set_service(rtsp->server, "0");
+	GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
+	gst_rtsp_media_factory_set_launch(factory, "( videotestsrc is-live=true ! "
+		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
+		"x264enc tune=zerolatency key-int-max=10 speed-preset=ultrafast ! "
+		"rtph264pay name=pay0 pt=96 config-interval=-1 )");
+	gst_rtsp_media_factory_set_shared(factory, TRUE);
+	GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(rtsp->server);
+	gst_rtsp_mount_points_add_factory(mounts, "/live", factory);
+	g_object_unref(mounts);
+	g_assert_cmpuint(gst_rtsp_server_attach(rtsp->server, rtsp->context), !=, 0);
+	rtsp->port = gst_rtsp_server_get_bound_port(rtsp->server);
+	g_assert_cmpint(rtsp->port, >, 0);
+	rtsp->thread = g_thread_new("rtsp", rtsp_thread, rtsp);
+}
+
+static gboolean
+rtsp_quit(gpointer data)
+{
+	struct umms_test_rtsp *rtsp = data;
+	/* Its sessions go with the server's sources on this context. */
+	GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(rtsp->server);
+	gst_rtsp_session_pool_cleanup(pool);
+	g_object_unref(pool);
+	g_main_loop_quit(rtsp->loop);
+	return G_SOURCE_REMOVE;
+}
+
+void
+umms_test_rtsp_stop(struct umms_test_rtsp *rtsp)
+{
+	g_main_context_invoke(rtsp->context, rtsp_quit, rtsp);
+	g_thread_join(rtsp->thread);
+	g_object_unref(rtsp->server);
+	g_main_loop_unref(rtsp->loop);
+	g_main_context_unref(rtsp->context);
+}

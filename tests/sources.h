@@ -1,13 +1,14 @@
 /*
  * Sources the tests serve themselves on loopback, for ummsd to play or
- * record: an HTTP server of the generated clips and a live H.264 MPEG-TS
- * stream over UDP.
+ * record: an HTTP server of the generated clips, a live H.264 MPEG-TS
+ * stream over UDP and a live RTSP server.
  */
 #ifndef UMMS_TESTS_SOURCES_H
 #define UMMS_TESTS_SOURCES_H
 
 #include <gio/gio.h>
 #include <gst/gst.h>
+#include <gst/rtsp-server/rtsp-server.h>
 
 /*
  * A tiny HTTP server on threads of its own (the test thread blocks in D-Bus
@@ -36,5 +37,20 @@ void umms_test_http_stop(struct umms_test_http *server);
  */
 GstElement *umms_test_live_udp_start(int port, unsigned key_int, GstPadProbeCallback paint);
 void umms_test_live_udp_stop(GstElement *pipeline);
+
+/*
+ * A live RTSP server on its own thread: rtsp://127.0.0.1:PORT/live is H.264
+ * (RTP) like the UDP stream's, made for whoever connects.
+ */
+struct umms_test_rtsp {
+	GstRTSPServer *server;
+	int port;
+	GMainContext *context;
+	GMainLoop *loop;
+	GThread *thread;
+};
+
+void umms_test_rtsp_start(struct umms_test_rtsp *rtsp);
+void umms_test_rtsp_stop(struct umms_test_rtsp *rtsp);
 
 #endif

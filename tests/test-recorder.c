@@ -190,6 +190,24 @@ test_http(struct umms_test *t, gconstpointer data)
 }
 
 static void
+test_rtsp(struct umms_test *t, gconstpointer data)
+{
+	/* From an RTSP server (the test's own, live): 3 s of it, remuxed. */
+	fresh(t, "rtsp");
+	struct umms_test_rtsp server;
+	umms_test_rtsp_start(&server);
+	g_autofree char *uri = g_strdup_printf("rtsp://127.0.0.1:%d/live", server.port);
+	GVariantDict options;
+	g_variant_dict_init(&options, NULL);
+	g_variant_dict_insert(&options, "duration", "x", US(3));
+	g_autofree char *rec = record(t, uri, "from-rtsp.mkv", g_variant_dict_end(&options));
+	wait_state(t, rec, "completed", 30000);
+	g_autofree char *file = rec_string(t, rec, "Destination");
+	assert_plays(t, file, 2.5, "matroska");
+	umms_test_rtsp_stop(&server);
+}
+
+static void
 test_destinations(struct umms_test *t, gconstpointer data)
 {
 	fresh(t, "destinations");
@@ -535,6 +553,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/recorder/file", test_file);
 	UMMS_TEST_ADD("/recorder/live", test_live);
 	UMMS_TEST_ADD("/recorder/http", test_http);
+	UMMS_TEST_ADD("/recorder/rtsp", test_rtsp);
 	UMMS_TEST_ADD("/recorder/destinations", test_destinations);
 	UMMS_TEST_ADD("/recorder/killed", test_killed);
 	UMMS_TEST_ADD("/recorder/schedule", test_schedule);

@@ -378,7 +378,6 @@ open_engine(struct umms_player *player, const char *uri, const char *why,
 	if (player->config->engine.open_timeout)
 		player->open_timer = umms_source_timeout(player->config->engine.open_timeout,
 			open_timeout_cb, player);
-	set_state(player, UMMS_PLAYER_STOPPED);
 	return true;
 }
 
@@ -396,6 +395,7 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 	g_free(player->uri);
 	player->uri = g_steal_pointer(&uri);
 	player->track_serial++;
+	set_state(player, UMMS_PLAYER_STOPPED);
 	return true;
 }
 
@@ -406,6 +406,7 @@ bool
 umms_player_reopen(struct umms_player *player, const char *uri, enum umms_player_state state,
 	GError **error)
 {
+	/* State stays what it was meanwhile: the same media, going on. */
 	if (!open_engine(player, uri, "interrupted: time-shift turned on or off", NULL, NULL,
 			error))
 		return false;

@@ -175,6 +175,18 @@ ummsctl(const char *player, const char *command, const char *arg, int *status)
 	return out;
 }
 
+/* Every State a player's PropertiesChanged said, in order, joined by spaces. */
+static void
+state_changed_cb(GDBusConnection *bus, const char *sender, const char *path,
+	const char *iface, const char *signal, GVariant *params, gpointer data)
+{
+	GString *states = data;
+	g_autoptr(GVariant) changed = g_variant_get_child_value(params, 1);
+	const char *state;
+	if (g_variant_lookup(changed, "State", "&s", &state))
+		g_string_append_printf(states, "%s ", state);
+}
+
 /* A live player playing from its ring, shown on the screen (@ctl: ummsctl turns it on). */
 static char *
 live_player(struct umms_test *t, struct live *live, bool ctl)
@@ -193,6 +205,11 @@ live_player(struct umms_test *t, struct live *live, bool ctl)
 	g_assert_cmpint(s, ==, -1);
 	g_assert_cmpint(e, ==, -1);
 
+	/* The switch to the ring is no stop for the player's clients. */
+	GString *states = g_string_new(NULL);
+	guint watch = g_dbus_connection_signal_subscribe(t->bus, NULL,
+		"org.freedesktop.DBus.Properties", "PropertiesChanged", player, UMMS_PLAYER,
+		G_DBUS_SIGNAL_FLAGS_NONE, state_changed_cb, states, NULL);
 	if (ctl) {
 		int status;
 		g_autofree char *out = ummsctl(player, "timeshift", "on", &status);
@@ -213,6 +230,10 @@ live_player(struct umms_test *t, struct live *live, bool ctl)
 	}
 	g_test_message("playing from the ring %.1f s after asking; window %.1f to %.1f s",
 		(g_get_monotonic_time() - begun) / 1e6, s / 1e6, e / 1e6);
+	g_dbus_connection_signal_unsubscribe(t->bus, watch);
+	g_test_message("State meanwhile: %s", states->str);
+	g_assert_null(strstr(states->str, "stopped"));
+	g_string_free(states, TRUE);
 	g_assert_true(umms_test_get_bool(t->bus, player, "IsLive"));
 	g_assert_true(umms_test_get_bool(t->bus, player, "Seekable"));
 	g_autofree char *still = umms_test_get_string(t->bus, player, "Uri");

@@ -156,7 +156,7 @@ rtsp_thread(gpointer data)
 }
 
 void
-umms_test_rtsp_start(struct umms_test_rtsp *rtsp)
+umms_test_rtsp_start(struct umms_test_rtsp *rtsp, unsigned seconds)
 {
 	memset(rtsp, 0, sizeof(*rtsp));
 	rtsp->context = g_main_context_new();
@@ -165,10 +165,11 @@ umms_test_rtsp_start(struct umms_test_rtsp *rtsp)
 	gst_rtsp_server_set_address(rtsp->server, "127.0.0.1");
 	gst_rtsp_server_set_service(rtsp->server, "0");
 	GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
-	gst_rtsp_media_factory_set_launch(factory, "( videotestsrc is-live=true ! "
+	g_autofree char *launch = g_strdup_printf("( videotestsrc is-live=true num-buffers=%d ! "
 		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
 		"x264enc tune=zerolatency key-int-max=10 speed-preset=ultrafast ! "
-		"rtph264pay name=pay0 pt=96 config-interval=-1 )");
+		"rtph264pay name=pay0 pt=96 config-interval=-1 )", seconds ? (int)seconds * 25 : -1);
+	gst_rtsp_media_factory_set_launch(factory, launch);
 	gst_rtsp_media_factory_set_shared(factory, TRUE);
 	GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(rtsp->server);
 	gst_rtsp_mount_points_add_factory(mounts, "/live", factory);

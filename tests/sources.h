@@ -50,7 +50,8 @@ struct umms_test_rtsp {
 	GThread *thread;
 };
 
-void umms_test_rtsp_start(struct umms_test_rtsp *rtsp);
+/* @seconds > 0: the stream ends after that long (from its first viewer on). */
+void umms_test_rtsp_start(struct umms_test_rtsp *rtsp, unsigned seconds);
 void umms_test_rtsp_stop(struct umms_test_rtsp *rtsp);
 
 #endif

@@ -195,7 +195,7 @@ test_rtsp(struct umms_test *t, gconstpointer data)
 	/* From an RTSP server (the test's own, live): 3 s of it, remuxed. */
 	fresh(t, "rtsp");
 	struct umms_test_rtsp server;
-	umms_test_rtsp_start(&server);
+	umms_test_rtsp_start(&server, 0);
 	g_autofree char *uri = g_strdup_printf("rtsp://127.0.0.1:%d/live", server.port);
 	GVariantDict options;
 	g_variant_dict_init(&options, NULL);

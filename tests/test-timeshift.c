@@ -16,6 +16,7 @@
  * - paused longer than the window: Play resumes at the window's start;
  * - turned off: the ring's files go, the player shows the source live; a
  *   ring an ummsd that died left behind is removed;
+ * - a source that ends (RTSP, 8 s): the ring plays to its last moment, then Eos;
  * - refused on a file (NotSupported) and with no media (InvalidState);
  * - `ummsctl timeshift on` and `ummsctl info` (the window).
  */
@@ -409,6 +410,37 @@ test_paused_too_long(struct umms_test *t, gconstpointer data)
 }
 
 static void
+test_source_ends(struct umms_test *t, gconstpointer data)
+{
+	/* An RTSP stream that ends 8 s in: played from the ring to its last moment, then Eos. */
+	start(t);
+	struct umms_test_rtsp server;
+	umms_test_rtsp_start(&server, 8);
+	g_autofree char *uri = g_strdup_printf("rtsp://127.0.0.1:%d/live", server.port);
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	g_assert_true(umms_test_get_bool(t->bus, player, "IsLive"));
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	set_timeshift(t, player, true);
+	/* Paused a while: the end comes later than the source's, after what was recorded. */
+	umms_test_sleep(3000);
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	umms_test_sleep(3000);
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	gint64 played = g_get_monotonic_time();
+	g_variant_unref(umms_test_signals_wait(signals, "Eos", 60000));
+	double after = (g_get_monotonic_time() - played) / 1e6;
+	g_test_message("Eos %.1f s after resuming", after);
+	/* What was recorded after the pause point played first (3 s paused, 3 s behind). */
+	g_assert_cmpfloat(after, >=, 2.5);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "stopped");
+	umms_test_signals_free(signals);
+	umms_test_rtsp_stop(&server);
+}
+
+static void
 test_refused(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *empty = umms_test_create_player(t->bus, NULL);
@@ -440,6 +472,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/timeshift/pause-resume", test_pause_resume);
 	UMMS_TEST_ADD("/timeshift/seek", test_seek);
 	UMMS_TEST_ADD("/timeshift/paused-too-long", test_paused_too_long);
+	UMMS_TEST_ADD("/timeshift/source-ends", test_source_ends);
 	UMMS_TEST_ADD("/timeshift/refused", test_refused);
 	return g_test_run();
 }

@@ -87,10 +87,21 @@ ring_changed(struct wl_listener *listener, void *data)
 	if (ts->ring->state == UMMS_RECORDING_RECORDING || ts->ring_ended)
 		return;
 	ts->ring_ended = true;
-	/* Played from already, the playlist plays to its end. */
-	umms_warn("player %u: the time-shift ring stopped (%s)%s%s", ts->player->id,
+	umms_log(ts->ring->error ? UMMS_LOG_WARNING : UMMS_LOG_INFO,
+		"player %u: the time-shift ring stopped (%s)%s%s", ts->player->id,
 		umms_recording_state_name(ts->ring->state), ts->ring->error ? ": " : "",
 		ts->ring->error ? ts->ring->error : "");
+	/*
+	 * Played from already: the playlist says it is complete (hlssink2 does
+	 * when the source ends, not when it fails), so playback goes to its
+	 * end and stops there, with Eos, instead of waiting for more.
+	 */
+	g_autofree char *text = NULL;
+	if (ts->playing_ring && g_file_get_contents(ts->ring->path, &text, NULL, NULL) &&
+			!strstr(text, "#EXT-X-ENDLIST")) {
+		g_autofree char *ended = g_strconcat(text, "#EXT-X-ENDLIST\n", NULL);
+		g_file_set_contents(ts->ring->path, ended, -1, NULL);
+	}
 }
 
 /* Time-shift ends before it began: the source itself again, as the player was. */

@@ -14,6 +14,9 @@
  * the window resumes a file after its oldest moment (the oldest file may
  * be gone by the time the engine gets there); so does a seek to the start.
  *
+ * If the source ends or fails, the ring's playlist is closed: playback
+ * goes on to the last moment recorded and ends there (Eos).
+ *
  * Turned off, the ring is stopped and removed and the player goes back to
  * the source itself, in the state it was in. SetUri and the player's end
  * turn it off too.

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <glib/gstdio.h>
 
 #include "config.h"
@@ -144,6 +145,18 @@ test_example_file(void)
 	free(b);
 	umms_config_finish(&example);
 	umms_config_finish(&defaults);
+
+	/* Its comment on [log] scopes names every scope there is. */
+	g_autofree char *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	const char *comment = strstr(text, "# Per-module levels:");
+	g_assert_nonnull(comment);
+	g_autofree char *listed = g_strndup(comment, (gsize)(strstr(comment, "#scopes=") - comment));
+	for (int s = 0; s < UMMS_SCOPE_COUNT; s++) {
+		g_autofree char *word = g_strdup_printf(" %s", umms_log_scope_name(s));
+		if (!strstr(listed, word))
+			g_error("data/ummsd.conf's scopes comment leaves out %s", word + 1);
+	}
 }
 
 static void

@@ -56,46 +56,6 @@ struct command {
 	int (*run)(struct ctl *ctl, char **args, int n_args);
 };
 
-static const char commands_help[] =
-	"Commands:\n"
-	"  play [URI|PATH]      open URI or PATH in a new player, play it and print the\n"
-	"                       player's path; without an argument, resume the player\n"
-	"  pause                pause the player\n"
-	"  play-pause           pause the player if it is playing, else play it\n"
-	"  stop                 stop the player\n"
-	"  seek OFFSET          +S or -S: move by S seconds (+10, -1.5);\n"
-	"                       S, M:SS or H:MM:SS: go to that position\n"
-	"  rate R               set the playback rate (2, 0.5, -1)\n"
-	"  volume V             set the volume, 0.0 to 1.0\n"
-	"  mute on|off          mute or unmute\n"
-	"  timeshift on|off     time-shift a live player: pause and seek back in what\n"
-	"                       it recorded ([recording] timeshift-window)\n"
-	"  track KIND INDEX     select video, audio or subtitle track INDEX\n"
-	"                       (subtitles: -1 or off for none)\n"
-	"  subtitles URI|PATH   add an external subtitle file (\"\" or off removes it)\n"
-	"  step [N]             step N video frames (default 1; negative: backwards)\n"
-	"  list                 list the players: path, state, position/duration, URI\n"
-	"  info                 show every property of the player\n"
-	"  destroy              destroy the player\n"
-	"  wait                 wait for the player's end of stream (exit 0) or error (exit 1);\n"
-	"                       returns at once if it is stopped\n"
-	"  version              print ummsd's version\n"
-	"  show                 show the player on the screen ummsd drives (--drm, --headless)\n"
-	"  capture FILE         write what that screen shows to FILE as PNG\n"
-	"  resources            the hardware ummsd shares out: decoders, planes, tuners,\n"
-	"                       who holds them and who waits\n"
-	"  record URI|PATH DEST [SECONDS]  record it now (no transcoding) into DEST\n"
-	"                       (.mkv or .ts, inside the recording directories), for\n"
-	"                       SECONDS or until it ends; prints the recording's path\n"
-	"  schedule URI|PATH DEST START DURATION  record it unattended at START\n"
-	"                       (+SECONDS or 2026-12-03T20:00) for DURATION (seconds,\n"
-	"                       M:SS, H:MM:SS): kept across restarts of ummsd\n"
-	"  recordings           every recording: state, size, file; a progress bar\n"
-	"                       for running ones\n"
-	"\n"
-	"The player is the one given with --player, else the newest playing player,\n"
-	"else the newest player. Exit status: 0 on success, 1 when ummsd reports an\n"
-	"error, 2 for a usage error.";
 
 int
 umms_ctl_report(GError *error)
@@ -741,7 +701,7 @@ main(int argc, char **argv)
 	g_set_prgname("ummsctl");
 	g_autoptr(GOptionContext) context = g_option_context_new("COMMAND [ARGUMENTS]");
 	g_option_context_set_summary(context, "Control ummsd, the umms media service.");
-	g_option_context_set_description(context, commands_help);
+	g_option_context_set_description(context, umms_ctl_commands_help);
 	g_option_context_add_main_entries(context, entries, NULL);
 	/* Keeps "-5" (seek -5, step -5, rate -1) for us; is_option() sorts them. */
 	g_option_context_set_ignore_unknown_options(context, TRUE);

@@ -57,4 +57,7 @@ void umms_ctl_print_info(UmmsPlayer1 *player, const char *path);
 void umms_ctl_print_resources(GVariant *decoders, GVariant *planes, GVariant *tuners,
 	const char *va);
 
+/* The Commands section of --help. */
+extern const char umms_ctl_commands_help[];
+
 #endif

@@ -284,7 +284,8 @@ test_pause_resume(struct umms_test *t, gconstpointer data)
 	g_test_message("paused at %d, resumed 1 s later showing %d: %.1f s behind the source",
 		paused, resumed, behind / 2.0);
 	g_assert_cmpint(ticks(paused, resumed), >=, 0);
-	g_assert_cmpint(ticks(paused, resumed), <=, 5);
+	/* From the live source instead it would be 5 s (10) or more after. */
+	g_assert_cmpint(ticks(paused, resumed), <=, 7);
 	g_assert_cmpint(behind, >=, 10);
 
 	/* Off: the ring's files go, the source is shown live again. */
@@ -331,18 +332,28 @@ test_seek(struct umms_test *t, gconstpointer data)
 			g_error("the window stays %.1f to %.1f s", s / 1e6, e / 1e6);
 	} while (e - s < US(6));
 	int before = shown(t, "before-seek");
+	gint64 before_at = g_get_monotonic_time();
 	int64_t position = umms_test_get_int64(t->bus, player, "Position");
 	g_test_message("window %.1f to %.1f s, position %.1f s", s / 1e6, e / 1e6, position / 1e6);
 
-	/* Back 4 s, in the window: older frames. */
+	/*
+	 * Back 4 s, in the window: older frames. 4 s older than the first
+	 * capture, less at most the time between the two captures (playback
+	 * went on for part of it), give or take the half second the frames
+	 * tell and a key frame's distance.
+	 */
 	int64_t back = position - US(4);
 	g_assert_cmpint(back, >=, s);
 	umms_test_player_do(t->bus, player, "SetPosition", g_variant_new("(x)", back));
 	umms_test_sleep(300);
 	int after = shown(t, "after-seek");
-	g_test_message("4 s back: showed %d, now %d", before, after);
-	g_assert_cmpint(ticks(after, before), >=, 6);
-	g_assert_cmpint(ticks(after, before), <=, 12);
+	double between = (g_get_monotonic_time() - before_at) / 1e6;
+	double went_back = ticks(after, before) / 2.0;
+	g_test_message("4 s back: showed %d, now %d: %.1f s older, %.1f s between the captures",
+		before, after, went_back, between);
+	g_assert_cmpfloat(went_back, >=, 4 - between - 1);
+	g_assert_cmpfloat(went_back, <=, 4 + 1.5);
+	g_assert_cmpfloat(went_back, >=, 1.5);
 
 	/* Outside: refused, naming the window; playback goes on. */
 	window(t, player, &s, &e);

@@ -1,7 +1,8 @@
 /*
  * The name of ummsd's video socket (umms_video_v1), as every side finds it:
  * the one place the environment variable UMMS_DISPLAY is read (as
- * WAYLAND_DISPLAY names a compositor's socket). ummsd's config module uses
+ * WAYLAND_DISPLAY names a compositor's socket), and WAYLAND_DISPLAY by a
+ * program of ours that chooses its compositor (demo/umms-kiosk). ummsd's config module uses
  * it for the default of [video] socket; libumms-client and
  * libumms-client-gl when the application names none. docs/env_vars.md.
  */
@@ -10,5 +11,10 @@
 
 /* @name, or $UMMS_DISPLAY when @name is NULL; "umms-0" when that is unset or empty. */
 const char *umms_socket_name(const char *name);
+/*
+ * The compositor a shell connects to: $WAYLAND_DISPLAY, else ummsd's own
+ * (ummsd --drm serves Wayland clients on its video socket).
+ */
+const char *umms_compositor_socket_name(void);
 
 #endif

@@ -10,10 +10,10 @@
  *   ummsd --drm &
  *   umms-kiosk FILE
  *
- * It connects to $WAYLAND_DISPLAY, or to "umms-0" when that is unset (the
- * socket of ummsd driving a screen). The same code runs on any compositor:
- * libumms-client uses subsurfaces on weston or sway, and on ummsd's own it
- * places the video server-side.
+ * It connects to $WAYLAND_DISPLAY, or when that is unset to ummsd's socket
+ * ($UMMS_DISPLAY, else "umms-0": ummsd driving a screen). The same code runs
+ * on any compositor: libumms-client uses subsurfaces on weston or sway, and
+ * on ummsd's own it places the video server-side.
  *
  * The UI, drawn in ARGB8888 with fixed colours (tests check pixels; the
  * window is W x H, from the compositor, 1024x768 if it does not say):
@@ -65,6 +65,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "demo-keys.h"
+#include "socket-name.h"
 #include "umms-client.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -648,7 +649,7 @@ main(int argc, char *argv[])
 		fail("no session bus: %s", error->message);
 
 	/* The compositor: $WAYLAND_DISPLAY, else ummsd's own (ummsd --drm). */
-	const char *socket = g_getenv("WAYLAND_DISPLAY") ? g_getenv("WAYLAND_DISPLAY") : "umms-0";
+	const char *socket = umms_compositor_socket_name();
 	app.display = wl_display_connect(socket);
 	if (!app.display) {
 		fail("no Wayland compositor at %s (is ummsd --drm running?): %s", socket,

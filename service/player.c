@@ -499,13 +499,15 @@ umms_player_seek(struct umms_player *player, int64_t offset,
 	umms_player_touch(player);
 	if (!need_seekable(player, error))
 		return false;
-	int64_t position = umms_player_get_position(player);
-	int64_t duration = player->engine->info.duration;
-	position = offset < 0 && -offset > position ? 0 : position + offset;
-	if (duration >= 0 && position > duration)
-		position = duration;
-	if (player->timeshift)
-		position = umms_player_get_position(player) + offset;
+	int64_t now = umms_player_get_position(player);
+	int64_t position = now + offset;
+	/* Time-shifted, the window is the bound (checked below), not the media's ends. */
+	if (!player->timeshift) {
+		int64_t duration = player->engine->info.duration;
+		position = offset < 0 && -offset > now ? 0 : position;
+		if (duration >= 0 && position > duration)
+			position = duration;
+	}
 	if (!umms_timeshift_check_position(player, &position, error))
 		return false;
 	return request_position(player, position, done, data, error);

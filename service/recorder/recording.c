@@ -230,9 +230,9 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	GstElement *source = gst_element_factory_make("urisourcebin", NULL);
 	GstElement *parse = gst_element_factory_make("parsebin", NULL);
 	r->mux = gst_element_factory_make(mux_name, NULL);
-	GstElement *sink = ring ? gst_element_factory_make("identity", NULL) :
-		gst_element_factory_make("filesink", NULL);
-	if (!source || !parse || !r->mux || !sink) {
+	/* hlssink2 writes its files itself. */
+	GstElement *sink = ring ? NULL : gst_element_factory_make("filesink", NULL);
+	if (!source || !parse || !r->mux || (!ring && !sink)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			"recording needs urisourcebin, parsebin, %s and filesink (GStreamer's base, "
 			"good and bad plugins)", mux_name);
@@ -242,11 +242,6 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 		goto fail;
 	}
 	g_object_set(source, "uri", uri, NULL);
-	/*
-	 * Written as it comes (no stdio buffer), Matroska a cluster a second at
-	 * most: a recording cut short by a crash or a power cut keeps all but
-	 * its last second.
-	 */
 	if (ring) {
 		/*
 		 * A few more files kept than listed: a reader still in a segment
@@ -256,9 +251,12 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 		g_object_set(r->mux, "location", location, "playlist-location", path,
 			"target-duration", ring->segment_s, "playlist-length", ring->n,
 			"max-files", ring->n + 4, NULL);
-		gst_object_unref(sink);
-		sink = NULL;
 	} else {
+		/*
+		 * Written as it comes (no stdio buffer), Matroska a cluster a
+		 * second at most: a recording cut short by a crash or a power
+		 * cut keeps all but its last second.
+		 */
 		g_object_set(sink, "location", path, "async", FALSE, NULL);
 		gst_util_set_object_arg(G_OBJECT(sink), "buffer-mode", "unbuffered");
 	}

@@ -32,7 +32,6 @@ struct umms_timeshift {
 	gint64 wait_end;            /* monotonic µs */
 	unsigned wait_ms;
 	bool playing_ring;          /* the engine opened the playlist */
-	bool ring_ended;
 };
 
 /* The ring's files, and its folder. */
@@ -84,9 +83,11 @@ static void
 ring_changed(struct wl_listener *listener, void *data)
 {
 	struct umms_timeshift *ts = wl_container_of(listener, ts, ring_changed);
-	if (ts->ring->state == UMMS_RECORDING_RECORDING || ts->ring_ended)
+	if (ts->ring->state == UMMS_RECORDING_RECORDING)
 		return;
-	ts->ring_ended = true;
+	/* Ended: nothing more to hear (its bytes may still be reported once). */
+	wl_list_remove(&ts->ring_changed.link);
+	wl_list_init(&ts->ring_changed.link);
 	umms_log(ts->ring->error ? UMMS_LOG_WARNING : UMMS_LOG_INFO,
 		"player %u: the time-shift ring stopped (%s)%s%s", ts->player->id,
 		umms_recording_state_name(ts->ring->state), ts->ring->error ? ": " : "",
@@ -143,7 +144,8 @@ wait_cb(gpointer data)
 		return G_SOURCE_REMOVE;
 	}
 	if (!ts->ring || !ring_ready(ts)) {
-		if (g_get_monotonic_time() < ts->wait_end && !ts->ring_ended)
+		bool ended = ts->ring && ts->ring->state != UMMS_RECORDING_RECORDING;
+		if (g_get_monotonic_time() < ts->wait_end && !ended)
 			return G_SOURCE_CONTINUE;
 		umms_source_forget(&ts->wait_timer);
 		umms_warn("player %u: no time-shift: nothing of %s recorded in %u ms", player->id,
@@ -290,14 +292,25 @@ margin(struct umms_player *player)
 	return (int64_t)player->config->recording.timeshift_segment * G_USEC_PER_SEC;
 }
 
+/*
+ * The window: from the engine's seek range start to its end, or to where
+ * playback is if that is nearer the source already (@seek_end: the range's
+ * own end, the nearest the engine seeks to).
+ */
+static bool
+window(struct umms_player *player, int64_t *start, int64_t *seek_end, int64_t *end)
+{
+	if (!seek_range(player, start, seek_end))
+		return false;
+	*end = MAX(*seek_end, umms_player_get_position(player));
+	return true;
+}
+
 bool
 umms_timeshift_get_window(struct umms_player *player, int64_t *start, int64_t *end)
 {
-	if (!seek_range(player, start, end))
-		return false;
-	/* Playing nearer the source than that already: the window reaches here. */
-	*end = MAX(*end, umms_player_get_position(player));
-	return true;
+	int64_t seek_end;
+	return window(player, start, &seek_end, end);
 }
 
 bool
@@ -305,8 +318,8 @@ umms_timeshift_check_position(struct umms_player *player, int64_t *position, GEr
 {
 	if (!player->timeshift)
 		return true;
-	int64_t start, end;
-	if (!umms_timeshift_get_window(player, &start, &end)) {
+	int64_t start, seek_end, end;
+	if (!window(player, &start, &seek_end, &end)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE,
 			"time-shift is starting: nothing recorded to seek in yet");
 		return false;
@@ -320,12 +333,11 @@ umms_timeshift_check_position(struct umms_player *player, int64_t *position, GEr
 	}
 	/*
 	 * Past what the engine seeks to, towards the live edge: as near it as
-	 * can be. At the oldest file, which may be gone by the time the engine
-	 * seeks: the next one.
+	 * can be (where playback is, or the range's end). At the oldest file,
+	 * which may be gone by the time the engine seeks: the next one.
 	 */
-	int64_t seek_start, seek_end;
-	if (seek_range(player, &seek_start, &seek_end) && *position > seek_end)
-		*position = MAX(seek_end, umms_player_get_position(player));
+	if (*position > seek_end)
+		*position = end;
 	*position = MAX(*position, MIN(start + margin(player), end));
 	return true;
 }

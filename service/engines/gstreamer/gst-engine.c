@@ -207,6 +207,23 @@ gst_engine_query_position(struct gst_engine *engine)
 	return NS_TO_US(ns);
 }
 
+bool
+gst_engine_query_seeking(struct gst_engine *engine, bool *seekable, int64_t *start,
+	int64_t *end)
+{
+	GstQuery *query = gst_query_new_seeking(GST_FORMAT_TIME);
+	gboolean can = FALSE;
+	gint64 first = -1, last = -1;
+	bool answered = gst_element_query(engine->pipeline, query);
+	if (answered)
+		gst_query_parse_seeking(query, NULL, &can, &first, &last);
+	gst_query_unref(query);
+	*seekable = can;
+	*start = first >= 0 ? NS_TO_US(first) : -1;
+	*end = last >= 0 ? NS_TO_US(last) : -1;
+	return answered;
+}
+
 static bool
 set_state_and_wait(struct gst_engine *engine, GstState state, GError **error)
 {

@@ -409,13 +409,10 @@ gst_media_refresh(struct gst_engine *engine)
 	else if (info->live)
 		info->duration = -1;
 
-	GstQuery *query = gst_query_new_seeking(GST_FORMAT_TIME);
-	if (gst_element_query(engine->pipeline, query)) {
-		gboolean seekable = FALSE;
-		gst_query_parse_seeking(query, NULL, &seekable, NULL, NULL);
+	bool seekable;
+	int64_t start, end;
+	if (gst_engine_query_seeking(engine, &seekable, &start, &end))
 		info->seekable = seekable && !info->live;
-	}
-	gst_query_unref(query);
 
 	/* Caps and tags fill in as data flows. */
 	gst_media_update_tracks(engine);

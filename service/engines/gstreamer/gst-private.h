@@ -118,6 +118,9 @@ void gst_engine_drop_ops(struct gst_engine *engine);
 bool gst_engine_prerolled(struct gst_engine *engine);
 /* µs, or -1. */
 int64_t gst_engine_query_position(struct gst_engine *engine);
+/* Asks the pipeline where it can seek (µs, -1 unknown); false if nobody answered. */
+bool gst_engine_query_seeking(struct gst_engine *engine, bool *seekable, int64_t *start,
+	int64_t *end);
 void gst_engine_emit_info(struct gst_engine *engine);
 
 /* gst-media.c */

@@ -162,16 +162,13 @@ engine_get_seek_range(struct umms_engine *base, int64_t *start, int64_t *end)
 	struct gst_engine *engine = gst_engine_from_base(base);
 	if (!gst_engine_prerolled(engine))
 		return false;
-	GstQuery *query = gst_query_new_seeking(GST_FORMAT_TIME);
-	gboolean seekable = FALSE;
-	gint64 first = -1, last = -1;
-	if (gst_element_query(engine->pipeline, query))
-		gst_query_parse_seeking(query, NULL, &seekable, &first, &last);
-	gst_query_unref(query);
-	if (!seekable || first < 0 || last < first)
+	bool seekable;
+	int64_t first, last;
+	if (!gst_engine_query_seeking(engine, &seekable, &first, &last) || !seekable ||
+			first < 0 || last < first)
 		return false;
-	*start = first / 1000;
-	*end = last / 1000;
+	*start = first;
+	*end = last;
 	return true;
 }
 

@@ -1,4 +1,4 @@
-/* The video socket's name (socket-name.h). */
+/* The sockets' names, as the environment gives them (socket-name.h). */
 #include <stdlib.h>
 
 #include "socket-name.h"
@@ -16,4 +16,18 @@ umms_compositor_socket_name(void)
 {
 	const char *name = getenv("WAYLAND_DISPLAY");
 	return name && *name ? name : umms_socket_name(NULL);
+}
+
+const char *
+umms_seatd_socket_name(void)
+{
+	const char *name = getenv("SEATD_SOCK");
+	return name && *name ? name : "/run/seatd.sock";
+}
+
+const char *
+umms_libseat_backend(void)
+{
+	const char *name = getenv("LIBSEAT_BACKEND");
+	return name && *name ? name : NULL;
 }

@@ -4,7 +4,9 @@
  * WAYLAND_DISPLAY names a compositor's socket), and WAYLAND_DISPLAY by a
  * program of ours that chooses its compositor (demo/umms-kiosk). ummsd's config module uses
  * it for the default of [video] socket; libumms-client and
- * libumms-client-gl when the application names none. docs/env_vars.md.
+ * libumms-client-gl when the application names none. And the two variables
+ * of libseat's that ummsd's session looks at before libseat does, to know
+ * what libseat would do. docs/env_vars.md.
  */
 #ifndef UMMS_COMMON_SOCKET_NAME_H
 #define UMMS_COMMON_SOCKET_NAME_H
@@ -16,5 +18,10 @@ const char *umms_socket_name(const char *name);
  * (ummsd --drm serves Wayland clients on its video socket).
  */
 const char *umms_compositor_socket_name(void);
+
+/* Where libseat looks for seatd: $SEATD_SOCK, else /run/seatd.sock. */
+const char *umms_seatd_socket_name(void);
+/* The backend libseat is told to use ($LIBSEAT_BACKEND), or NULL: libseat picks. */
+const char *umms_libseat_backend(void);
 
 #endif

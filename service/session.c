@@ -8,13 +8,20 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <glib-unix.h>
 #include <libseat.h>
 
 #include "error.h"
 #include "log.h"
 #include "session.h"
+#include "socket-name.h"
 #include "source.h"
+
+/* Why libseat is not used when no seat manager runs. */
+#define NO_SEAT_MANAGER "no seat manager (seatd or logind) runs, and libseat's built-in " \
+	"seatd is not used (as root, display.session=direct opens devices itself)"
 
 /* How devices are opened without a seat: as libseat opens them. */
 #define DIRECT_FLAGS (O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
@@ -122,12 +129,28 @@ seat_readable(gint fd, GIOCondition condition, gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-/* Whether a seat manager seems to run: seatd's default socket, or logind's seat0. */
+/* Whether seatd answers on the socket libseat would try. */
+static bool
+seatd_answers(void)
+{
+	const char *path = umms_seatd_socket_name();
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return false;
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	bool answers = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	close(fd);
+	return answers;
+}
+
+/* Whether a seat manager seems to run: seatd on its socket, or logind's seat0. */
 static bool
 seat_manager_runs(void)
 {
-	return g_file_test("/run/seatd.sock", G_FILE_TEST_EXISTS) ||
-		g_file_test("/run/systemd/seats/seat0", G_FILE_TEST_EXISTS);
+	return seatd_answers() || g_file_test("/run/systemd/seats/seat0", G_FILE_TEST_EXISTS);
 }
 
 static bool
@@ -138,6 +161,17 @@ open_seat(struct session *s, GError **error)
 		libseat_set_log_handler(seat_log);
 		libseat_set_log_level(LIBSEAT_LOG_LEVEL_INFO);
 		g_once_init_leave(&log_set, 1);
+	}
+	/*
+	 * Left to choose with no seat manager, libseat's last resort as root
+	 * is a seatd of its own, forked off this process: refused (direct
+	 * opening does what it would), and before it forks, as a fork of a
+	 * process with threads may hang in the child.
+	 */
+	const char *chosen = umms_libseat_backend();
+	if (chosen ? strcmp(chosen, "builtin") == 0 : !seat_manager_runs()) {
+		g_set_error_literal(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, NO_SEAT_MANAGER);
+		goto fail;
 	}
 	s->errors = g_string_new(NULL);
 	s->active = false;
@@ -151,10 +185,8 @@ open_seat(struct session *s, GError **error)
 		goto fail;
 	}
 	if (!s->backend || strcmp(s->backend, "builtin") == 0) {
-		/* Its last resort as root: a seatd forked off us does what direct opening does. */
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND,
-			"no seat manager (seatd or logind) gave a seat, and libseat's built-in "
-			"seatd is not used (as root, display.session=direct opens devices itself)");
+		/* A seat manager seemed to run, but libseat came to its last resort. */
+		g_set_error_literal(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, NO_SEAT_MANAGER);
 		g_clear_pointer(&s->seat, libseat_close_seat);
 		goto fail;
 	}

@@ -7,11 +7,12 @@
  * - "libseat": a seat through libseat or an error. Only a seat manager
  *   outside ummsd counts: libseat's built-in seatd (its last resort, as
  *   root) is refused, since opening directly does the same without a
- *   forked server.
+ *   forked server; when no seat manager seems to run, before libseat is
+ *   asked (it would fork that server off ummsd, threads and all).
  * - "direct": open() only; the device's master is whoever opened it first.
- * - "auto" (NULL, ""): libseat when a seat manager runs (seatd's socket
- *   /run/seatd.sock, or logind's /run/systemd/seats/seat0) and opens a seat,
- *   else direct. A seatd on another socket needs "libseat".
+ * - "auto" (NULL, ""): libseat when a seat manager runs (seatd answering
+ *   on $SEATD_SOCK or /run/seatd.sock, or logind's
+ *   /run/systemd/seats/seat0) and opens a seat, else direct.
  *
  * Devices opened either way are O_RDWR, O_CLOEXEC and O_NONBLOCK (what
  * libseat hands out), so their users behave the same in both.

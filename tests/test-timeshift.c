@@ -10,6 +10,7 @@
  *
  * - pause 5 s, then Play: the picture held while paused, and playback goes
  *   on from the pause point, not from the live source's present;
+ * - TimeshiftWindow is announced (PropertiesChanged) as the ring grows;
  * - seek back within TimeshiftWindow shows older frames; positions outside
  *   are refused with InvalidArgument naming the window; the window's end
  *   is near the present;
@@ -188,9 +189,9 @@ state_changed_cb(GDBusConnection *bus, const char *sender, const char *path,
 		g_string_append_printf(states, "%s ", state);
 }
 
-/* A live player playing from its ring, shown on the screen (@ctl: ummsctl turns it on). */
+/* A player of the live source, playing it on the screen, time-shift off. */
 static char *
-live_player(struct umms_test *t, struct live *live, bool ctl)
+live_source_player(struct umms_test *t, struct live *live)
 {
 	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live->port);
 	char *player = umms_test_create_player(t->bus, NULL);
@@ -205,6 +206,32 @@ live_player(struct umms_test *t, struct live *live, bool ctl)
 	window(t, player, &s, &e);
 	g_assert_cmpint(s, ==, -1);
 	g_assert_cmpint(e, ==, -1);
+	return player;
+}
+
+/* Waits for the ring to be played, in @state; seconds since @begun. */
+static double
+wait_ring(struct umms_test *t, const char *player, const char *state, gint64 begun)
+{
+	for (;;) {
+		int64_t s, e;
+		window(t, player, &s, &e);
+		g_autofree char *now = umms_test_get_string(t->bus, player, "State");
+		if (s >= 0 && strcmp(now, state) == 0)
+			return (g_get_monotonic_time() - begun) / 1e6;
+		if (g_get_monotonic_time() - begun > 60 * G_USEC_PER_SEC)
+			g_error("time-shift gave no window in 60 s (state %s)", now);
+		umms_test_sleep(100);
+	}
+}
+
+/* A live player playing from its ring, shown on the screen (@ctl: ummsctl turns it on). */
+static char *
+live_player(struct umms_test *t, struct live *live, bool ctl)
+{
+	char *player = live_source_player(t, live);
+	g_autofree char *uri = umms_test_get_string(t->bus, player, "Uri");
+	int64_t s, e;
 
 	/* The switch to the ring is no stop for the player's clients. */
 	GString *states = g_string_new(NULL);
@@ -219,18 +246,10 @@ live_player(struct umms_test *t, struct live *live, bool ctl)
 		set_timeshift(t, player, true);
 	}
 	g_assert_true(umms_test_get_bool(t->bus, player, "TimeshiftEnabled"));
-	gint64 begun = g_get_monotonic_time();
-	for (;;) {
-		window(t, player, &s, &e);
-		g_autofree char *state = umms_test_get_string(t->bus, player, "State");
-		if (s >= 0 && strcmp(state, "playing") == 0)
-			break;
-		if (g_get_monotonic_time() - begun > 60 * G_USEC_PER_SEC)
-			g_error("time-shift gave no window in 60 s (state %s)", state);
-		umms_test_sleep(100);
-	}
+	double took = wait_ring(t, player, "playing", g_get_monotonic_time());
+	window(t, player, &s, &e);
 	g_test_message("playing from the ring %.1f s after asking; window %.1f to %.1f s",
-		(g_get_monotonic_time() - begun) / 1e6, s / 1e6, e / 1e6);
+		took, s / 1e6, e / 1e6);
 	g_dbus_connection_signal_unsubscribe(t->bus, watch);
 	g_test_message("State meanwhile: %s", states->str);
 	g_assert_null(strstr(states->str, "stopped"));
@@ -322,15 +341,27 @@ test_seek(struct umms_test *t, gconstpointer data)
 	struct live live;
 	live_start(&live);
 	g_autofree char *player = live_player(t, &live, false);
-	/* Enough recorded to go back 4 s. */
+	/*
+	 * Enough recorded to go back 4 s, as PropertiesChanged says: the
+	 * window is announced as the ring gains files, no need to poll it.
+	 */
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
 	int64_t s, e;
+	window(t, player, &s, &e);
+	int announced = 0;
 	gint64 begun = g_get_monotonic_time();
-	do {
-		umms_test_sleep(500);
-		window(t, player, &s, &e);
+	while (e - s < US(6)) {
 		if (g_get_monotonic_time() - begun > 60 * G_USEC_PER_SEC)
-			g_error("the window stays %.1f to %.1f s", s / 1e6, e / 1e6);
-	} while (e - s < US(6));
+			g_error("the window stays %.1f to %.1f s (%d announced)", s / 1e6, e / 1e6,
+				announced);
+		g_autoptr(GVariant) params = umms_test_signals_wait(signals, "PropertiesChanged",
+			60000);
+		g_autoptr(GVariant) changed = g_variant_get_child_value(params, 1);
+		if (g_variant_lookup(changed, "TimeshiftWindow", "(xx)", &s, &e))
+			announced++;
+	}
+	umms_test_signals_free(signals);
+	g_test_message("TimeshiftWindow announced %d times on the way to 6 s", announced);
 	int before = shown(t, "before-seek");
 	gint64 before_at = g_get_monotonic_time();
 	int64_t position = umms_test_get_int64(t->bus, player, "Position");

@@ -32,6 +32,7 @@ struct umms_timeshift {
 	gint64 wait_end;            /* monotonic µs */
 	unsigned wait_ms;
 	bool playing_ring;          /* the engine opened the playlist */
+	int64_t announced[2];       /* the seek range TimeshiftWindow last changed with */
 };
 
 /* The ring's files, and its folder. */
@@ -78,13 +79,39 @@ umms_timeshift_stop(struct umms_player *player)
 	emit_changed(player);
 }
 
-/* The ring ended (the source did, or failed): wait_cb gives up, if still waiting. */
+static bool seek_range(struct umms_player *player, int64_t *start, int64_t *end);
+static int64_t margin(struct umms_player *player);
+
+/*
+ * The ring wrote more: once the engine's seek range moved by a file's
+ * length (hlsdemux moves its live end with the clock), the player's
+ * properties are looked at again, so TimeshiftWindow is announced about
+ * once a file rather than with every step.
+ */
+static void
+announce_window(struct umms_timeshift *ts)
+{
+	int64_t start, end, step = margin(ts->player);
+	if (!seek_range(ts->player, &start, &end) ||
+			(ABS(start - ts->announced[0]) < step && ABS(end - ts->announced[1]) < step))
+		return;
+	ts->announced[0] = start;
+	ts->announced[1] = end;
+	emit_changed(ts->player);
+}
+
+/*
+ * The ring wrote more (announce_window), or ended (the source did, or
+ * failed): wait_cb gives up, if still waiting.
+ */
 static void
 ring_changed(struct wl_listener *listener, void *data)
 {
 	struct umms_timeshift *ts = wl_container_of(listener, ts, ring_changed);
-	if (ts->ring->state == UMMS_RECORDING_RECORDING)
+	if (ts->ring->state == UMMS_RECORDING_RECORDING) {
+		announce_window(ts);
 		return;
+	}
 	/* Ended: nothing more to hear (its bytes may still be reported once). */
 	wl_list_remove(&ts->ring_changed.link);
 	wl_list_init(&ts->ring_changed.link);
@@ -246,6 +273,7 @@ start(struct umms_player *player, GError **error)
 		return false;
 	struct umms_timeshift *ts = g_new0(struct umms_timeshift, 1);
 	ts->player = player;
+	ts->announced[0] = ts->announced[1] = -1;
 	ts->dir = g_steal_pointer(&dir);
 	ts->wait_ms = MAX(player->config->engine.open_timeout, WAIT_MIN_MS);
 	ts->wait_end = g_get_monotonic_time() + (gint64)ts->wait_ms * 1000;

@@ -1,6 +1,10 @@
-/* The names players' states and priorities go by on D-Bus and in the configuration. */
+/*
+ * The names players' states and priorities go by on D-Bus and in the
+ * configuration, and the URIs of their media.
+ */
 #include <string.h>
 
+#include "error.h"
 #include "player.h"
 
 const char *
@@ -39,4 +43,22 @@ umms_priority_parse(const char *name, enum umms_priority *priority)
 		}
 	}
 	return false;
+}
+
+char *
+umms_player_normalize_uri(const char *text, GError **error)
+{
+	if (!text[0]) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "the URI is empty");
+		return NULL;
+	}
+	if (text[0] == '/')
+		return g_filename_to_uri(text, NULL, error);
+	g_autofree char *scheme = g_uri_parse_scheme(text);
+	if (!scheme) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"not a URI: \"%s\" (give a URI or an absolute path)", text);
+		return NULL;
+	}
+	return g_strdup(text);
 }

@@ -311,25 +311,6 @@ need_media(struct umms_player *player, GError **error)
 	return false;
 }
 
-/* A URI, or an absolute path made into one; NULL with InvalidArgument. */
-static char *
-normalize_uri(const char *text, GError **error)
-{
-	if (!text[0]) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "the URI is empty");
-		return NULL;
-	}
-	if (text[0] == '/')
-		return g_filename_to_uri(text, NULL, error);
-	g_autofree char *scheme = g_uri_parse_scheme(text);
-	if (!scheme) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"not a URI: \"%s\" (give a URI or an absolute path)", text);
-		return NULL;
-	}
-	return g_strdup(text);
-}
-
 static gboolean
 open_timeout_cb(gpointer data)
 {
@@ -386,7 +367,7 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 	umms_player_done_fn done, void *data, GError **error)
 {
 	umms_player_touch(player);
-	g_autofree char *uri = normalize_uri(text, error);
+	g_autofree char *uri = umms_player_normalize_uri(text, error);
 	if (!uri)
 		return false;
 	umms_timeshift_stop(player);
@@ -425,6 +406,13 @@ request_state(struct umms_player *player, enum umms_player_state state,
 	if (state == UMMS_PLAYER_STOPPED) {
 		complete_all(player, UMMS_ERROR_INVALID_STATE, "interrupted by Stop");
 		stop_open_timer(player);
+	}
+	if (umms_timeshift_switching(player)) {
+		/* The engine let go of the source; the ring opens in this state. */
+		set_state(player, state);
+		if (done)
+			done(NULL, data);
+		return true;
 	}
 	int64_t oldest;
 	if (state == UMMS_PLAYER_PLAYING && umms_timeshift_catch_up(player, &oldest) &&
@@ -596,7 +584,7 @@ umms_player_set_subtitle_uri(struct umms_player *player, const char *text,
 	if (!need_media(player, error))
 		return false;
 	g_autofree char *uri = NULL;
-	if (text[0] && !(uri = normalize_uri(text, error)))
+	if (text[0] && !(uri = umms_player_normalize_uri(text, error)))
 		return false;
 	if (!player->engine->impl->set_subtitle_uri(player->engine, uri, error))
 		return false;

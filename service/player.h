@@ -113,6 +113,8 @@ struct umms_player_resource_event {
 const char *umms_player_state_name(enum umms_player_state state);
 const char *umms_priority_name(enum umms_priority priority);
 bool umms_priority_parse(const char *name, enum umms_priority *priority);
+/* A URI, or an absolute path made into one; NULL with InvalidArgument. */
+char *umms_player_normalize_uri(const char *text, GError **error);
 
 struct umms_player *umms_player_create(unsigned id, const struct umms_config *config,
 	const struct umms_player_options *options);

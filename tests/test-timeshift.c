@@ -9,7 +9,8 @@
  * the source is shown, to half a second.
  *
  * - pause 5 s, then Play: the picture held while paused, and playback goes
- *   on from the pause point, not from the live source's present;
+ *   on from the pause point, not from the live source's present; the same
+ *   with Pause asked together with time-shift, before the ring has a file;
  * - TimeshiftWindow is announced (PropertiesChanged) as the ring grows;
  * - seek back within TimeshiftWindow shows older frames; positions outside
  *   are refused with InvalidArgument naming the window; the window's end
@@ -334,6 +335,51 @@ test_pause_resume(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/*
+ * "Pause live TV" as one gesture: time-shift on and Pause at once, before
+ * the ring has anything. State says paused straight away; the ring is
+ * played paused once it has a file, the picture held; Play goes on from
+ * about the moment of pausing, not from the source's present.
+ */
+static void
+test_pause_at_once(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct live live;
+	live_start(&live);
+	g_autofree char *player = live_source_player(t, &live);
+	int live_at_pause = live_now(&live);
+	gint64 begun = g_get_monotonic_time();
+	set_timeshift(t, player, true);
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "paused");
+	double took = wait_ring(t, player, "paused", begun);
+	g_test_message("the ring played paused %.1f s after asking", took);
+	umms_test_sleep(1000);
+	int paused = shown(t, "paused-at-once");
+	umms_test_sleep(2000);
+	g_assert_cmpint(shown(t, "held-at-once"), ==, paused);
+
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_sleep(1000);
+	int resumed = shown(t, "resumed-at-once");
+	int behind = ticks(resumed, live_now(&live));
+	g_test_message("paused with the source at %d; resumed 1 s after Play showing %d, "
+		"%.1f s behind the source", live_at_pause, resumed, behind / 2.0);
+	/*
+	 * The ring starts at the source's first key frame after the engine
+	 * let go of it, before the ring was played paused: what shows is
+	 * from then, plus the second played (half a second's slack). The
+	 * source's present is that wait and 4 s further: at least the 3 s
+	 * held behind it (from the source itself it would be under 1 s).
+	 */
+	g_assert_cmpint(ticks(live_at_pause, resumed), >=, 0);
+	g_assert_cmpint(ticks(live_at_pause, resumed), <=, (int)(2 * (took + 1.5)));
+	g_assert_cmpint(behind, >=, 6);
+	live_stop(&live);
+}
+
 static void
 test_seek(struct umms_test *t, gconstpointer data)
 {
@@ -512,6 +558,7 @@ main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/timeshift/pause-resume", test_pause_resume);
+	UMMS_TEST_ADD("/timeshift/pause-at-once", test_pause_at_once);
 	UMMS_TEST_ADD("/timeshift/seek", test_seek);
 	UMMS_TEST_ADD("/timeshift/paused-too-long", test_paused_too_long);
 	UMMS_TEST_ADD("/timeshift/source-ends", test_source_ends);

@@ -303,6 +303,12 @@ umms_timeshift_enabled(struct umms_player *player)
 	return player->timeshift != NULL;
 }
 
+bool
+umms_timeshift_switching(struct umms_player *player)
+{
+	return player->timeshift && !player->timeshift->playing_ring;
+}
+
 /* The engine's seek range: its end stays three files behind the newest. */
 static bool
 seek_range(struct umms_player *player, int64_t *start, int64_t *end)

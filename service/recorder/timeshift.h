@@ -8,7 +8,9 @@
  * that playlist instead of the source: Pause holds the picture while the
  * ring goes on filling, Play resumes where it paused, Seek and SetPosition
  * move within the window, and a position outside it is refused with
- * InvalidArgument naming the window. Uri stays the live source's. The
+ * InvalidArgument naming the window. Play, Pause or Stop while the engine
+ * waits for the ring's first file become the state the ring is played in.
+ * Uri stays the live source's. The
  * newest moment playable ("the live edge") is about three files behind the
  * source: the HLS demuxer keeps that margin. A player paused for longer than
  * the window resumes a file after its oldest moment (the oldest file may
@@ -40,6 +42,12 @@ bool umms_timeshift_set(struct umms_player *player, bool enabled, GError **error
 void umms_timeshift_stop(struct umms_player *player);
 /* Whether it is on (the ring recording, maybe not played yet). */
 bool umms_timeshift_enabled(struct umms_player *player);
+/*
+ * Whether it is on and the engine not yet on the ring (it let go of the
+ * source): a state asked for meanwhile (Pause at once) is the player's
+ * State, and the one the ring is played in.
+ */
+bool umms_timeshift_switching(struct umms_player *player);
 /*
  * The window playback can reach now, µs in Position's timeline; false
  * while off or not yet playing from the ring.

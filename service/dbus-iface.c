@@ -42,7 +42,10 @@ handle_method_call(GDBusConnection *connection, const char *sender,
 		umms_debug("%s %s.%s%s from %s", object_path, interface_name,
 			method_name, args, sender);
 	}
+	/* A method may end its own object (Recording1.Delete): it lives until here. */
+	g_object_ref(self);
 	self->ops->method_call(self->data, sender, method_name, parameters, invocation);
+	g_object_unref(self);
 }
 
 static GVariant *

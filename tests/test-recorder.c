@@ -4,7 +4,8 @@
  * an HTTP server of its own, and a live MPEG-TS stream it sends over UDP
  * on loopback (tests/sources.h). Every recording is checked the
  * way a user would: the file plays back in ummsd, with the right length
- * and the streams it had, no transcoding.
+ * and the streams it had, no transcoding. Deleting one removes its files
+ * (and nothing outside the recording directories) for good.
  */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -486,6 +487,103 @@ test_ummsctl(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/* Whether Recorder1.Recordings lists @path. */
+static bool
+listed(struct umms_test *t, const char *path)
+{
+	g_autoptr(GVariant) list = umms_test_get(t->bus, UMMS_ROOT, RECORDER1, "Recordings");
+	for (gsize i = 0; i < g_variant_n_children(list); i++) {
+		const char *p;
+		g_variant_get_child(list, i, "&o", &p);
+		if (strcmp(p, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Deleted: the object answers NotFound and is not listed. */
+static void
+assert_deleted(struct umms_test *t, const char *path)
+{
+	g_free(umms_test_call_error(t->bus, path, RECORDING1, "Cancel", NULL,
+		"org.umms.Error.NotFound"));
+	g_assert_false(listed(t, path));
+}
+
+static void
+test_delete(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "delete");
+	g_autofree char *uri = umms_test_clip_uri("av.mkv");
+	/* Completed, deleted with ummsctl by its number: the file goes with it. */
+	g_autofree char *done = record(t, uri, "done.mkv", NULL);
+	wait_state(t, done, "completed", 20000);
+	g_autofree char *done_file = rec_string(t, done, "Destination");
+	g_assert_true(g_file_test(done_file, G_FILE_TEST_EXISTS));
+	g_free(ctl((const char *const[]){ "delete-recording", strrchr(done, '/') + 1, NULL }));
+	g_assert_false(g_file_test(done_file, G_FILE_TEST_EXISTS));
+	assert_deleted(t, done);
+
+	/* Running: it stops, and its file goes. */
+	struct live live;
+	live_start(&live);
+	g_autofree char *live_uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
+	g_autofree char *running = record(t, live_uri, "running.ts", NULL);
+	umms_test_sleep(1500);
+	g_autofree char *state = rec_string(t, running, "State");
+	g_assert_cmpstr(state, ==, "recording");
+	g_autofree char *running_file = rec_string(t, running, "Destination");
+	g_assert_true(g_file_test(running_file, G_FILE_TEST_EXISTS));
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, running, RECORDING1, "Delete", NULL);
+	g_assert_false(g_file_test(running_file, G_FILE_TEST_EXISTS));
+	assert_deleted(t, running);
+
+	/* Scheduled: it never starts. */
+	g_autoptr(GVariant) r2 = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleRecording", g_variant_new("(sxxs@a{sv})", live_uri,
+			g_get_real_time() + US(1), US(2), "never.mkv",
+			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
+	const char *scheduled;
+	g_variant_get(r2, "(&o)", &scheduled);
+	g_autofree char *never = rec_string(t, scheduled, "Destination");
+	g_autoptr(GVariant) r3 = umms_test_call_ok(t->bus, scheduled, RECORDING1, "Delete", NULL);
+	assert_deleted(t, scheduled);
+	umms_test_sleep(2500);
+	g_assert_false(g_file_test(never, G_FILE_TEST_EXISTS));
+	live_stop(&live);
+
+	/*
+	 * Its folder swapped for a link to one outside after it was recorded:
+	 * AccessDenied, the file the link leads to kept, the entry too; the
+	 * folder back in place, Delete goes through.
+	 */
+	g_autofree char *moved = record(t, uri, "moved/kept.mkv", NULL);
+	wait_state(t, moved, "completed", 20000);
+	g_autofree char *dir = g_build_filename(umms_test_tmpdir(), "umms", "recordings", "moved",
+		NULL);
+	g_autofree char *away = g_build_filename(umms_test_tmpdir(), "moved-away", NULL);
+	g_assert_cmpint(g_rename(dir, away), ==, 0);
+	g_assert_cmpint(symlink(away, dir), ==, 0);
+	g_autofree char *why = umms_test_call_error(t->bus, moved, RECORDING1, "Delete", NULL,
+		"org.umms.Error.AccessDenied");
+	g_test_message("through a link: %s", why);
+	g_autofree char *outside = g_build_filename(away, "kept.mkv", NULL);
+	g_assert_true(g_file_test(outside, G_FILE_TEST_EXISTS));
+	g_assert_true(listed(t, moved));
+	g_assert_cmpint(g_unlink(dir), ==, 0);
+	g_assert_cmpint(g_rename(away, dir), ==, 0);
+	g_autoptr(GVariant) r4 = umms_test_call_ok(t->bus, moved, RECORDING1, "Delete", NULL);
+	g_autofree char *inside = g_build_filename(dir, "kept.mkv", NULL);
+	g_assert_false(g_file_test(inside, G_FILE_TEST_EXISTS));
+
+	/* For good: nothing comes back when ummsd restarts. */
+	fresh(t, "delete");
+	g_autoptr(GVariant) list = umms_test_get(t->bus, UMMS_ROOT, RECORDER1, "Recordings");
+	g_assert_cmpuint(g_variant_n_children(list), ==, 0);
+	g_autofree char *none = ctl((const char *const[]){ "recordings", NULL });
+	g_assert_nonnull(strstr(none, "(no recordings)"));
+}
+
 /* Moves the wall clock by @by µs (root: the test VM's own clock). */
 static void
 jump_clock(int64_t by)
@@ -559,6 +657,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/recorder/schedule", test_schedule);
 	UMMS_TEST_ADD("/recorder/conflicts", test_conflicts);
 	UMMS_TEST_ADD("/recorder/ummsctl", test_ummsctl);
+	UMMS_TEST_ADD("/recorder/delete", test_delete);
 	UMMS_TEST_ADD("/recorder/disk-full", test_disk_full);
 	UMMS_TEST_ADD("/recorder/clock-jump", test_clock_jump);
 	return g_test_run();

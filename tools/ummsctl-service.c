@@ -130,7 +130,7 @@ umms_ctl_recordings(GDBusConnection *bus)
 	if (!list)
 		return umms_ctl_report(error);
 	if (g_variant_n_children(list) == 0) {
-		printf("(no recordings since ummsd started)\n");
+		printf("(no recordings)\n");
 		return 0;
 	}
 	gint64 now = g_get_real_time();
@@ -173,4 +173,22 @@ umms_ctl_recordings(GDBusConnection *bus)
 		}
 	}
 	return 0;
+}
+
+int
+umms_ctl_delete_recording(GDBusConnection *bus, const char *which)
+{
+	/* A number (as `ummsctl recordings` lists them), or the object's path. */
+	g_autofree char *path = g_ascii_isdigit(which[0]) ?
+		g_strdup_printf("%s/recording/%s", ROOT_PATH, which) : g_strdup(which);
+	if (!g_variant_is_object_path(path)) {
+		fprintf(stderr, "ummsctl: delete-recording: \"%s\" is no recording (a number, or "
+			"a path as `ummsctl recordings` lists them)\n", which);
+		return 2;
+	}
+	GError *error = NULL;
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, SERVICE_NAME, path,
+		RECORDING_IFACE, "Delete", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS,
+		NULL, &error);
+	return reply ? 0 : umms_ctl_report(error);
 }

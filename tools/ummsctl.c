@@ -614,6 +614,12 @@ cmd_recordings(struct ctl *ctl, char **args, int n_args)
 	return umms_ctl_recordings(ctl->bus);
 }
 
+static int
+cmd_delete_recording(struct ctl *ctl, char **args, int n_args)
+{
+	return umms_ctl_delete_recording(ctl->bus, args[0]);
+}
+
 static const struct command commands[] = {
 	{ "play", "[URI|PATH]", 0, 1, false, cmd_play },
 	{ "pause", "", 0, 0, true, cmd_pause },
@@ -638,6 +644,7 @@ static const struct command commands[] = {
 	{ "record", "URI|PATH DESTINATION [SECONDS]", 2, 3, false, cmd_record },
 	{ "schedule", "URI|PATH DESTINATION START DURATION", 4, 4, false, cmd_schedule },
 	{ "recordings", "", 0, 0, false, cmd_recordings },
+	{ "delete-recording", "N|PATH", 1, 1, false, cmd_delete_recording },
 };
 
 static GDBusConnection *

@@ -44,6 +44,8 @@ int umms_ctl_record(GDBusConnection *bus, const char *uri, const char *destinati
 int umms_ctl_schedule(GDBusConnection *bus, const char *uri, const char *destination,
 	const char *start, const char *duration);
 int umms_ctl_recordings(GDBusConnection *bus);
+/* Deletes recording @which (N or its path) and its files. */
+int umms_ctl_delete_recording(GDBusConnection *bus, const char *which);
 
 /* Parses "on"/"off" (also "yes"/"no", "true"/"false", "1"/"0"). */
 bool umms_ctl_parse_bool(const char *text, bool *value);

@@ -5,8 +5,10 @@
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_CORE
 
+#include <errno.h>
 #include <string.h>
 #include <gst/gst.h>
+#include <glib/gstdio.h>
 
 #include "dbus-iface.h"
 #include "destination.h"
@@ -157,11 +159,67 @@ recorder_arm_tick(struct umms_recorder *rec)
 
 /* ---- Recording1 --------------------------------------------------------------------- */
 
+/*
+ * Delete: a running recording stops, its files go (one that cannot keeps
+ * the entry, to try again), then the entry. Files are removed only where
+ * they could be written: inside the recording directories, every link
+ * resolved again now (one swapped since would lead elsewhere).
+ */
+static bool
+delete_job(struct job *j, GError **error)
+{
+	struct umms_recorder *rec = j->rec;
+	if (j->running) {
+		wl_list_remove(&j->changed.link);
+		j->bytes_done += j->running->bytes_written;
+		umms_recording_destroy(j->running);
+		j->running = NULL;
+		recorder_set_state(j, CANCELLED, "stopped to be deleted");
+	}
+	for (guint i = 0; i < j->parts->len; i++) {
+		const char *part = j->parts->pdata[i];
+		g_autoptr(GError) why = NULL;
+		g_autofree char *inside = umms_destination_resolve((const char *const *)rec->dirs,
+			part, &why);
+		if (!inside || strcmp(inside, part) != 0) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED, "not removed: %s%s%s",
+				why ? why->message : part, why ? "" : " now leads to ", why ? "" : inside);
+			return false;
+		}
+		if (g_unlink(part) != 0 && errno != ENOENT) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot remove %s: %s", part,
+				g_strerror(errno));
+			return false;
+		}
+	}
+	if (!umms_schedule_db_delete(rec->db, j->id, error))
+		return false;
+	umms_info("recording %" G_GINT64_FORMAT ": deleted (%u file%s)", j->id, j->parts->len,
+		j->parts->len == 1 ? "" : "s");
+	g_ptr_array_remove(rec->jobs, j);
+	umms_dbus_iface_changed(rec->iface);
+	return true;
+}
+
 static void
 recording_method(void *data, const char *sender, const char *method, GVariant *params,
 	GDBusMethodInvocation *invocation)
 {
 	struct job *j = data;
+	if (strcmp(method, "Delete") == 0) {
+		GError *error = NULL;
+		if (!delete_job(j, &error)) {
+			umms_dbus_return_error(invocation, error);
+			return;
+		}
+		/*
+		 * Its object goes before the reply, so a call after it finds
+		 * none (dbus-iface.c holds it until this call returns).
+		 */
+		recorder_job_free(j);
+		g_dbus_method_invocation_return_value(invocation, NULL);
+		return;
+	}
 	if (strcmp(method, "Cancel") == 0) {
 		if (j->state == SCHEDULED)
 			recorder_set_state(j, CANCELLED, NULL);

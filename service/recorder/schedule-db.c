@@ -118,6 +118,20 @@ umms_schedule_db_update(struct umms_schedule_db *db, const struct umms_schedule_
 			row->id, sqlite3_errmsg(db->db));
 }
 
+bool
+umms_schedule_db_delete(struct umms_schedule_db *db, int64_t id, GError **error)
+{
+	sqlite3_stmt *st = NULL;
+	bool ok = sqlite3_prepare_v2(db->db, "DELETE FROM recordings WHERE id = ?", -1, &st,
+		NULL) == SQLITE_OK;
+	if (ok) {
+		sqlite3_bind_int64(st, 1, id);
+		ok = sqlite3_step(st) == SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	return ok || fail(db, "delete", error);
+}
+
 static const char *
 text(sqlite3_stmt *st, int column)
 {

@@ -35,6 +35,8 @@ bool umms_schedule_db_insert(struct umms_schedule_db *db, struct umms_schedule_r
 	GError **error);
 /* Writes @row over the row of its id; failures are logged (the recording goes on). */
 void umms_schedule_db_update(struct umms_schedule_db *db, const struct umms_schedule_row *row);
+/* Forgets recording @id. */
+bool umms_schedule_db_delete(struct umms_schedule_db *db, int64_t id, GError **error);
 
 typedef void (*umms_schedule_row_fn)(const struct umms_schedule_row *row, void *data);
 /* Every row, oldest first. */

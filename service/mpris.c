@@ -210,7 +210,7 @@ control_get_property(void *data, const char *name, GError **error)
 	if (strcmp(name, "CanPlay") == 0 || strcmp(name, "CanPause") == 0)
 		return g_variant_new_boolean(open);
 	if (strcmp(name, "CanSeek") == 0)
-		return g_variant_new_boolean(umms_player_get_info(player)->seekable);
+		return g_variant_new_boolean(umms_player_seekable(player));
 	if (strcmp(name, "CanControl") == 0)
 		return g_variant_new_boolean(TRUE);
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no property %s", name);

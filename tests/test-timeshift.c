@@ -190,6 +190,23 @@ state_changed_cb(GDBusConnection *bus, const char *sender, const char *path,
 		g_string_append_printf(states, "%s ", state);
 }
 
+/* MPRIS's CanSeek for @player (org.mpris.MediaPlayer2.umms.playerN). */
+static bool
+mpris_can_seek(struct umms_test *t, const char *player)
+{
+	g_autofree char *name = g_strdup_printf("org.mpris.MediaPlayer2.umms.player%s",
+		strrchr(player, '/') + 1);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) r = g_dbus_connection_call_sync(t->bus, name,
+		"/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties", "Get",
+		g_variant_new("(ss)", "org.mpris.MediaPlayer2.Player", "CanSeek"),
+		G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, 10000, NULL, &error);
+	g_assert_no_error(error);
+	g_autoptr(GVariant) v = NULL;
+	g_variant_get(r, "(v)", &v);
+	return g_variant_get_boolean(v);
+}
+
 /* A player of the live source, playing it on the screen, time-shift off. */
 static char *
 live_source_player(struct umms_test *t, struct live *live)
@@ -203,6 +220,7 @@ live_source_player(struct umms_test *t, struct live *live)
 	wait_frames(t, player);
 	g_assert_true(umms_test_get_bool(t->bus, player, "IsLive"));
 	g_assert_false(umms_test_get_bool(t->bus, player, "TimeshiftEnabled"));
+	g_assert_false(mpris_can_seek(t, player));
 	int64_t s, e;
 	window(t, player, &s, &e);
 	g_assert_cmpint(s, ==, -1);
@@ -257,6 +275,8 @@ live_player(struct umms_test *t, struct live *live, bool ctl)
 	g_string_free(states, TRUE);
 	g_assert_true(umms_test_get_bool(t->bus, player, "IsLive"));
 	g_assert_true(umms_test_get_bool(t->bus, player, "Seekable"));
+	/* Desktop media controls (MPRIS) get a seek bar too. */
+	g_assert_true(mpris_can_seek(t, player));
 	g_autofree char *still = umms_test_get_string(t->bus, player, "Uri");
 	g_assert_cmpstr(still, ==, uri);
 	return player;

@@ -77,11 +77,12 @@ static void
 wait_log(const char *path, const char *needle, unsigned timeout_ms)
 {
 	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-	for (;;) {
+	for (unsigned i = 0;; i++) {
 		g_autofree char *text = read_log(path);
 		if (strstr(text, needle))
 			return;
-		if (g_get_monotonic_time() > end)
+		/* Counted as well as timed (umms_test_sleep says why). */
+		if (g_get_monotonic_time() > end || i > timeout_ms / 100)
 			g_error("\"%s\" never came in %s:\n%s", needle, path, text);
 		umms_test_sleep(100);
 	}
@@ -106,8 +107,9 @@ wait_exit(GSubprocess *process, unsigned timeout_ms)
 	struct wait w = { 0 };
 	g_autoptr(GCancellable) cancel = g_cancellable_new();
 	g_subprocess_wait_async(process, cancel, exited, &w);
+	/* Counted as well as timed (umms_test_sleep says why). */
 	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-	while (!w.done && g_get_monotonic_time() < end)
+	for (unsigned i = 0; !w.done && g_get_monotonic_time() < end && i < timeout_ms / 50; i++)
 		umms_test_sleep(50);
 	/* The callback comes (cancelled) before @w goes. */
 	g_cancellable_cancel(cancel);

@@ -159,6 +159,16 @@ recorder_arm_tick(struct umms_recorder *rec)
 
 /* ---- Recording1 --------------------------------------------------------------------- */
 
+/* The part being written stops where it is (what is written stays). */
+static void
+stop_running(struct job *j)
+{
+	wl_list_remove(&j->changed.link);
+	j->bytes_done += j->running->bytes_written;
+	umms_recording_destroy(j->running);
+	j->running = NULL;
+}
+
 /*
  * Delete: a running recording stops, its files go (one that cannot keeps
  * the entry, to try again), then the entry. Files are removed only where
@@ -170,10 +180,7 @@ delete_job(struct job *j, GError **error)
 {
 	struct umms_recorder *rec = j->rec;
 	if (j->running) {
-		wl_list_remove(&j->changed.link);
-		j->bytes_done += j->running->bytes_written;
-		umms_recording_destroy(j->running);
-		j->running = NULL;
+		stop_running(j);
 		recorder_set_state(j, CANCELLED, "stopped to be deleted");
 	}
 	for (guint i = 0; i < j->parts->len; i++) {
@@ -181,9 +188,14 @@ delete_job(struct job *j, GError **error)
 		g_autoptr(GError) why = NULL;
 		g_autofree char *inside = umms_destination_resolve((const char *const *)rec->dirs,
 			part, &why);
-		if (!inside || strcmp(inside, part) != 0) {
-			g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED, "not removed: %s%s%s",
-				why ? why->message : part, why ? "" : " now leads to ", why ? "" : inside);
+		if (!inside) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED, "not removed: %s",
+				why->message);
+			return false;
+		}
+		if (strcmp(inside, part) != 0) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED,
+				"not removed: %s now leads to %s", part, inside);
 			return false;
 		}
 		if (g_unlink(part) != 0 && errno != ENOENT) {
@@ -296,10 +308,8 @@ recorder_job_new(struct umms_recorder *rec, int64_t id, const char *uri, const c
 void
 recorder_job_free(struct job *j)
 {
-	if (j->running) {
-		wl_list_remove(&j->changed.link);
-		umms_recording_destroy(j->running);
-	}
+	if (j->running)
+		stop_running(j);
 	umms_dbus_iface_detach(j->iface);
 	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(j->iface)))
 		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(j->iface));

@@ -207,11 +207,17 @@ mpris_can_seek(struct umms_test *t, const char *player)
 	return g_variant_get_boolean(v);
 }
 
+static char *
+live_uri(struct live *live)
+{
+	return g_strdup_printf("udp://127.0.0.1:%d", live->port);
+}
+
 /* A player of the live source, playing it on the screen, time-shift off. */
 static char *
 live_source_player(struct umms_test *t, struct live *live)
 {
-	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live->port);
+	g_autofree char *uri = live_uri(live);
 	char *player = umms_test_create_player(t->bus, NULL);
 	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
@@ -249,7 +255,7 @@ static char *
 live_player(struct umms_test *t, struct live *live, bool ctl)
 {
 	char *player = live_source_player(t, live);
-	g_autofree char *uri = umms_test_get_string(t->bus, player, "Uri");
+	g_autofree char *uri = live_uri(live);
 	int64_t s, e;
 
 	/* The switch to the ring is no stop for the player's clients. */

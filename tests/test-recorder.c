@@ -64,9 +64,10 @@ wait_state(struct umms_test *t, const char *path, const char *state, unsigned ms
 	g_error("%s stayed %s (%s), never %s", path, now, error, state);
 }
 
-/* The recording opened in a player: its duration, checked to be @seconds ±1. */
+/* The recording opened in a player: its duration, checked to be within [@lo, @hi] s. */
 static void
-assert_plays(struct umms_test *t, const char *file, double seconds, const char *container)
+assert_plays_within(struct umms_test *t, const char *file, double lo, double hi,
+	const char *container)
 {
 	g_autofree char *uri = gst_filename_to_uri(file, NULL);
 	g_autofree char *player = umms_test_create_player(t->bus, "{}");
@@ -77,8 +78,8 @@ assert_plays(struct umms_test *t, const char *file, double seconds, const char *
 	g_assert_cmpstr(c, ==, container);
 	/* Every source here has video: the recording has it too, not only sound. */
 	g_assert_true(umms_test_get_bool(t->bus, player, "HasVideo"));
-	g_assert_cmpint(duration, >=, US(seconds - 1));
-	g_assert_cmpint(duration, <=, US(seconds + 1));
+	g_assert_cmpint(duration, >=, US(lo));
+	g_assert_cmpint(duration, <=, US(hi));
 	/* It plays to its end. */
 	umms_test_player_do(t->bus, player, "SetPosition", g_variant_new("(x)",
 		MAX(0, duration - US(0.5))));
@@ -86,6 +87,13 @@ assert_plays(struct umms_test *t, const char *file, double seconds, const char *
 	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("stopped"), 10000);
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER,
 		"DestroyPlayer", g_variant_new("(o)", player));
+}
+
+/* The recording plays and lasts @seconds ±1. */
+static void
+assert_plays(struct umms_test *t, const char *file, double seconds, const char *container)
+{
+	assert_plays_within(t, file, seconds - 1, seconds + 1, container);
 }
 
 static void
@@ -639,8 +647,13 @@ test_clock_jump(struct umms_test *t, gconstpointer data)
 	g_assert_cmpfloat(took, <=, 9);
 	/* The clock as it would be. */
 	jump_clock(real0 + (g_get_monotonic_time() - mono0) - g_get_real_time());
+	/*
+	 * Never longer than the 6 s asked (the container's estimate may add a
+	 * little); shorter by how late it started (a tick) and by how long the
+	 * source took to give its first frame in the emulated VM.
+	 */
 	g_autofree char *file = rec_string(t, path, "Destination");
-	assert_plays(t, file, 4.5, "mpegts");
+	assert_plays_within(t, file, 3.5, 6.5, "mpegts");
 	live_stop(&live);
 }
 

@@ -183,6 +183,79 @@ test_live(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/*
+ * The sender restarts mid-recording (a head-end restart, a switched
+ * encoder): the stream's timestamps start over. Muxers refuse time that
+ * goes backwards (mpegtsmux ends the whole recording: "Timestamping error
+ * on input streams"); the recording must go on over the gap instead,
+ * into .ts and .mkv alike.
+ */
+static void
+test_source_restart(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "source-restart");
+	const char *const names[] = { "restart.ts", "restart.mkv" };
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		struct live live;
+		live_start(&live);
+		g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
+		GVariantDict options;
+		g_variant_dict_init(&options, NULL);
+		g_variant_dict_insert(&options, "duration", "x", US(7));
+		g_autofree char *rec = record(t, uri, names[i], g_variant_dict_end(&options));
+		umms_test_sleep(3000);
+		umms_test_live_udp_stop(live.pipeline);
+		umms_test_sleep(200);
+		live.pipeline = umms_test_live_udp_start(live.port, 5, NULL);
+		wait_state(t, rec, "completed", 20000);
+		g_autofree char *file = rec_string(t, rec, "Destination");
+		g_autofree char *error = rec_string(t, rec, "Error");
+		g_test_message("%s: completed, error '%s'", names[i], error);
+		g_assert_cmpstr(error, ==, "");
+		assert_plays_within(t, file, 3, 8.5, i == 0 ? "mpegts" : "matroska");
+		live_stop(&live);
+	}
+}
+
+/* The sender's network loses one packet in @data (a guint) at random. */
+static GstPadProbeReturn
+lose_packets(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	return g_random_int_range(0, GPOINTER_TO_UINT(data)) == 0 ? GST_PAD_PROBE_DROP :
+		GST_PAD_PROBE_OK;
+}
+
+static void
+test_lossy(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "lossy");
+	const char *const names[] = { "lossy.ts", "lossy.mkv" };
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		struct live live;
+		live_start(&live);
+		GstIterator *sinks = gst_bin_iterate_sinks(GST_BIN(live.pipeline));
+		GValue item = G_VALUE_INIT;
+		g_assert_cmpint(gst_iterator_next(sinks, &item), ==, GST_ITERATOR_OK);
+		GstPad *pad = gst_element_get_static_pad(g_value_get_object(&item), "sink");
+		gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, lose_packets, GUINT_TO_POINTER(20), NULL);
+		gst_object_unref(pad);
+		g_value_unset(&item);
+		gst_iterator_free(sinks);
+		g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
+		GVariantDict options;
+		g_variant_dict_init(&options, NULL);
+		g_variant_dict_insert(&options, "duration", "x", US(7));
+		g_autofree char *rec = record(t, uri, names[i], g_variant_dict_end(&options));
+		wait_state(t, rec, "completed", 20000);
+		g_autofree char *file = rec_string(t, rec, "Destination");
+		g_autofree char *error = rec_string(t, rec, "Error");
+		g_test_message("%s: completed, error '%s'", names[i], error);
+		g_assert_cmpstr(error, ==, "");
+		assert_plays_within(t, file, 3, 8.5, i == 0 ? "mpegts" : "matroska");
+		live_stop(&live);
+	}
+}
+
 static void
 test_http(struct umms_test *t, gconstpointer data)
 {
@@ -663,6 +736,8 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/recorder/file", test_file);
 	UMMS_TEST_ADD("/recorder/live", test_live);
+	UMMS_TEST_ADD("/recorder/source-restart", test_source_restart);
+	UMMS_TEST_ADD("/recorder/lossy", test_lossy);
 	UMMS_TEST_ADD("/recorder/http", test_http);
 	UMMS_TEST_ADD("/recorder/rtsp", test_rtsp);
 	UMMS_TEST_ADD("/recorder/destinations", test_destinations);

@@ -46,6 +46,15 @@ umms_engines_init(const struct umms_config *config, GError **error)
 	return true;
 }
 
+void
+umms_engines_finish(void)
+{
+	for (const struct umms_engine_impl *const *impl = engines; *impl; impl++) {
+		if ((*impl)->finish)
+			(*impl)->finish();
+	}
+}
+
 const struct umms_engine_impl *const *
 umms_engines_list(void)
 {

@@ -32,7 +32,7 @@
  *
  * Mandatory members: name, probe_uri, create, destroy, open, set_state,
  * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
- * get_position, get_stats, set_video_output, set_video_delay. Optional: init,
+ * get_position, get_stats, set_video_output, set_video_delay. Optional: init, finish,
  * set_hardware_codecs, get_seek_range.
  */
 #ifndef UMMS_SERVICE_ENGINE_H
@@ -67,6 +67,11 @@ struct umms_engine_impl {
 
 	/* Process-wide set-up, once, before any create. Optional. */
 	bool (*init)(const struct umms_config *config, GError **error);
+	/*
+	 * Process-wide tear-down, once, before the process ends its media
+	 * library (gst_deinit): waits for work init left running. Optional.
+	 */
+	void (*finish)(void);
 
 	/*
 	 * Whether this engine can try @uri. On false, @error says why in
@@ -153,6 +158,8 @@ void umms_engine_finish(struct umms_engine *engine);
 
 /* The registry. */
 bool umms_engines_init(const struct umms_config *config, GError **error);
+/* Every engine's finish, at exit. */
+void umms_engines_finish(void);
 /* NULL-terminated list of every engine built in. */
 const struct umms_engine_impl *const *umms_engines_list(void);
 /* The first engine that accepts @uri, or NULL with the first engine's reason. */

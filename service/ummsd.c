@@ -9,6 +9,7 @@
 #include <glib-unix.h>
 #include <gst/gst.h>
 
+#include "engine.h"
 #include "log.h"
 #include "server.h"
 #include "umms-config.h"
@@ -186,6 +187,7 @@ umms_main(int argc, char *argv[])
 out:
 	g_main_loop_unref(run.loop);
 	umms_config_finish(&config);
+	umms_engines_finish();
 	gst_deinit();
 	return run.status;
 }

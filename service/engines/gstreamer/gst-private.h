@@ -9,7 +9,8 @@
  *
  * Files: gst-engine.c (ops, state, bus), gst-media.c (streams, tags, codec
  * names → struct umms_media_info), gst-support.c (URI probing, errors,
- * decoder policy, frame counters), gst-subtitles.c (external subtitle files).
+ * decoder policy, frame counters), gst-subtitles.c (external subtitle files),
+ * gst-preload.c (hardware decoder plugins loaded at start, off the main loop).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
 #define UMMS_SERVICE_GST_PRIVATE_H
@@ -140,6 +141,12 @@ void gst_support_set_hardware_codecs(struct gst_engine *engine, const char *cons
 
 /* gst-support.c */
 bool gst_support_init(const struct umms_config *config, GError **error);
+void gst_support_finish(void);
+
+/* gst-preload.c: hardware decoder plugins loaded on a thread at start, once. */
+void gst_preload_start(void);
+/* Returns once the loading gst_preload_start() began is over (at once if none). */
+void gst_preload_wait(void);
 bool gst_support_probe_uri(const char *uri, GError **error);
 /* A GStreamer error message as an UMMS_ERROR a person understands. */
 GError *gst_support_error(struct gst_engine *engine, GError *gst_error, const char *debug);

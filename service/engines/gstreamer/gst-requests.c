@@ -187,6 +187,7 @@ engine_set_hardware_codecs(struct umms_engine *base, const char *const *codecs)
 const struct umms_engine_impl umms_gst_engine_impl = {
 	.name = "gstreamer",
 	.init = gst_support_init,
+	.finish = gst_support_finish,
 	.probe_uri = gst_support_probe_uri,
 	.create = gst_engine_create,
 	.destroy = gst_engine_destroy,

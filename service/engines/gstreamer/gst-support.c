@@ -62,7 +62,14 @@ gst_support_init(const struct umms_config *config, GError **error)
 		gst_object_unref(feature);
 	}
 	g_mutex_unlock(&lock);
+	gst_preload_start();
 	return true;
+}
+
+void
+gst_support_finish(void)
+{
+	gst_preload_wait();
 }
 
 bool

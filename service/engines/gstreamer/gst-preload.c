@@ -91,7 +91,7 @@ gst_preload_start(void)
 	if (!plugins) {
 		done = true;
 		g_mutex_unlock(&lock);
-		umms_debug("no hardware decoder plugin to load");
+		umms_info("no hardware decoder plugin to load");
 		return;
 	}
 	g_autofree char *list = g_strjoinv(", ", plugins);

@@ -6,9 +6,11 @@
  * its decoders would otherwise wait for. The registry names the plugin of
  * every element without loading it; the plugins with a decoder of class
  * Hardware are loaded here, once per process, and the time it took is
- * logged. Nothing on the main loop waits for it: a decodebin that needs
- * such a plugin meanwhile waits in its own streaming thread, on GStreamer's
- * plugin lock, for the load this thread started.
+ * logged. GStreamer loads one plugin at a time (one lock), so the plugins
+ * of the elements ummsd makes on its main loop are loaded first, on the
+ * main loop, in a few milliseconds: a SetUri arriving meanwhile never holds
+ * the main loop until the hardware plugin is done. Its streaming threads
+ * may wait for it (they load the demuxers and parsers), not the main loop.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -16,6 +18,13 @@
 
 #include "gst-private.h"
 #include "log.h"
+
+/* Made on the main loop: the engine's pipeline and sinks, subtitles, the recorder, Capture. */
+static const char *const main_loop_elements[] = {
+	"playbin", "uridecodebin", "urisourcebin", "parsebin", "appsink", "appsrc",
+	"filesink", "fakesink", "queue", "capsfilter", "scaletempo", "autoaudiosink",
+	"matroskamux", "mpegtsmux", "videoconvert", "videoscale", "pngenc", NULL,
+};
 
 static GMutex lock;
 static GCond done_cond;
@@ -47,6 +56,23 @@ hardware_plugins(void)
 	}
 	g_ptr_array_add(names, NULL);
 	return (char **)g_ptr_array_free(names, FALSE);
+}
+
+static void
+load_main_loop_plugins(void)
+{
+	gint64 start = g_get_monotonic_time();
+	for (const char *const *name = main_loop_elements; *name; name++) {
+		GstElementFactory *factory = gst_element_factory_find(*name);
+		if (!factory)
+			continue;
+		GstPluginFeature *loaded = gst_plugin_feature_load(GST_PLUGIN_FEATURE(factory));
+		if (loaded)
+			gst_object_unref(loaded);
+		gst_object_unref(factory);
+	}
+	umms_debug("plugins of the main loop's elements loaded in %.1f ms",
+		(double)(g_get_monotonic_time() - start) / 1000.0);
 }
 
 static gpointer
@@ -94,9 +120,10 @@ gst_preload_start(void)
 		umms_info("no hardware decoder plugin to load");
 		return;
 	}
+	g_mutex_unlock(&lock);
+	load_main_loop_plugins();
 	g_autofree char *list = g_strjoinv(", ", plugins);
 	umms_info("loading hardware decoder plugins: %s", list);
-	g_mutex_unlock(&lock);
 	g_thread_unref(g_thread_new("umms-gst-preload", preload_thread, plugins));
 }
 

@@ -160,6 +160,7 @@ test_off_main_loop(void)
 
 	g_subprocess_send_signal(s.process, SIGTERM);
 	wait_exit(&s);
+	umms_test_wait_name(bus, UMMS_NAME, false);
 	g_object_unref(bus);
 	finish(&s);
 }
@@ -171,6 +172,8 @@ test_exit_while_loading(void)
 	start(&s, "exit");
 	GDBusConnection *bus = umms_test_connect();
 	umms_test_wait_name(bus, UMMS_NAME, true);
+	/* Its main loop runs: SIGTERM is its to handle. */
+	assert_answers(bus, "while the plugin loads");
 	/* Asked to stop during the load: it waits for the load, then exits cleanly. */
 	g_subprocess_send_signal(s.process, SIGTERM);
 	umms_test_wait_name(bus, UMMS_NAME, false);

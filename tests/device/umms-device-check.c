@@ -40,7 +40,7 @@
 
 #define CALL_TIMEOUT_MS 20000
 #define WAIT_MS 10000
-#define WATCHDOG_S 150
+#define WATCHDOG_S 120
 /* The first frame after the first SetUri, plugins loaded at start. */
 #define FIRST_FRAME_BOUND_MS 1500.0
 /* The paused frame the screen is captured with, µs. */

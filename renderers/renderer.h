@@ -33,6 +33,16 @@
  *   copy: stats()->uploads counts them, so Stats can report copies. An
  *   image marked unchanged whose upload the renderer kept is not uploaded
  *   again.
+ * - dmabuf_formats() lists the dma-buf images draw() imports, as DRM
+ *   fourcc + modifier pairs (DRM_FORMAT_MOD_LINEAR, …; never
+ *   DRM_FORMAT_MOD_INVALID), fixed from create() to destroy() and owned by
+ *   the renderer. "Imports" means reads the dma-buf itself, with no copy the
+ *   caller must make: an EGLImage (gles2), or a mapping of a linear buffer
+ *   read in place (pixman). None (0) when it cannot import dma-bufs at all.
+ *   can_draw() of a dma-buf image with a listed pair is true where its size
+ *   and planes are right; draw() may still fail for one buffer (the driver
+ *   refuses it), and the caller falls back as for any draw failure. A
+ *   compositor advertises these pairs (zwp_linux_dmabuf_v1) and no others.
  * - destroy() releases every object at once; no GL objects, fds or memory
  *   may grow with the number of frames drawn.
  */
@@ -108,6 +118,12 @@ struct umms_renderer_stats {
 	unsigned cached;     /* imports held now */
 };
 
+/* A dma-buf layout a renderer imports (dmabuf_formats). */
+struct umms_render_format {
+	uint32_t format;     /* DRM fourcc */
+	uint64_t modifier;
+};
+
 struct umms_renderer;
 
 struct umms_renderer_impl {
@@ -124,6 +140,8 @@ struct umms_renderer_impl {
 	bool (*end)(struct umms_renderer *r, GError **error);
 	void (*forget)(struct umms_renderer *r, uint64_t id);
 	const struct umms_renderer_stats *(*stats)(struct umms_renderer *r);
+	/* The pairs in *@formats (the renderer's, fixed); how many (0: no dma-buf import). */
+	size_t (*dmabuf_formats)(struct umms_renderer *r, const struct umms_render_format **formats);
 	void (*destroy)(struct umms_renderer *r);
 };
 
@@ -173,6 +191,24 @@ static inline const struct umms_renderer_stats *
 umms_renderer_stats(struct umms_renderer *r)
 {
 	return r->impl->stats(r);
+}
+
+static inline size_t
+umms_renderer_dmabuf_formats(struct umms_renderer *r, const struct umms_render_format **formats)
+{
+	return r->impl->dmabuf_formats(r, formats);
+}
+
+/* Whether @format with @modifier is one of the renderer's dmabuf_formats(). */
+static inline bool
+umms_renderer_imports(struct umms_renderer *r, uint32_t format, uint64_t modifier)
+{
+	const struct umms_render_format *formats = NULL;
+	size_t n = umms_renderer_dmabuf_formats(r, &formats);
+	for (size_t i = 0; i < n; i++)
+		if (formats[i].format == format && formats[i].modifier == modifier)
+			return true;
+	return false;
 }
 
 /*

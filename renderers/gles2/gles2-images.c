@@ -101,6 +101,25 @@ umms_gles2_format_supported(struct gles2_renderer *r, const struct umms_render_i
 	return true;
 }
 
+void
+umms_gles2_list_import_formats(struct gles2_renderer *r)
+{
+	if (!r->import_formats)
+		r->import_formats = g_array_new(FALSE, TRUE, sizeof(struct umms_render_format));
+	g_array_set_size(r->import_formats, 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+		/* The same question draw() asks, of a linear buffer of that format. */
+		struct umms_render_image image = {
+			.format = formats[i].fourcc, .modifier = DRM_FORMAT_MOD_LINEAR,
+			.width = 16, .height = 16, .dmabuf = true, .n_planes = formats[i].n_planes,
+		};
+		if (!umms_gles2_format_supported(r, &image))
+			continue;
+		struct umms_render_format pair = { formats[i].fourcc, DRM_FORMAT_MOD_LINEAR };
+		g_array_append_val(r->import_formats, pair);
+	}
+}
+
 EGLImageKHR
 umms_gles2_import_dmabuf(struct gles2_renderer *r, uint32_t fourcc, int width, int height,
 	uint64_t modifier, int n_planes, const int *fds, const uint32_t *offsets,

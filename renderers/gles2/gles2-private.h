@@ -127,6 +127,7 @@ struct gles2_renderer {
 	bool frame_target_owned;            /* id 0: destroyed at end() */
 
 	GArray *dmabuf_formats;  /* uint32 fourccs EGL imports; NULL: not known */
+	GArray *import_formats;  /* umms_render_format: what draw() imports (dmabuf_formats()) */
 
 	enum gles2_nv12_path nv12_path;
 	char description[512];
@@ -157,6 +158,8 @@ EGLImageKHR umms_gles2_import_dmabuf(struct gles2_renderer *r, uint32_t fourcc, 
 	int height, uint64_t modifier, int n_planes, const int *fds, const uint32_t *offsets,
 	const uint32_t *strides, const EGLint *extra, GError **error);
 void umms_gles2_update_cached(struct gles2_renderer *r);
+/* Fills r->import_formats: each format we draw, linear, whose planes EGL imports. */
+void umms_gles2_list_import_formats(struct gles2_renderer *r);
 
 /* gles2-probe.c: picks r->nv12_path and writes r->description. */
 void umms_gles2_probe_nv12(struct gles2_renderer *r);

@@ -185,11 +185,13 @@ umms_gles2_probe_nv12(struct gles2_renderer *r)
 	memset(&r->stats, 0, sizeof(r->stats));
 	umms_gles2_update_cached(r);
 
+	/* What draw() imports, with the NV12 path chosen: the log says what that list says. */
+	umms_gles2_list_import_formats(r);
 	g_snprintf(r->description, sizeof(r->description),
 		"GLES %d on %s (%s); dma-buf import %s%s; NV12 dma-buf %s (%s)",
 		r->gles_version, (const char *)glGetString(GL_RENDERER),
 		r->has.surfaceless ? "surfaceless" : "GBM",
-		umms_gles2_renderer_has_dmabuf(&r->base) ? "yes" : "no",
+		r->import_formats->len > 0 ? "yes" : "no",
 		r->has.dmabuf_modifiers ? " with modifiers" : "",
 		path ? path : "per plane", why);
 	g_debug("gles2: %s", r->description);

@@ -472,8 +472,18 @@ gles2_destroy(struct umms_renderer *base)
 	g_clear_pointer(&r->images, g_hash_table_unref);
 	g_clear_pointer(&r->targets, g_hash_table_unref);
 	g_clear_pointer(&r->dmabuf_formats, g_array_unref);
+	g_clear_pointer(&r->import_formats, g_array_unref);
 	g_free(r->mem.pixels);
 	g_free(r);
+}
+
+static size_t
+gles2_dmabuf_formats(struct umms_renderer *base, const struct umms_render_format **formats)
+{
+	struct gles2_renderer *r = gles2_renderer(base);
+	*formats = r->import_formats ? (const struct umms_render_format *)(void *)
+		r->import_formats->data : NULL;
+	return r->import_formats ? r->import_formats->len : 0;
 }
 
 static const struct umms_renderer_impl gles2_impl = {
@@ -485,6 +495,7 @@ static const struct umms_renderer_impl gles2_impl = {
 	.end = gles2_end,
 	.forget = gles2_forget,
 	.stats = gles2_stats,
+	.dmabuf_formats = gles2_dmabuf_formats,
 	.destroy = gles2_destroy,
 };
 

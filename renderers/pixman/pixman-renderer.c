@@ -288,6 +288,9 @@ struct pixman_renderer {
 	void *scratch;
 	size_t scratch_size;
 	unsigned scratch_allocations;
+	/* Linear dma-bufs of every format it reads: mapped and read in place. */
+	struct umms_render_format dmabuf_formats[G_N_ELEMENTS(formats)];
+	size_t n_dmabuf_formats;
 };
 
 /* The image's format in *@out, or false and why not. */
@@ -561,6 +564,14 @@ renderer_stats(struct umms_renderer *base)
 	return &((struct pixman_renderer *)base)->stats;
 }
 
+static size_t
+renderer_dmabuf_formats(struct umms_renderer *base, const struct umms_render_format **out)
+{
+	struct pixman_renderer *r = (struct pixman_renderer *)base;
+	*out = r->dmabuf_formats;
+	return r->n_dmabuf_formats;
+}
+
 static void
 renderer_destroy(struct umms_renderer *base)
 {
@@ -579,6 +590,7 @@ static const struct umms_renderer_impl impl = {
 	.end = renderer_end,
 	.forget = renderer_forget,
 	.stats = renderer_stats,
+	.dmabuf_formats = renderer_dmabuf_formats,
 	.destroy = renderer_destroy,
 };
 
@@ -588,6 +600,11 @@ umms_pixman_renderer_create(GError **error)
 	struct pixman_renderer *r = g_new0(struct pixman_renderer, 1);
 	r->base.impl = &impl;
 	r->target_fd = -1;
+	for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+		if (format_find(formats[i].drm))
+			r->dmabuf_formats[r->n_dmabuf_formats++] = (struct umms_render_format){
+				formats[i].drm, DRM_FORMAT_MOD_LINEAR };
+	}
 	return &r->base;
 }
 

@@ -536,6 +536,9 @@ test_dmabuf(gconstpointer data)
 		image_to_dmabuf(&image, bufs);
 		image.img.id = 100 + i;
 		g_assert_true(umms_renderer_can_draw(r, &image.img));
+		/* What it imports is what it says it imports (a compositor advertises it). */
+		if (image.img.modifier == DRM_FORMAT_MOD_LINEAR)
+			g_assert_true(umms_renderer_imports(r, cases[i].format, image.img.modifier));
 		uint64_t imports = umms_renderer_stats(r)->imports;
 		int err = draw_halves(r, &image.img, 0, &error);
 		g_assert_no_error(error);
@@ -697,12 +700,48 @@ test_endurance(gconstpointer data)
 		g_assert_cmpuint(count_fds(), <=, fds_then);
 }
 
+/*
+ * dmabuf_formats(): every pair listed passes can_draw() for a dma-buf of
+ * that layout; pixman lists each format it reads, linear (it maps them);
+ * gles2 lists none without EGL's dma-buf import.
+ */
+static void
+test_dmabuf_formats(gconstpointer data)
+{
+	struct umms_renderer *r = create(data);
+	if (!r)
+		return;
+	const struct umms_render_format *pairs = NULL;
+	size_t n = umms_renderer_dmabuf_formats(r, &pairs);
+	g_test_message("%s imports %zu dma-buf format and modifier pairs", r->impl->name, n);
+	if (strcmp(r->impl->name, "pixman") == 0)
+		g_assert_cmpuint(n, ==, G_N_ELEMENTS(all_formats));
+	else if (!umms_gles2_renderer_has_dmabuf(r))
+		g_assert_cmpuint(n, ==, 0);
+	int fd = memfd_create("dmabuf-formats", MFD_CLOEXEC);
+	g_assert_cmpint(fd, >=, 0);
+	for (size_t i = 0; i < n; i++) {
+		g_assert_cmphex(pairs[i].modifier, !=, DRM_FORMAT_MOD_INVALID);
+		struct umms_render_image image = { .format = pairs[i].format,
+			.modifier = pairs[i].modifier, .width = 16, .height = 16, .dmabuf = true };
+		image.n_planes = pairs[i].format == DRM_FORMAT_YUV420 ? 3 :
+			pairs[i].format == DRM_FORMAT_NV12 || pairs[i].format == DRM_FORMAT_P010 ? 2 : 1;
+		for (int p = 0; p < image.n_planes; p++)
+			image.planes[p] = (struct umms_render_plane){ .fd = fd, .stride = 64 };
+		g_assert_true(umms_renderer_can_draw(r, &image));
+		g_assert_true(umms_renderer_imports(r, pairs[i].format, pairs[i].modifier));
+	}
+	close(fd);
+	umms_renderer_destroy(r);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct { const char *name; GTestDataFunc func; } cases[] = {
 		{ "colors", test_colors }, { "clear-box", test_clear_box },
 		{ "alpha", test_alpha }, { "endurance", test_endurance },
+		{ "dmabuf-formats", test_dmabuf_formats },
 	};
 	g_test_init(&argc, &argv, NULL);
 	for (size_t i = 0; i < G_N_ELEMENTS(renderers); i++) {

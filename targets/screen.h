@@ -116,6 +116,12 @@ struct umms_screen_impl {
 	/* The DRM device clients' dma-bufs should come from (0: none) and what planes take. */
 	dev_t (*get_device)(struct umms_target *t);
 	int (*get_overlay_formats)(struct umms_target *t, uint32_t **formats); /* g_free */
+	/*
+	 * The renderer that composes the UI (the one set_ui's draw gets), the
+	 * screen's from create to destroy: what it imports
+	 * (umms_renderer_dmabuf_formats) is what clients' dma-bufs may be.
+	 */
+	struct umms_renderer *(*get_renderer)(struct umms_target *t);
 
 	GVariant *(*describe_planes)(struct umms_target *t);   /* aa{sv} */
 	const char *(*get_rung)(struct umms_target *t);
@@ -164,6 +170,8 @@ static inline dev_t umms_screen_get_device(struct umms_target *t)
 { return UMMS_SCREEN(t)->get_device(t); }
 static inline int umms_screen_get_overlay_formats(struct umms_target *t, uint32_t **formats)
 { return UMMS_SCREEN(t)->get_overlay_formats(t, formats); }
+static inline struct umms_renderer *umms_screen_get_renderer(struct umms_target *t)
+{ return UMMS_SCREEN(t)->get_renderer(t); }
 static inline GVariant *umms_screen_describe_planes(struct umms_target *t)
 { return UMMS_SCREEN(t)->describe_planes(t); }
 static inline const char *umms_screen_get_rung(struct umms_target *t)

@@ -5,11 +5,33 @@
 
 #include <drm_fourcc.h>
 
+#include "gles2.h"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
+#include "pixman-renderer.h"
 #include "presentation-time-client-protocol.h"
+#include "renderer.h"
 #include "shell.h"
 #include "xdg-shell-client-protocol.h"
 
+
+static void
+dmabuf_format(void *data, struct zwp_linux_dmabuf_v1 *dmabuf, uint32_t format)
+{
+}
+
+static void
+dmabuf_modifier(void *data, struct zwp_linux_dmabuf_v1 *dmabuf, uint32_t format,
+	uint32_t modifier_hi, uint32_t modifier_lo)
+{
+	struct shell *s = data;
+	struct umms_render_format pair = { format, (uint64_t)modifier_hi << 32 | modifier_lo };
+	g_array_append_val(s->dmabuf_formats, pair);
+}
+
+static const struct zwp_linux_dmabuf_v1_listener dmabuf_listener = {
+	.format = dmabuf_format,
+	.modifier = dmabuf_modifier,
+};
 
 static void
 registry_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
@@ -25,7 +47,10 @@ registry_global(void *data, struct wl_registry *registry, uint32_t name, const c
 	else if (strcmp(interface, wp_presentation_interface.name) == 0)
 		s->presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 	else if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0 && version >= 3)
+	{
 		s->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3);
+		zwp_linux_dmabuf_v1_add_listener(s->dmabuf, &dmabuf_listener, s);
+	}
 }
 
 static void
@@ -71,12 +96,15 @@ struct shell *
 shell_connect(void)
 {
 	struct shell *s = g_new0(struct shell, 1);
+	s->dmabuf_formats = g_array_new(FALSE, TRUE, sizeof(struct umms_render_format));
 	s->display = wl_display_connect("umms-0");
 	g_assert_nonnull(s->display);
 	struct wl_registry *registry = wl_display_get_registry(s->display);
 	wl_registry_add_listener(registry, &registry_listener, s);
 	g_assert_cmpint(wl_display_roundtrip(s->display), >=, 0);
 	wl_registry_destroy(registry);
+	/* What the globals bound just now announce (dma-buf modifiers). */
+	g_assert_cmpint(wl_display_roundtrip(s->display), >=, 0);
 	g_assert_nonnull(s->compositor);
 	g_assert_nonnull(s->shm);
 	g_assert_nonnull(s->wm_base);
@@ -257,6 +285,7 @@ shell_free(struct shell *s)
 	wp_presentation_destroy(s->presentation);
 	if (s->dmabuf)
 		zwp_linux_dmabuf_v1_destroy(s->dmabuf);
+	g_array_unref(s->dmabuf_formats);
 	wl_shm_destroy(s->shm);
 	wl_compositor_destroy(s->compositor);
 	wl_display_disconnect(s->display);
@@ -264,3 +293,35 @@ shell_free(struct shell *s)
 	g_free(s);
 }
 
+
+static gint
+format_cmp(gconstpointer a, gconstpointer b)
+{
+	const struct umms_render_format *x = a, *y = b;
+	if (x->format != y->format)
+		return x->format < y->format ? -1 : 1;
+	return x->modifier < y->modifier ? -1 : x->modifier > y->modifier;
+}
+
+void
+shell_sort_formats(GArray *formats)
+{
+	g_array_sort(formats, format_cmp);
+}
+
+GArray *
+shell_renderer_formats(const char *renderer)
+{
+	g_autoptr(GError) error = NULL;
+	struct umms_renderer *r = strcmp(renderer, "gles2") == 0 ?
+		umms_gles2_renderer_create(NULL, &error) : umms_pixman_renderer_create(&error);
+	g_assert_no_error(error);
+	g_assert_nonnull(r);
+	const struct umms_render_format *pairs = NULL;
+	size_t n = umms_renderer_dmabuf_formats(r, &pairs);
+	GArray *formats = g_array_new(FALSE, TRUE, sizeof(struct umms_render_format));
+	g_array_append_vals(formats, pairs, (guint)n);
+	umms_renderer_destroy(r);
+	shell_sort_formats(formats);
+	return formats;
+}

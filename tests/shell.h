@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
+#include "renderer.h"
 #include "umms-client.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -25,6 +26,8 @@ struct shell {
 	struct xdg_wm_base *wm_base;
 	struct wp_presentation *presentation;
 	struct zwp_linux_dmabuf_v1 *dmabuf;
+	/* zwp_linux_dmabuf_v1 (version 3): its modifier events, umms_render_format each. */
+	GArray *dmabuf_formats;
 	struct wl_surface *surface;
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
@@ -39,8 +42,19 @@ struct shell {
 /* The UI's pixel at (x, y): premultiplied ARGB8888. */
 typedef uint32_t (*ui_pixel_fn)(int x, int y, const void *data);
 
-/* Connects to ummsd's socket (WAYLAND_DISPLAY=umms-0 in $XDG_RUNTIME_DIR). */
+/*
+ * Connects to ummsd's socket (WAYLAND_DISPLAY=umms-0 in $XDG_RUNTIME_DIR);
+ * dmabuf_formats holds what the compositor advertised once it returns.
+ */
 struct shell *shell_connect(void);
+/*
+ * The dma-buf format + modifier pairs (umms_render_format) a renderer made
+ * here as ummsd makes the headless screen's ("gles2": surfaceless, "pixman")
+ * imports, sorted; checked against what the compositor advertises.
+ */
+GArray *shell_renderer_formats(const char *renderer);
+/* Sorts an array of umms_render_format, for comparing two. */
+void shell_sort_formats(GArray *formats);
 /* A toplevel, its first configure acknowledged: width and height set. */
 void shell_map(struct shell *s);
 /*

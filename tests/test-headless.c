@@ -12,6 +12,8 @@
  */
 #include <string.h>
 
+#include <drm_fourcc.h>
+
 #include "harness.h"
 #include "image.h"
 #include "shell.h"
@@ -191,6 +193,52 @@ test_damage(struct umms_test *t, gconstpointer data)
 	shell_free(s);
 }
 
+/*
+ * The compositor offers zwp_linux_dmabuf_v1 with exactly the pairs the
+ * renderer imports, or not at all when it imports none (gles2 without
+ * EGL_EXT_image_dma_buf_import: llvmpipe surfaceless); the log says the same.
+ */
+static void
+test_dmabuf_global(struct umms_test *t, gconstpointer data)
+{
+	start(t, "640x360", true);
+	g_autoptr(GArray) want = shell_renderer_formats(renderer);
+	struct shell *s = shell_connect();
+	shell_sort_formats(s->dmabuf_formats);
+	g_test_message("%s imports %u dma-buf format and modifier pairs; the compositor "
+		"advertises %u%s", renderer, want->len, s->dmabuf_formats->len,
+		s->dmabuf ? "" : " (no global)");
+	if (strcmp(renderer, "pixman") == 0) {
+		/* It maps linear dma-bufs and reads them in place: each format it reads. */
+		g_assert_cmpuint(want->len, >=, 5);
+		for (guint i = 0; i < want->len; i++)
+			g_assert_cmpuint(g_array_index(want, struct umms_render_format, i).modifier,
+				==, DRM_FORMAT_MOD_LINEAR);
+	}
+	if (want->len == 0) {
+		g_assert_null(s->dmabuf);
+	} else {
+		g_assert_nonnull(s->dmabuf);
+		g_assert_cmpuint(s->dmabuf_formats->len, ==, want->len);
+		for (guint i = 0; i < want->len; i++) {
+			const struct umms_render_format *w = &g_array_index(want,
+				struct umms_render_format, i);
+			const struct umms_render_format *got = &g_array_index(s->dmabuf_formats,
+				struct umms_render_format, i);
+			g_assert_cmphex(got->format, ==, w->format);
+			g_assert_cmphex(got->modifier, ==, w->modifier);
+		}
+	}
+	/* The screen's description agrees: "dma-buf import yes" only with the global. */
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, DISPLAY, DISPLAY1, "RenderStats");
+	const char *name = NULL;
+	g_assert_true(g_variant_lookup(stats, "renderer", "&s", &name));
+	if (strcmp(renderer, "gles2") == 0)
+		g_assert_nonnull(strstr(name, want->len ? "dma-buf import yes" :
+			"dma-buf import no"));
+	shell_free(s);
+}
+
 static void
 test_ummsctl(struct umms_test *t, gconstpointer data)
 {
@@ -244,6 +292,7 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/headless/display", test_display);
 	UMMS_TEST_ADD("/headless/damage", test_damage);
+	UMMS_TEST_ADD("/headless/dmabuf-global", test_dmabuf_global);
 	UMMS_TEST_ADD("/headless/ummsctl", test_ummsctl);
 	return g_test_run();
 }

@@ -404,25 +404,43 @@ static const struct umms_seat_hooks seat_hooks = { .surface_at = surface_at };
 
 /* ---- the compositor --------------------------------------------------------- */
 
-/* linux-dmabuf feedback: what the video planes scan out, then what the scene reads. */
+/*
+ * linux-dmabuf feedback: the pairs the screen's renderer imports (the scene
+ * draws every client buffer with it), those overlay planes also scan out
+ * first. No global where the renderer imports none: a client then sends
+ * wl_shm, which every renderer reads, instead of dma-bufs drawn only by
+ * mapping them (a copy for a GPU renderer) or not at all.
+ */
 static bool
 make_dmabuf(struct umms_compositor *c, GError **error)
 {
+	struct umms_renderer *r = umms_screen_get_renderer(c->screen);
+	const struct umms_render_format *imported = NULL;
+	size_t n_imported = r ? umms_renderer_dmabuf_formats(r, &imported) : 0;
+	if (n_imported == 0) {
+		umms_info("display: no zwp_linux_dmabuf_v1: the renderer imports no dma-bufs");
+		return true;
+	}
 	dev_t device = umms_screen_get_device(c->screen);
-	uint32_t *scanout = NULL;
-	int n_scanout = umms_screen_get_overlay_formats(c->screen, &scanout);
-	struct umms_dmabuf_format *formats = g_new0(struct umms_dmabuf_format,
-		(size_t)n_scanout + G_N_ELEMENTS(readable_formats));
-	for (int i = 0; i < n_scanout; i++)
-		formats[i] = (struct umms_dmabuf_format){ scanout[i], DRM_FORMAT_MOD_LINEAR };
-	for (size_t i = 0; i < G_N_ELEMENTS(readable_formats); i++)
-		formats[n_scanout + (int)i] = (struct umms_dmabuf_format){ readable_formats[i],
-			DRM_FORMAT_MOD_LINEAR };
+	uint32_t *overlay = NULL;
+	int n_overlay = umms_screen_get_overlay_formats(c->screen, &overlay);
+	struct umms_dmabuf_format *formats = g_new0(struct umms_dmabuf_format, 2 * n_imported);
+	size_t n_scanout = 0;
+	for (size_t i = 0; i < n_imported; i++) {
+		for (int k = 0; k < n_overlay; k++) {
+			if (overlay[k] == imported[i].format &&
+					imported[i].modifier == DRM_FORMAT_MOD_LINEAR)
+				formats[n_scanout++] = (struct umms_dmabuf_format){ imported[i].format,
+					imported[i].modifier };
+		}
+	}
+	for (size_t i = 0; i < n_imported; i++)
+		formats[n_scanout + i] = (struct umms_dmabuf_format){ imported[i].format,
+			imported[i].modifier };
 	struct umms_dmabuf_tranche tranches[] = {
-		{ .device = device, .scanout = true, .formats = formats,
-			.n_formats = (size_t)n_scanout },
+		{ .device = device, .scanout = true, .formats = formats, .n_formats = n_scanout },
 		{ .device = device, .scanout = false, .formats = formats + n_scanout,
-			.n_formats = G_N_ELEMENTS(readable_formats) },
+			.n_formats = n_imported },
 	};
 	struct umms_dmabuf_feedback feedback = {
 		.main_device = device,
@@ -430,8 +448,11 @@ make_dmabuf(struct umms_compositor *c, GError **error)
 		.n_tranches = n_scanout ? 2 : 1,
 	};
 	c->dmabuf = umms_dmabuf_create(c->display, &feedback, error);
+	if (c->dmabuf)
+		umms_info("display: zwp_linux_dmabuf_v1 with the %zu format and modifier pairs "
+			"the renderer imports (%zu of them on overlay planes)", n_imported, n_scanout);
 	g_free(formats);
-	g_free(scanout);
+	g_free(overlay);
 	return c->dmabuf != NULL;
 }
 

@@ -568,6 +568,12 @@ get_overlay_formats(struct umms_target *t, uint32_t **formats)
 	return 0;
 }
 
+static struct umms_renderer *
+get_renderer(struct umms_target *t)
+{
+	return headless(t)->renderer;
+}
+
 static GVariant *
 describe_planes(struct umms_target *t)
 {
@@ -626,6 +632,7 @@ static const struct umms_screen_impl headless_screen_impl = {
 	.get_ui_area = get_ui_area,
 	.get_device = get_device,
 	.get_overlay_formats = get_overlay_formats,
+	.get_renderer = get_renderer,
 	.describe_planes = describe_planes,
 	.get_rung = get_rung,
 	.get_copies = get_copies,

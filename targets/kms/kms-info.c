@@ -52,6 +52,12 @@ umms_kms_output_get_device(struct umms_target *target)
 	return fstat(kms_output(target)->dev->fd, &st) == 0 ? st.st_rdev : 0;
 }
 
+struct umms_renderer *
+umms_kms_output_get_renderer(struct umms_target *target)
+{
+	return kms_output(target)->renderer;
+}
+
 int
 umms_kms_output_get_refresh_mhz(struct umms_target *target)
 {
@@ -201,6 +207,7 @@ const struct umms_screen_impl kms_screen_impl = {
 	.get_ui_area = umms_kms_output_get_ui_area,
 	.get_device = umms_kms_output_get_device,
 	.get_overlay_formats = umms_kms_output_get_overlay_formats,
+	.get_renderer = umms_kms_output_get_renderer,
 	.describe_planes = umms_kms_output_describe_planes,
 	.get_rung = umms_kms_output_get_rung,
 	.get_copies = umms_kms_output_get_copies,

@@ -117,6 +117,8 @@ dev_t umms_kms_output_get_device(struct umms_target *target);
 int umms_kms_output_get_refresh_mhz(struct umms_target *target);
 /* Returns how many; *formats to g_free. */
 int umms_kms_output_get_overlay_formats(struct umms_target *target, uint32_t **formats);
+/* The renderer that composes (kms-compose.c). */
+struct umms_renderer *umms_kms_output_get_renderer(struct umms_target *target);
 
 /* Reading the state, for org.umms.Display1. */
 char **umms_kms_output_list_modes(struct umms_target *target);      /* g_strfreev */

@@ -14,13 +14,12 @@
 #include <GLES2/gl2ext.h>
 #include <wayland-client.h>
 
+#include "core.h"
 #include "umms-gl.h"
 #include "umms-video-v1-client-protocol.h"
 
-#define GL_MAX_PLANES 4
+#define GL_MAX_PLANES UMMS_CORE_MAX_PLANES
 #define GL_MAX_TEX 3
-/* Frames received and not taken yet, at most (ummsd holds back at 8). */
-#define GL_MAX_PENDING 16
 #define GL_MAX_DMABUF_FORMATS 64
 
 /* DRM fourccs are wl_shm formats, except wl_shm's two oldest. */
@@ -48,16 +47,9 @@ enum gl_snippet {
 	GL_SNIPPETS,
 };
 
-/* One piece of frame memory ummsd announced. */
+/* One piece of frame memory ummsd announced (the core's, and what we made of it). */
 struct gl_buffer {
-	struct umms_gl *gl;
-	struct umms_video_buffer_v1 *proxy;
-	uint32_t kind, format;
-	int width, height;
-	uint64_t modifier;
-	int n_planes;
-	int fds[GL_MAX_PLANES];
-	uint32_t offsets[GL_MAX_PLANES], strides[GL_MAX_PLANES];
+	struct umms_core_buffer base;   /* first: the core allocates and frees it */
 	/* memfd: mapped once, whole, read-only. */
 	void *map;
 	size_t map_size;
@@ -66,9 +58,6 @@ struct gl_buffer {
 	int n_images;
 	EGLImageKHR images[GL_MAX_TEX];
 	GLuint textures[GL_MAX_TEX];
-	unsigned shows;           /* shows not released to ummsd yet */
-	bool retired;
-	struct wl_list link;      /* umms_gl.buffers */
 };
 
 /* A show: ummsd asks for a buffer's frame at a time, with the geometry then. */
@@ -81,24 +70,16 @@ struct gl_show {
 };
 
 struct umms_gl {
-	struct wl_display *display;          /* ummsd's socket */
-	struct umms_video_manager_v1 *manager;
-	struct umms_video_player_v1 *player;
-	char *path;
+	struct umms_core core;               /* ummsd's socket and manager */
+	struct umms_core_video *video;       /* the player */
+	struct umms_core_queue queue;        /* shows received, not taken yet */
 	uint32_t flags;
 	const struct umms_gl_listener *listener;
 	void *data;
-	bool gone;                           /* failed, or the player was destroyed */
 
-	/* Geometry from the last geometry event: frames from then on. */
-	int crop_x, crop_y, crop_width, crop_height;
-	unsigned par_n, par_d;
-
-	struct wl_list buffers;              /* gl_buffer.link */
 	/* Buffers gone during dispatch whose GL objects wait for a current context. */
-	struct wl_list dead;                 /* gl_buffer.link */
-	struct gl_show pending[GL_MAX_PENDING]; /* received, oldest first */
-	int n_pending;
+	struct wl_list dead;                 /* gl_buffer.base.link */
+	bool context;                        /* the application's context is current (destroy) */
 
 	/* The frame taken by the last update. */
 	struct umms_gl_frame frame;

@@ -110,7 +110,7 @@ gl_announce_dmabuf(struct umms_gl *gl)
 		if (gl->n_dmabuf_formats == 0) {
 			/* No list of formats: the implicit layout of what everyone imports. */
 			if (fourcc == GL_DRM_XRGB8888 || fourcc == GL_DRM_ARGB8888)
-				umms_video_manager_v1_dmabuf_format(gl->manager, fourcc,
+				umms_video_manager_v1_dmabuf_format(gl->core.manager, fourcc,
 					(uint32_t)(GL_MOD_INVALID >> 32), (uint32_t)GL_MOD_INVALID);
 			continue;
 		}
@@ -123,7 +123,7 @@ gl_announce_dmabuf(struct umms_gl *gl)
 				external_only, &n))
 			n = 0;
 		if (n == 0) {
-			umms_video_manager_v1_dmabuf_format(gl->manager, fourcc,
+			umms_video_manager_v1_dmabuf_format(gl->core.manager, fourcc,
 				(uint32_t)(GL_MOD_INVALID >> 32), (uint32_t)GL_MOD_INVALID);
 			continue;
 		}
@@ -131,7 +131,7 @@ gl_announce_dmabuf(struct umms_gl *gl)
 			/* Sampled only through an external texture: only if GL has those. */
 			if (external_only[i] && !external)
 				continue;
-			umms_video_manager_v1_dmabuf_format(gl->manager, fourcc,
+			umms_video_manager_v1_dmabuf_format(gl->core.manager, fourcc,
 				(uint32_t)(modifiers[i] >> 32), (uint32_t)modifiers[i]);
 		}
 	}
@@ -171,9 +171,9 @@ static bool
 plane_fits(const struct gl_buffer *buffer, int p, const struct plane_upload *u)
 {
 	size_t row = (size_t)u->width * (size_t)u->bpp;
-	if (p >= buffer->n_planes || buffer->strides[p] < row || u->height <= 0)
+	if (p >= buffer->base.n_planes || buffer->base.strides[p] < row || u->height <= 0)
 		return false;
-	size_t end = (size_t)buffer->offsets[p] + (size_t)buffer->strides[p] *
+	size_t end = (size_t)buffer->base.offsets[p] + (size_t)buffer->base.strides[p] *
 		(size_t)(u->height - 1) + row;
 	return end <= buffer->map_size;
 }
@@ -217,17 +217,17 @@ fill_frame(struct umms_gl *gl, const struct gl_show *show, enum gl_snippet snipp
 {
 	const struct gl_buffer *buffer = show->buffer;
 	struct umms_gl_frame *frame = &gl->frame;
-	frame->format = buffer->format;
-	frame->dmabuf = buffer->kind == UMMS_VIDEO_BUFFER_V1_KIND_DMABUF;
-	frame->width = buffer->width;
-	frame->height = buffer->height;
+	frame->format = buffer->base.format;
+	frame->dmabuf = buffer->base.kind == UMMS_VIDEO_BUFFER_V1_KIND_DMABUF;
+	frame->width = buffer->base.width;
+	frame->height = buffer->base.height;
 	bool cropped = show->crop_width > 0 && show->crop_height > 0 &&
-		show->crop_x + show->crop_width <= buffer->width &&
-		show->crop_y + show->crop_height <= buffer->height;
+		show->crop_x + show->crop_width <= buffer->base.width &&
+		show->crop_y + show->crop_height <= buffer->base.height;
 	frame->crop_x = cropped ? show->crop_x : 0;
 	frame->crop_y = cropped ? show->crop_y : 0;
-	frame->crop_width = cropped ? show->crop_width : buffer->width;
-	frame->crop_height = cropped ? show->crop_height : buffer->height;
+	frame->crop_width = cropped ? show->crop_width : buffer->base.width;
+	frame->crop_height = cropped ? show->crop_height : buffer->base.height;
 	frame->par_n = show->par_n;
 	frame->par_d = show->par_d;
 	frame->n_textures = n_textures;
@@ -245,7 +245,7 @@ gl_upload(struct umms_gl *gl, const struct gl_show *show)
 	const struct gl_buffer *buffer = show->buffer;
 	if (!buffer->map)
 		return false;
-	int w = buffer->width, h = buffer->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+	int w = buffer->base.width, h = buffer->base.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
 	/* One and two channel planes: R8/RG8 where GL has them, else luminance(-alpha). */
 	GLenum one_int = GL_LUMINANCE, one = GL_LUMINANCE;
 	GLenum two_int = GL_LUMINANCE_ALPHA, two = GL_LUMINANCE_ALPHA;
@@ -261,11 +261,11 @@ gl_upload(struct umms_gl *gl, const struct gl_show *show)
 	struct plane_upload u[GL_MAX_TEX];
 	int n;
 	enum gl_snippet snippet;
-	switch (buffer->format) {
+	switch (buffer->base.format) {
 	case WL_SHM_FORMAT_XRGB8888:
 	case WL_SHM_FORMAT_ARGB8888: {
 		/* B, G, R, A in memory: BGRA uploads where GL takes them, else swapped in the shader. */
-		bool alpha = buffer->format == WL_SHM_FORMAT_ARGB8888;
+		bool alpha = buffer->base.format == WL_SHM_FORMAT_ARGB8888;
 		GLenum f = gl->bgra_texture ? GL_BGRA_EXT : GL_RGBA;
 		u[0] = (struct plane_upload){ f, f, 4, w, h };
 		n = 1;
@@ -288,7 +288,7 @@ gl_upload(struct umms_gl *gl, const struct gl_show *show)
 		break;
 	default:
 		fprintf(stderr, "umms-gl: ummsd sent a frame in format %#x, which was not asked for\n",
-			buffer->format);
+			buffer->base.format);
 		return false;
 	}
 	for (int i = 0; i < n; i++) {
@@ -309,8 +309,8 @@ gl_upload(struct umms_gl *gl, const struct gl_show *show)
 	if (row_length)
 		glPixelStorei(GLES3_UNPACK_ROW_LENGTH, 0);
 	for (int i = 0; i < n; i++)
-		upload_plane(gl, i, &u[i], (const uint8_t *)buffer->map + buffer->offsets[i],
-			buffer->strides[i]);
+		upload_plane(gl, i, &u[i], (const uint8_t *)buffer->map + buffer->base.offsets[i],
+			buffer->base.strides[i]);
 	/* Textures a bigger plane count left behind are not needed now. */
 	for (int i = n; i < GL_MAX_TEX; i++) {
 		gl_delete_texture(gl, &gl->upload_tex[i]);
@@ -373,18 +373,18 @@ import_image(struct umms_gl *gl, uint32_t fourcc, int width, int height, uint64_
 static bool
 import_planes(struct umms_gl *gl, struct gl_buffer *buffer)
 {
-	int w = buffer->width, h = buffer->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+	int w = buffer->base.width, h = buffer->base.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
 	uint32_t fourccs[GL_MAX_TEX];
 	int n;
-	if (buffer->format == GL_DRM_NV12 && buffer->n_planes >= 2) {
+	if (buffer->base.format == GL_DRM_NV12 && buffer->base.n_planes >= 2) {
 		fourccs[0] = GL_DRM_R8, fourccs[1] = GL_DRM_GR88;
 		n = 2;
-	} else if (buffer->format == GL_DRM_YUV420 && buffer->n_planes >= 3) {
+	} else if (buffer->base.format == GL_DRM_YUV420 && buffer->base.n_planes >= 3) {
 		fourccs[0] = fourccs[1] = fourccs[2] = GL_DRM_R8;
 		n = 3;
-	} else if ((buffer->format == GL_DRM_XRGB8888 || buffer->format == GL_DRM_ARGB8888) &&
-			buffer->n_planes >= 1) {
-		fourccs[0] = buffer->format;
+	} else if ((buffer->base.format == GL_DRM_XRGB8888 || buffer->base.format == GL_DRM_ARGB8888) &&
+			buffer->base.n_planes >= 1) {
+		fourccs[0] = buffer->base.format;
 		n = 1;
 	} else {
 		return false;
@@ -395,8 +395,8 @@ import_planes(struct umms_gl *gl, struct gl_buffer *buffer)
 	}
 	for (int p = 0; p < n; p++) {
 		buffer->images[p] = import_image(gl, fourccs[p], p == 0 ? w : cw, p == 0 ? h : ch,
-			buffer->modifier, 1, &buffer->fds[p], &buffer->offsets[p],
-			&buffer->strides[p], NULL);
+			buffer->base.modifier, 1, &buffer->base.fds[p], &buffer->base.offsets[p],
+			&buffer->base.strides[p], NULL);
 		buffer->n_images = p + 1;
 		if (buffer->images[p] == EGL_NO_IMAGE_KHR)
 			return false;
@@ -412,14 +412,14 @@ import_external(struct umms_gl *gl, struct gl_buffer *buffer)
 		return false;
 	/* Our rule for YUV without colorimetry (umms-gl.h). */
 	const EGLint hints[] = {
-		EGL_YUV_COLOR_SPACE_HINT_EXT, buffer->height >= 720 ? EGL_ITU_REC709_EXT :
+		EGL_YUV_COLOR_SPACE_HINT_EXT, buffer->base.height >= 720 ? EGL_ITU_REC709_EXT :
 			EGL_ITU_REC601_EXT,
 		EGL_SAMPLE_RANGE_HINT_EXT, EGL_YUV_NARROW_RANGE_EXT,
 		EGL_NONE,
 	};
-	bool yuv = buffer->format == GL_DRM_NV12 || buffer->format == GL_DRM_YUV420;
-	buffer->images[0] = import_image(gl, buffer->format, buffer->width, buffer->height,
-		buffer->modifier, buffer->n_planes, buffer->fds, buffer->offsets, buffer->strides,
+	bool yuv = buffer->base.format == GL_DRM_NV12 || buffer->base.format == GL_DRM_YUV420;
+	buffer->images[0] = import_image(gl, buffer->base.format, buffer->base.width, buffer->base.height,
+		buffer->base.modifier, buffer->base.n_planes, buffer->base.fds, buffer->base.offsets, buffer->base.strides,
 		yuv ? hints : NULL);
 	buffer->n_images = 1;
 	buffer->external = true;
@@ -454,8 +454,8 @@ import_buffer(struct umms_gl *gl, struct gl_buffer *buffer)
 		if (!import_external(gl, buffer)) {
 			gl_buffer_unimport(gl, buffer);
 			fprintf(stderr, "umms-gl: EGL refused the dma-buf import of a %.4s %dx%d "
-				"frame (modifier %#llx): EGL error %#x\n", (const char *)&buffer->format,
-				buffer->width, buffer->height, (unsigned long long)buffer->modifier,
+				"frame (modifier %#llx): EGL error %#x\n", (const char *)&buffer->base.format,
+				buffer->base.width, buffer->base.height, (unsigned long long)buffer->base.modifier,
 				eglGetError());
 			return false;
 		}
@@ -473,7 +473,7 @@ import_buffer(struct umms_gl *gl, struct gl_buffer *buffer)
 	glBindTexture(target, (GLuint)bound);
 	if (!ok) {
 		fprintf(stderr, "umms-gl: GL refused the EGLImage of a %.4s dma-buf as a texture\n",
-			(const char *)&buffer->format);
+			(const char *)&buffer->base.format);
 		gl_buffer_unimport(gl, buffer);
 		return false;
 	}
@@ -492,11 +492,7 @@ gl_import(struct umms_gl *gl, const struct gl_show *show)
 			;
 		bool ok = import_buffer(gl, buffer);
 		/* The EGLImages hold the memory now (or nothing can be done with it). */
-		for (int p = 0; p < buffer->n_planes; p++) {
-			if (buffer->fds[p] >= 0)
-				close(buffer->fds[p]);
-			buffer->fds[p] = -1;
-		}
+		umms_core_buffer_close_fds(&buffer->base);
 		if (!ok)
 			return false;
 	}
@@ -505,12 +501,12 @@ gl_import(struct umms_gl *gl, const struct gl_show *show)
 	enum gl_snippet snippet;
 	if (buffer->external)
 		snippet = GL_SNIPPET_EXTERNAL;
-	else if (buffer->format == GL_DRM_NV12)
+	else if (buffer->base.format == GL_DRM_NV12)
 		snippet = GL_SNIPPET_NV12;
-	else if (buffer->format == GL_DRM_YUV420)
+	else if (buffer->base.format == GL_DRM_YUV420)
 		snippet = GL_SNIPPET_YUV420;
 	else
-		snippet = buffer->format == GL_DRM_ARGB8888 ? GL_SNIPPET_RGBA : GL_SNIPPET_RGBX;
+		snippet = buffer->base.format == GL_DRM_ARGB8888 ? GL_SNIPPET_RGBA : GL_SNIPPET_RGBX;
 	fill_frame(gl, show, snippet, buffer->n_images, buffer->textures,
 		buffer->external ? GL_TEXTURE_EXTERNAL_OES : GL_TEXTURE_2D);
 	return true;

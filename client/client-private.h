@@ -1,7 +1,8 @@
 /*
  * Inside libumms-client: the connection (client.c), one embedded video
- * (video.c), the placement arithmetic (layout.c) and frame buffers
- * (buffer.c).
+ * (video.c), the placement arithmetic (common/layout.c) and frame buffers
+ * (buffer.c), on the umms_video_v1 core (client/core/core.h) shared with
+ * libumms-client-gl.
  */
 #ifndef UMMS_CLIENT_PRIVATE_H
 #define UMMS_CLIENT_PRIVATE_H
@@ -9,6 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "core.h"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "single-pixel-buffer-v1-client-protocol.h"
@@ -36,8 +38,7 @@ struct umms_client {
 	uint32_t shm_formats[UMMS_CLIENT_MAX_FORMATS];
 	int n_shm_formats;
 
-	struct wl_display *umms;      /* ummsd: its own socket, or the display when direct */
-	struct umms_video_manager_v1 *manager;
+	struct umms_core core;        /* ummsd: its own socket, or the display when direct */
 	/*
 	 * ummsd is the compositor (it drives the screen): umms_video_v1 comes
 	 * on the application's own display and the video is placed in the
@@ -49,14 +50,34 @@ struct umms_client {
 
 /* Where things go, in the parent's coordinates: common/layout.h. */
 
-struct client_buffer;
+/* The whole frame, and up to two cuts of it (one on screen, one coming). */
+#define CLIENT_MAX_VIEWS 3
+
+/* One wl_buffer on a frame's memory. */
+struct buffer_view {
+	struct client_buffer *owner;
+	struct wl_buffer *wl;
+	int x, y, width, height;    /* the part of the frame it covers */
+	bool held;                  /* attached, not released by the compositor yet: a core hold */
+};
+
+/* A frame buffer of ummsd's (the core's), imported into the compositor. */
+struct client_buffer {
+	struct umms_core_buffer base;   /* first: the core allocates and frees it */
+	struct umms_client_video *video;
+	struct buffer_view views[CLIENT_MAX_VIEWS]; /* [0]: the whole frame, once imported */
+	struct wl_shm_pool *pool;   /* memfd frames: where cuts come from */
+	bool refused;               /* dma-buf import refused: copied into shm */
+	struct wl_buffer *copy;     /* shared-memory stand-in for a refused dma-buf */
+	void *copy_data;
+	size_t copy_size;
+};
 
 struct umms_client_video {
 	struct umms_client *client;
 	struct wl_list link;          /* umms_client.videos */
 	struct wl_surface *parent;
-	struct umms_video_player_v1 *player;
-	char *path;
+	struct umms_core_video *core; /* the player's frames */
 	const struct umms_client_video_listener *listener;
 	void *listener_data;
 
@@ -74,19 +95,15 @@ struct umms_client_video {
 	bool in_sync;                 /* subsurfaces synchronized until the parent commits */
 	struct wl_callback *parent_done;
 
-	struct wl_list buffers;       /* client_buffer.link */
 	struct wl_list feedbacks;     /* presentation feedback still pending, newest first */
 	unsigned n_feedbacks;
 	struct client_buffer *current; /* attached to the video surface */
 	struct umms_client_video_counts counts;
 };
 
-/* buffer.c */
-struct client_buffer *client_buffer_create(struct umms_client_video *video,
-	struct umms_video_buffer_v1 *proxy, uint32_t kind, uint32_t format, int width,
-	int height, uint64_t modifier);
-void client_buffer_destroy(struct client_buffer *buffer);
-void client_buffers_destroy_all(struct umms_client_video *video);
+/* buffer.c: the core's buffers, imported into the compositor (core.h's impl members). */
+void client_buffer_import(struct umms_core_video *core, struct umms_core_buffer *buffer);
+void client_buffer_free(struct umms_core_video *core, struct umms_core_buffer *buffer);
 /*
  * Shows it (attach, viewport source from video->layout, damage, commit)
  * with presentation feedback for @serial.

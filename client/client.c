@@ -3,12 +3,10 @@
  * queue, then used on the default one) and ummsd's video socket.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client-private.h"
-#include "socket-name.h"
 
 /* wl_shm formats ummsd can produce in shared memory, most useful first. */
 static const uint32_t usable_formats[] = {
@@ -66,8 +64,8 @@ registry_global(void *data, struct wl_registry *registry, uint32_t name,
 		client->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3);
 	} else if (strcmp(interface, umms_video_manager_v1_interface.name) == 0 && version >= 2) {
 		/* The compositor is ummsd: it shows the video itself. */
-		client->manager = wl_registry_bind(registry, name, &umms_video_manager_v1_interface,
-			2);
+		client->core.manager = wl_registry_bind(registry, name,
+			&umms_video_manager_v1_interface, version < 3 ? version : 3);
 		client->direct = true;
 	}
 }
@@ -102,7 +100,7 @@ find_globals(struct umms_client *client)
 		(struct wl_proxy *)client->compositor, (struct wl_proxy *)client->subcompositor,
 		(struct wl_proxy *)client->viewporter, (struct wl_proxy *)client->shm,
 		(struct wl_proxy *)client->presentation, (struct wl_proxy *)client->single_pixel,
-		(struct wl_proxy *)client->dmabuf, (struct wl_proxy *)client->manager,
+		(struct wl_proxy *)client->dmabuf, (struct wl_proxy *)client->core.manager,
 	};
 	for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
 		if (globals[i])
@@ -111,21 +109,6 @@ find_globals(struct umms_client *client)
 	wl_event_queue_destroy(queue);
 	return ok;
 }
-
-static void
-umms_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
-	uint32_t version)
-{
-	struct umms_client *client = data;
-	if (strcmp(interface, umms_video_manager_v1_interface.name) == 0)
-		client->manager = wl_registry_bind(registry, name,
-			&umms_video_manager_v1_interface, 1);
-}
-
-static const struct wl_registry_listener umms_registry_listener = {
-	.global = umms_global,
-	.global_remove = registry_global_remove,
-};
 
 static bool
 compositor_takes(struct umms_client *client, uint32_t format)
@@ -153,7 +136,7 @@ umms_client_connect(struct wl_display *display, const char *name)
 	}
 	if (client->direct) {
 		/* Everything goes over the application's own connection. */
-		client->umms = display;
+		umms_core_init_direct(&client->core, display, client->core.manager);
 		return client;
 	}
 	if (!client->compositor || !client->subcompositor || !client->viewporter ||
@@ -162,26 +145,19 @@ umms_client_connect(struct wl_display *display, const char *name)
 		errno = ENOTSUP;
 		return NULL;
 	}
-	client->umms = wl_display_connect(umms_socket_name(name));
-	if (!client->umms) {
+	/* Version 3: presented's copied flag, for a dma-buf the compositor refused. */
+	if (!umms_core_connect(&client->core, name, 1, 3)) {
+		int saved = errno;
 		umms_client_disconnect(client);
-		return NULL;
-	}
-	struct wl_registry *registry = wl_display_get_registry(client->umms);
-	wl_registry_add_listener(registry, &umms_registry_listener, client);
-	wl_display_roundtrip(client->umms);
-	wl_registry_destroy(registry);
-	if (!client->manager) {
-		umms_client_disconnect(client);
-		errno = EPROTONOSUPPORT;
+		errno = saved;
 		return NULL;
 	}
 	/* What the compositor shows from shared memory, in ummsd's formats. */
 	for (size_t i = 0; i < sizeof(usable_formats) / sizeof(usable_formats[0]); i++) {
 		if (compositor_takes(client, usable_formats[i]))
-			umms_video_manager_v1_shm_format(client->manager, usable_formats[i]);
+			umms_video_manager_v1_shm_format(client->core.manager, usable_formats[i]);
 	}
-	wl_display_flush(client->umms);
+	umms_core_flush(&client->core);
 	return client;
 }
 
@@ -193,10 +169,10 @@ umms_client_disconnect(struct umms_client *client)
 	struct umms_client_video *video, *tmp;
 	wl_list_for_each_safe(video, tmp, &client->videos, link)
 		umms_client_video_destroy(video);
-	if (client->manager)
-		umms_video_manager_v1_destroy(client->manager);
-	if (client->umms && !client->direct)
-		wl_display_disconnect(client->umms);
+	if (client->core.manager && !client->core.display)
+		umms_video_manager_v1_destroy(client->core.manager);   /* direct, never started */
+	else
+		umms_core_finish(&client->core);
 	if (client->dmabuf)
 		zwp_linux_dmabuf_v1_destroy(client->dmabuf);
 	if (client->single_pixel)
@@ -218,29 +194,13 @@ umms_client_disconnect(struct umms_client *client)
 int
 umms_client_get_fd(struct umms_client *client)
 {
-	return wl_display_get_fd(client->umms);
+	return wl_display_get_fd(client->core.display);
 }
 
 int
 umms_client_dispatch(struct umms_client *client)
 {
-	struct wl_display *umms = client->umms;
-	while (wl_display_prepare_read(umms) != 0) {
-		if (wl_display_dispatch_pending(umms) < 0)
-			return -1;
-	}
-	if (wl_display_flush(umms) < 0 && errno != EAGAIN) {
-		wl_display_cancel_read(umms);
-		return -1;
-	}
-	struct pollfd pfd = { .fd = wl_display_get_fd(umms), .events = POLLIN };
-	if (poll(&pfd, 1, 0) > 0) {
-		if (wl_display_read_events(umms) < 0)
-			return -1;
-	} else {
-		wl_display_cancel_read(umms);
-	}
-	if (wl_display_dispatch_pending(umms) < 0)
+	if (umms_core_dispatch(&client->core) < 0)
 		return -1;
 	/* Frames attached just now reach the compositor. */
 	wl_display_flush(client->display);
@@ -250,7 +210,7 @@ umms_client_dispatch(struct umms_client *client)
 int
 umms_client_roundtrip(struct umms_client *client)
 {
-	int ret = wl_display_roundtrip(client->umms);
+	int ret = wl_display_roundtrip(client->core.display);
 	wl_display_flush(client->display);
 	return ret < 0 ? -1 : 0;
 }

@@ -130,10 +130,10 @@ hold_for_parent(struct umms_client_video *video)
 static void
 place_direct(struct umms_client_video *video)
 {
-	if (!video->player)
+	if (!video->core)
 		return;
 	bool has_rect = video->in.width > 0 && video->in.height > 0;
-	umms_video_player_v1_place(video->player, video->parent, video->in.x, video->in.y,
+	umms_video_player_v1_place(video->core->player, video->parent, video->in.x, video->in.y,
 		has_rect ? video->in.width : 0, has_rect ? video->in.height : 0,
 		(uint32_t)video->in.scale, video->stacking == UMMS_CLIENT_BELOW ?
 		UMMS_VIDEO_PLAYER_V1_STACKING_BELOW : UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE);
@@ -200,41 +200,38 @@ client_video_apply_layout(struct umms_client_video *video, bool from_app)
 	wl_surface_commit(video->bg_surface);
 }
 
-/* ---- ummsd's events ---------------------------------------------------------- */
+/* ---- ummsd's events, through the core ------------------------------------------ */
 
 static void
-player_path(void *data, struct umms_video_player_v1 *player, const char *path)
+video_path(struct umms_core_video *core, const char *path)
 {
-	struct umms_client_video *video = data;
-	free(video->path);
-	video->path = strdup(path);
+	struct umms_client_video *video = core->data;
 	if (video->listener && video->listener->ready)
 		video->listener->ready(video->listener_data, video, path);
 }
 
 static void
-player_failed(void *data, struct umms_video_player_v1 *player, const char *reason)
+video_failed(struct umms_core_video *core, const char *reason)
 {
-	struct umms_client_video *video = data;
+	struct umms_client_video *video = core->data;
 	if (video->listener && video->listener->failed)
 		video->listener->failed(video->listener_data, video, reason);
 }
 
 static void
-player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, int32_t height,
-	int32_t crop_x, int32_t crop_y, int32_t crop_width, int32_t crop_height, uint32_t par_n,
-	uint32_t par_d)
+video_geometry(struct umms_core_video *core)
 {
-	struct umms_client_video *video = data;
+	struct umms_client_video *video = core->data;
+	const struct umms_core_geometry *g = &core->geometry;
 	struct umms_layout_input *in = &video->in;
-	in->buffer_width = width;
-	in->buffer_height = height;
-	in->crop_x = crop_x;
-	in->crop_y = crop_y;
-	in->crop_width = crop_width;
-	in->crop_height = crop_height;
-	in->par_n = par_n;
-	in->par_d = par_d;
+	in->buffer_width = g->width;
+	in->buffer_height = g->height;
+	in->crop_x = g->crop_x;
+	in->crop_y = g->crop_y;
+	in->crop_width = g->crop_width;
+	in->crop_height = g->crop_height;
+	in->par_n = g->par_n;
+	in->par_d = g->par_d;
 	bool first = !video->have_geometry;
 	video->have_geometry = true;
 	if (video->client->direct) {
@@ -260,53 +257,52 @@ player_geometry(void *data, struct umms_video_player_v1 *player, int32_t width, 
 }
 
 static void
-player_buffer(void *data, struct umms_video_player_v1 *player, struct umms_video_buffer_v1 *id,
-	uint32_t kind, uint32_t format, int32_t width, int32_t height, uint32_t modifier_hi,
-	uint32_t modifier_lo)
+video_buffer_ready(struct umms_core_video *core, struct umms_core_buffer *buffer)
 {
-	struct umms_client_video *video = data;
-	client_buffer_create(video, id, kind, format, width, height,
-		(uint64_t)modifier_hi << 32 | modifier_lo);
+	struct umms_client_video *video = core->data;
+	/* ummsd as compositor shows the video itself: nothing to import. */
+	if (!video->client->direct)
+		client_buffer_import(core, buffer);
 }
 
 static void
-player_show(void *data, struct umms_video_player_v1 *player, struct umms_video_buffer_v1 *proxy,
-	uint32_t serial, uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec)
+video_show(struct umms_core_video *core, struct umms_core_buffer *buffer, uint32_t serial,
+	int64_t due_ns)
 {
-	struct client_buffer *buffer = proxy ? umms_video_buffer_v1_get_user_data(proxy) : NULL;
-	struct umms_client_video *video = data;
+	struct umms_client_video *video = core->data;
 	/* Frames sent before ummsd applied our placement: ummsd shows them, not us. */
-	if (buffer && video->client->direct)
-		client_buffer_skip(buffer, serial);
-	else if (buffer)
-		client_buffer_show(buffer, serial);
+	if (video->client->direct)
+		client_buffer_skip((struct client_buffer *)buffer, serial);
+	else
+		client_buffer_show((struct client_buffer *)buffer, serial);
 }
 
 static void
-player_end_of_stream(void *data, struct umms_video_player_v1 *player)
+video_end_of_stream(struct umms_core_video *core)
 {
-	struct umms_client_video *video = data;
+	struct umms_client_video *video = core->data;
 	if (video->listener && video->listener->end_of_stream)
 		video->listener->end_of_stream(video->listener_data, video);
 }
 
 static void
-player_error(void *data, struct umms_video_player_v1 *player, const char *name,
-	const char *message)
+video_error(struct umms_core_video *core, const char *name, const char *message)
 {
-	struct umms_client_video *video = data;
+	struct umms_client_video *video = core->data;
 	if (video->listener && video->listener->error)
 		video->listener->error(video->listener_data, video, name, message);
 }
 
-static const struct umms_video_player_v1_listener player_listener = {
-	.path = player_path,
-	.failed = player_failed,
-	.geometry = player_geometry,
-	.buffer = player_buffer,
-	.show = player_show,
-	.end_of_stream = player_end_of_stream,
-	.error = player_error,
+static const struct umms_core_video_impl video_impl = {
+	.buffer_size = sizeof(struct client_buffer),
+	.path = video_path,
+	.failed = video_failed,
+	.geometry = video_geometry,
+	.buffer_ready = video_buffer_ready,
+	.show = video_show,
+	.buffer_destroy = client_buffer_free,
+	.end_of_stream = video_end_of_stream,
+	.error = video_error,
 };
 
 /* ---- the API -------------------------------------------------------------------- */
@@ -323,7 +319,6 @@ umms_client_video_create(struct umms_client *client, struct wl_surface *parent,
 	video->sync = true;
 	video->stacking = UMMS_CLIENT_ABOVE;
 	video->in.scale = UMMS_LAYOUT_SCALE_LETTERBOX;
-	wl_list_init(&video->buffers);
 	wl_list_init(&video->feedbacks);
 	wl_list_insert(&client->videos, &video->link);
 	if (client->direct)
@@ -349,12 +344,11 @@ umms_client_video_create(struct umms_client *client, struct wl_surface *parent,
 	apply_stacking(video);
 
 player:
-	if (player_path)
-		video->player = umms_video_manager_v1_attach(client->manager, player_path);
-	else
-		video->player = umms_video_manager_v1_create_player(client->manager);
-	umms_video_player_v1_add_listener(video->player, &player_listener, video);
-	wl_display_flush(client->umms);
+	video->core = umms_core_video_create(&client->core, player_path, &video_impl, video);
+	if (!video->core) {
+		umms_client_video_destroy(video);
+		return NULL;
+	}
 	return video;
 }
 
@@ -364,9 +358,9 @@ umms_client_video_destroy(struct umms_client_video *video)
 	if (!video)
 		return;
 	client_feedbacks_orphan(video);
-	client_buffers_destroy_all(video);
-	if (video->player)
-		umms_video_player_v1_destroy(video->player);
+	/* Its buffers (client_buffer_free each), then the player. */
+	umms_core_video_destroy(video->core);
+	video->core = NULL;
 	if (video->parent_done)
 		wl_callback_destroy(video->parent_done);
 	if (video->client->direct)
@@ -381,9 +375,7 @@ umms_client_video_destroy(struct umms_client_video *video)
 		wl_buffer_destroy(video->black);
 out:
 	wl_list_remove(&video->link);
-	wl_display_flush(video->client->umms);
 	wl_display_flush(video->client->display);
-	free(video->path);
 	free(video);
 }
 
@@ -398,7 +390,7 @@ umms_client_video_set_listener(struct umms_client_video *video,
 const char *
 umms_client_video_get_path(struct umms_client_video *video)
 {
-	return video->path;
+	return video->core ? video->core->path : NULL;
 }
 
 void

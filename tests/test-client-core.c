@@ -1,0 +1,281 @@
+/*
+ * The umms_video_v1 client core (client/core/) against a server that sends
+ * what ummsd never would: frame memory smaller than its planes say. The
+ * peer here is a real Wayland server speaking umms_video_v1 on a socket,
+ * in a thread of its own; the client is libumms-client-gl as an
+ * application uses it. A buffer whose planes do not fit its memory must be
+ * neither mapped nor imported: its show is answered discarded and released
+ * at once. A buffer that fits is queued and answered only when taken.
+ * ummsd itself cannot be made to send a bad buffer, hence the peer.
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <wayland-server-core.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include "umms-gl.h"
+#include "umms-video-v1-protocol.h"
+
+#define SOCKET "umms-core-test"
+#define WIDTH 64
+#define HEIGHT 32
+#define STRIDE (WIDTH * 4)
+
+/* ---- the peer: a server of umms_video_v1 ---------------------------------------- */
+
+struct peer {
+	struct wl_display *display;
+	GThread *thread;
+	gint stop;
+	/* What it sends: one memfd buffer of @memory_size bytes, shown once. */
+	size_t memory_size;
+	/* What the client did, under lock. */
+	GMutex lock;
+	unsigned releases, discarded, presented;
+	uint32_t discarded_serial;
+};
+
+static void
+resource_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static void
+buffer_release(struct wl_client *client, struct wl_resource *resource)
+{
+	struct peer *peer = wl_resource_get_user_data(resource);
+	g_mutex_lock(&peer->lock);
+	peer->releases++;
+	g_mutex_unlock(&peer->lock);
+}
+
+static const struct umms_video_buffer_v1_interface buffer_impl = {
+	.release = buffer_release,
+	.destroy = resource_destroy,
+};
+
+static void
+player_presented(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
+	uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t flags)
+{
+	struct peer *peer = wl_resource_get_user_data(resource);
+	g_mutex_lock(&peer->lock);
+	peer->presented++;
+	g_mutex_unlock(&peer->lock);
+}
+
+static void
+player_discarded(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
+{
+	struct peer *peer = wl_resource_get_user_data(resource);
+	g_mutex_lock(&peer->lock);
+	peer->discarded++;
+	peer->discarded_serial = serial;
+	g_mutex_unlock(&peer->lock);
+}
+
+static void
+player_place(struct wl_client *client, struct wl_resource *resource, struct wl_resource *surface,
+	int32_t x, int32_t y, int32_t width, int32_t height, uint32_t scale, uint32_t stacking)
+{
+	wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR,
+		"this peer is not a compositor");
+}
+
+static const struct umms_video_player_v1_interface player_impl = {
+	.destroy = resource_destroy,
+	.presented = player_presented,
+	.discarded = player_discarded,
+	.place = player_place,
+};
+
+/* A player with one XRGB8888 buffer of the peer's memory size, shown due in a minute. */
+static void
+manager_create_player(struct wl_client *client, struct wl_resource *resource, uint32_t id)
+{
+	struct peer *peer = wl_resource_get_user_data(resource);
+	int version = wl_resource_get_version(resource);
+	struct wl_resource *player = wl_resource_create(client, &umms_video_player_v1_interface,
+		version, id);
+	wl_resource_set_implementation(player, &player_impl, peer, NULL);
+	umms_video_player_v1_send_path(player, "/org/umms/player/1");
+	umms_video_player_v1_send_geometry(player, WIDTH, HEIGHT, 0, 0, WIDTH, HEIGHT, 1, 1);
+
+	struct wl_resource *buffer = wl_resource_create(client, &umms_video_buffer_v1_interface,
+		1, 0);
+	wl_resource_set_implementation(buffer, &buffer_impl, peer, NULL);
+	umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_MEMFD,
+		WL_SHM_FORMAT_XRGB8888, WIDTH, HEIGHT, 0, 0);
+	int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, (off_t)peer->memory_size), ==, 0);
+	umms_video_buffer_v1_send_plane(buffer, fd, 0, STRIDE);
+	close(fd);
+	umms_video_buffer_v1_send_done(buffer);
+
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	uint64_t due = (uint64_t)now.tv_sec + 60;
+	umms_video_player_v1_send_show(player, buffer, 1, (uint32_t)(due >> 32), (uint32_t)due,
+		0);
+}
+
+static void
+manager_attach(struct wl_client *client, struct wl_resource *resource, uint32_t id,
+	const char *path)
+{
+	manager_create_player(client, resource, id);
+}
+
+static void
+manager_format(struct wl_client *client, struct wl_resource *resource, uint32_t format)
+{
+}
+
+static void
+manager_dmabuf_format(struct wl_client *client, struct wl_resource *resource, uint32_t format,
+	uint32_t modifier_hi, uint32_t modifier_lo)
+{
+}
+
+static const struct umms_video_manager_v1_interface manager_impl = {
+	.destroy = resource_destroy,
+	.shm_format = manager_format,
+	.dmabuf_format = manager_dmabuf_format,
+	.attach = manager_attach,
+	.create_player = manager_create_player,
+};
+
+static void
+manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct wl_resource *resource = wl_resource_create(client,
+		&umms_video_manager_v1_interface, (int)version, id);
+	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
+}
+
+static gpointer
+peer_run(gpointer data)
+{
+	struct peer *peer = data;
+	struct wl_event_loop *loop = wl_display_get_event_loop(peer->display);
+	while (!g_atomic_int_get(&peer->stop)) {
+		wl_event_loop_dispatch(loop, 20);
+		wl_display_flush_clients(peer->display);
+	}
+	return NULL;
+}
+
+static struct peer *
+peer_start(size_t memory_size)
+{
+	struct peer *peer = g_new0(struct peer, 1);
+	peer->memory_size = memory_size;
+	g_mutex_init(&peer->lock);
+	peer->display = wl_display_create();
+	g_assert_cmpint(wl_display_add_socket(peer->display, SOCKET), ==, 0);
+	g_assert_nonnull(wl_global_create(peer->display, &umms_video_manager_v1_interface, 3,
+		peer, manager_bind));
+	peer->thread = g_thread_new("umms-core-peer", peer_run, peer);
+	return peer;
+}
+
+static void
+peer_stop(struct peer *peer)
+{
+	g_atomic_int_set(&peer->stop, 1);
+	g_thread_join(peer->thread);
+	wl_display_destroy_clients(peer->display);
+	wl_display_destroy(peer->display);
+	g_mutex_clear(&peer->lock);
+	g_free(peer);
+}
+
+/* ---- the client --------------------------------------------------------------------- */
+
+/* Dispatches until @done says so (the peer's counts under its lock), for up to 5 s. */
+static void
+client_wait(struct umms_gl *gl, struct peer *peer, bool (*done)(struct peer *peer),
+	const char *what)
+{
+	for (int i = 0; i < 250; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		g_assert_cmpint(umms_gl_dispatch(gl), ==, 0);
+		g_mutex_lock(&peer->lock);
+		bool ok = done(peer);
+		g_mutex_unlock(&peer->lock);
+		if (ok)
+			return;
+		g_usleep(20000);
+	}
+	g_error("the peer never saw %s", what);
+}
+
+static bool
+discarded_and_released(struct peer *peer)
+{
+	return peer->discarded == 1 && peer->releases == 1;
+}
+
+static void
+test_short_memory(void)
+{
+	/* Rows of 256 bytes, 32 of them, in 4 KiB: the frame would be read past the end. */
+	struct peer *peer = peer_start(4096);
+	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
+	g_assert_nonnull(gl);
+	client_wait(gl, peer, discarded_and_released, "the bad frame discarded and released");
+	g_mutex_lock(&peer->lock);
+	g_assert_cmpuint(peer->discarded_serial, ==, 1);
+	g_assert_cmpuint(peer->presented, ==, 0);
+	g_mutex_unlock(&peer->lock);
+	struct umms_gl_counts counts;
+	umms_gl_get_counts(gl, &counts);
+	g_assert_cmpuint(counts.received, ==, 1);
+	g_assert_cmpuint(counts.discarded, ==, 1);
+	g_assert_cmpuint(counts.uploaded, ==, 0);
+	umms_gl_destroy(gl);
+	peer_stop(peer);
+}
+
+static void
+test_fitting_memory(void)
+{
+	/* The same frame in memory that holds it: queued until its time, not answered. */
+	struct peer *peer = peer_start(STRIDE * HEIGHT);
+	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
+	g_assert_nonnull(gl);
+	struct umms_gl_counts counts = { 0 };
+	for (int i = 0; i < 250 && counts.received == 0; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		umms_gl_get_counts(gl, &counts);
+	}
+	g_assert_cmpuint(counts.received, ==, 1);
+	g_assert_cmpuint(counts.discarded, ==, 0);
+	g_assert_cmpuint(counts.buffers, ==, 1);
+	g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+	g_mutex_lock(&peer->lock);
+	g_assert_cmpuint(peer->discarded, ==, 0);
+	g_assert_cmpuint(peer->releases, ==, 0);
+	g_mutex_unlock(&peer->lock);
+	umms_gl_destroy(gl);
+	peer_stop(peer);
+}
+
+int
+main(int argc, char *argv[])
+{
+	/* The peer's socket in a folder of ours, where the client looks for it. */
+	g_autofree char *dir = g_dir_make_tmp("umms-core-test-XXXXXX", NULL);
+	g_assert_nonnull(dir);
+	g_setenv("XDG_RUNTIME_DIR", dir, TRUE);
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/client-core/short-memory", test_short_memory);
+	g_test_add_func("/client-core/fitting-memory", test_fitting_memory);
+	int ret = g_test_run();
+	g_rmdir(dir);
+	return ret;
+}

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client-private.h"
@@ -79,6 +78,7 @@ dmabuf_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_
 	struct client_buffer *buffer = data;
 	set_whole(buffer, wl_buffer);
 	zwp_linux_buffer_params_v1_destroy(params);
+	buffer->params = NULL;
 	umms_core_buffer_close_fds(&buffer->base);
 }
 
@@ -89,6 +89,7 @@ dmabuf_failed(void *data, struct zwp_linux_buffer_params_v1 *params)
 	/* Shown by copying into shared memory from now on (see copy_to_shm). */
 	buffer->refused = true;
 	zwp_linux_buffer_params_v1_destroy(params);
+	buffer->params = NULL;
 }
 
 static const struct zwp_linux_buffer_params_v1_listener params_listener = {
@@ -113,6 +114,7 @@ import_dmabuf(struct client_buffer *buffer)
 			base->offsets[p], base->strides[p], (uint32_t)(base->modifier >> 32),
 			(uint32_t)base->modifier);
 	zwp_linux_buffer_params_v1_add_listener(params, &params_listener, buffer);
+	buffer->params = params;
 	zwp_linux_buffer_params_v1_create(params, base->width, base->height, base->format, 0);
 }
 
@@ -136,6 +138,9 @@ client_buffer_free(struct umms_core_video *core, struct umms_core_buffer *base)
 	struct umms_client_video *video = core->data;
 	if (video->current == buffer)
 		video->current = NULL;
+	/* Gone before the compositor answered the import: no answer may reach it now. */
+	if (buffer->params)
+		zwp_linux_buffer_params_v1_destroy(buffer->params);
 	for (int v = 0; v < CLIENT_MAX_VIEWS; v++) {
 		if (buffer->views[v].wl)
 			wl_buffer_destroy(buffer->views[v].wl);

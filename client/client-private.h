@@ -67,6 +67,7 @@ struct client_buffer {
 	struct umms_client_video *video;
 	struct buffer_view views[CLIENT_MAX_VIEWS]; /* [0]: the whole frame, once imported */
 	struct wl_shm_pool *pool;   /* memfd frames: where cuts come from */
+	struct zwp_linux_buffer_params_v1 *params; /* dma-buf import not answered yet */
 	bool refused;               /* dma-buf import refused: copied into shm */
 	struct wl_buffer *copy;     /* shared-memory stand-in for a refused dma-buf */
 	void *copy_data;

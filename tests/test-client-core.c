@@ -7,6 +7,12 @@
  * neither mapped nor imported: its show is answered discarded and released
  * at once. A buffer that fits is queued and answered only when taken.
  * ummsd itself cannot be made to send a bad buffer, hence the peer.
+ *
+ * In the KMS test VM (client-core-vm), where Mesa's GBM display imports
+ * dma-bufs, the peer sends a dma-buf (a dumb buffer of vkms's card, as a
+ * decoder's would come): it must reach the application's context as an
+ * EGLImage, nothing uploaded, with the colour it holds, and be answered
+ * presented zero-copy, not copied.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +21,10 @@
 
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <drm_fourcc.h>
+#include <GLES2/gl2.h>
+
+#include "renderer-dmabuf.h"
 #include "umms-gl.h"
 #include "umms-video-v1-protocol.h"
 
@@ -29,12 +39,13 @@ struct peer {
 	struct wl_display *display;
 	GThread *thread;
 	gint stop;
-	/* What it sends: one memfd buffer of @memory_size bytes, shown once. */
-	size_t memory_size;
+	/* What it sends: one buffer, shown once. */
+	size_t memory_size;          /* memfd: its size; 0: a dma-buf */
+	struct test_dmabuf dmabuf;   /* the dma-buf, if so */
 	/* What the client did, under lock. */
 	GMutex lock;
 	unsigned releases, discarded, presented;
-	uint32_t discarded_serial;
+	uint32_t discarded_serial, presented_flags;
 };
 
 static void
@@ -64,6 +75,7 @@ player_presented(struct wl_client *client, struct wl_resource *resource, uint32_
 	struct peer *peer = wl_resource_get_user_data(resource);
 	g_mutex_lock(&peer->lock);
 	peer->presented++;
+	peer->presented_flags = flags;
 	g_mutex_unlock(&peer->lock);
 }
 
@@ -107,13 +119,21 @@ manager_create_player(struct wl_client *client, struct wl_resource *resource, ui
 	struct wl_resource *buffer = wl_resource_create(client, &umms_video_buffer_v1_interface,
 		1, 0);
 	wl_resource_set_implementation(buffer, &buffer_impl, peer, NULL);
-	umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_MEMFD,
-		WL_SHM_FORMAT_XRGB8888, WIDTH, HEIGHT, 0, 0);
-	int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
-	g_assert_cmpint(fd, >=, 0);
-	g_assert_cmpint(ftruncate(fd, (off_t)peer->memory_size), ==, 0);
-	umms_video_buffer_v1_send_plane(buffer, fd, 0, STRIDE);
-	close(fd);
+	if (peer->memory_size == 0) {
+		const struct test_dmabuf *b = &peer->dmabuf;
+		umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_DMABUF,
+			DRM_FORMAT_XRGB8888, WIDTH, HEIGHT, (uint32_t)(b->modifier >> 32),
+			(uint32_t)b->modifier);
+		umms_video_buffer_v1_send_plane(buffer, b->fd, b->offset, b->stride);
+	} else {
+		umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_MEMFD,
+			WL_SHM_FORMAT_XRGB8888, WIDTH, HEIGHT, 0, 0);
+		int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
+		g_assert_cmpint(fd, >=, 0);
+		g_assert_cmpint(ftruncate(fd, (off_t)peer->memory_size), ==, 0);
+		umms_video_buffer_v1_send_plane(buffer, fd, 0, STRIDE);
+		close(fd);
+	}
 	umms_video_buffer_v1_send_done(buffer);
 
 	struct timespec now;
@@ -170,10 +190,12 @@ peer_run(gpointer data)
 }
 
 static struct peer *
-peer_start(size_t memory_size)
+peer_start(size_t memory_size, const struct test_dmabuf *dmabuf)
 {
 	struct peer *peer = g_new0(struct peer, 1);
 	peer->memory_size = memory_size;
+	if (dmabuf)
+		peer->dmabuf = *dmabuf;
 	g_mutex_init(&peer->lock);
 	peer->display = wl_display_create();
 	g_assert_cmpint(wl_display_add_socket(peer->display, SOCKET), ==, 0);
@@ -224,7 +246,7 @@ static void
 test_short_memory(void)
 {
 	/* Rows of 256 bytes, 32 of them, in 4 KiB: the frame would be read past the end. */
-	struct peer *peer = peer_start(4096);
+	struct peer *peer = peer_start(4096, NULL);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
 	client_wait(gl, peer, discarded_and_released, "the bad frame discarded and released");
@@ -245,7 +267,7 @@ static void
 test_fitting_memory(void)
 {
 	/* The same frame in memory that holds it: queued until its time, not answered. */
-	struct peer *peer = peer_start(STRIDE * HEIGHT);
+	struct peer *peer = peer_start(STRIDE * HEIGHT, NULL);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
 	struct umms_gl_counts counts = { 0 };
@@ -265,6 +287,80 @@ test_fitting_memory(void)
 	peer_stop(peer);
 }
 
+static bool
+presented(struct peer *peer)
+{
+	return peer->presented == 1;
+}
+
+/* The colour the dma-buf holds: XRGB8888, bytes B, G, R, X. */
+#define FILL 0xff3366ccu
+
+static void
+test_dmabuf_egl(void)
+{
+	/* The application's context: a GBM display of the VM's card, current. */
+	g_autoptr(GError) error = NULL;
+	struct umms_renderer *r = create_gles2_gbm(&error);
+	g_assert_no_error(error);
+	uint32_t *pixels = g_new(uint32_t, WIDTH * HEIGHT);
+	for (int i = 0; i < WIDTH * HEIGHT; i++)
+		pixels[i] = FILL;
+	struct test_dmabuf b;
+	g_assert_true(test_dmabuf_make(&b, GL_RGBA, GL_RGBA, WIDTH, HEIGHT, pixels, WIDTH));
+	g_free(pixels);
+
+	struct peer *peer = peer_start(0, &b);
+	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
+	g_assert_nonnull(gl);
+	struct umms_gl_counts counts = { 0 };
+	for (int i = 0; i < 250 && counts.received == 0; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		umms_gl_get_counts(gl, &counts);
+	}
+	g_assert_cmpuint(counts.received, ==, 1);
+	/* Taken as if drawing two minutes ahead: the show is due in one. */
+	const struct umms_gl_frame *frame = umms_gl_update(gl,
+		g_get_monotonic_time() * 1000 + (int64_t)120 * 1000000000);
+	g_assert_nonnull(frame);
+	g_assert_true(frame->dmabuf);
+	g_assert_cmpint(frame->target, ==, GL_TEXTURE_2D);
+	umms_gl_get_counts(gl, &counts);
+	g_test_message("received %u, imported %u, uploaded %u, EGLImages %u", counts.received,
+		counts.imported, counts.uploaded, counts.images);
+	g_assert_cmpuint(counts.imported, ==, 1);
+	g_assert_cmpuint(counts.images, ==, 1);
+	g_assert_cmpuint(counts.uploaded, ==, 0);
+
+	/* The texture holds the buffer's pixels: read back through a framebuffer. */
+	GLuint fb = 0;
+	glGenFramebuffers(1, &fb);
+	glBindFramebuffer(GL_FRAMEBUFFER, fb);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D,
+		frame->textures[0], 0);
+	g_assert_cmphex(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
+	uint8_t rgba[4] = { 0 };
+	glReadPixels(WIDTH / 2, HEIGHT / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+	glBindFramebuffer(GL_FRAMEBUFFER, 0);
+	glDeleteFramebuffers(1, &fb);
+	g_test_message("read back %02x%02x%02x", rgba[0], rgba[1], rgba[2]);
+	g_assert_cmphex(rgba[0], ==, (FILL >> 16) & 0xff);
+	g_assert_cmphex(rgba[1], ==, (FILL >> 8) & 0xff);
+	g_assert_cmphex(rgba[2], ==, FILL & 0xff);
+
+	/* Answered as read in place: ummsd counts no copy. */
+	client_wait(gl, peer, presented, "the frame presented");
+	g_mutex_lock(&peer->lock);
+	g_assert_true(peer->presented_flags & UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_ZERO_COPY);
+	g_assert_false(peer->presented_flags & UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_COPIED);
+	g_assert_cmpuint(peer->discarded, ==, 0);
+	g_mutex_unlock(&peer->lock);
+	umms_gl_destroy(gl);
+	peer_stop(peer);
+	test_dmabuf_finish(&b);
+	umms_renderer_destroy(r);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -275,6 +371,16 @@ main(int argc, char *argv[])
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/client-core/short-memory", test_short_memory);
 	g_test_add_func("/client-core/fitting-memory", test_fitting_memory);
+	/*
+	 * A dma-buf imported as an EGLImage needs Mesa's dma-buf import: the
+	 * GBM display of the KMS test VM's card (meson test client-core-vm).
+	 * Not registered elsewhere, and said so, rather than reported passing.
+	 */
+	if (access(VM_CARD, F_OK) == 0)
+		g_test_add_func("/client-core/dmabuf-egl", test_dmabuf_egl);
+	else
+		g_printerr("# /client-core/dmabuf-egl: not here (no %s); it runs in the VM "
+			"(meson test client-core-vm)\n", VM_CARD);
 	int ret = g_test_run();
 	g_rmdir(dir);
 	return ret;

@@ -179,7 +179,7 @@ feedback_presented(void *data, struct wp_presentation_feedback *proxy, uint32_t 
 		 */
 		if (feedback->copied && umms_video_manager_v1_get_version(
 				video->client->core.manager) >= 3)
-			flags = (flags & ~(uint32_t)UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_ZERO_COPY) |
+			flags = (flags & ~UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_ZERO_COPY) |
 				UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_COPIED;
 		umms_core_video_presented(video->core, feedback->serial, when, refresh, flags);
 	} else if (video) {

@@ -141,7 +141,8 @@ struct umms_renderer_impl {
 	void (*forget)(struct umms_renderer *r, uint64_t id);
 	const struct umms_renderer_stats *(*stats)(struct umms_renderer *r);
 	/* The pairs in *@formats (the renderer's, fixed); how many (0: no dma-buf import). */
-	size_t (*dmabuf_formats)(struct umms_renderer *r, const struct umms_render_format **formats);
+	size_t (*dmabuf_formats)(struct umms_renderer *r,
+		const struct umms_render_format **formats);
 	void (*destroy)(struct umms_renderer *r);
 };
 

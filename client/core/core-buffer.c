@@ -116,8 +116,8 @@ planes_fit(struct umms_core_buffer *buffer, const char **why, int *bad_plane)
 			continue;
 		size_t row_bytes, rows;
 		if (!layout || !linear || p >= layout->n_planes ||
-				!umms_core_plane_size(buffer->format, p, buffer->width, buffer->height,
-				&row_bytes, &rows)) {
+				!umms_core_plane_size(buffer->format, p, buffer->width,
+				buffer->height, &row_bytes, &rows)) {
 			if (buffer->offsets[p] >= size) {
 				*why = "starts a plane past the end of its memory";
 				return false;
@@ -161,9 +161,9 @@ proxy_done(void *data, struct umms_video_buffer_v1 *proxy)
 	int plane = 0;
 	buffer->valid = planes_fit(buffer, &why, &plane);
 	if (!buffer->valid) {
-		fprintf(stderr, "umms: ummsd sent a %dx%d frame buffer (format %#x, %d planes) that "
-			"%s (plane %d): its frames are discarded\n", buffer->width, buffer->height,
-			buffer->format, buffer->n_planes, why, plane);
+		fprintf(stderr, "umms: ummsd sent a %dx%d frame buffer (format %#x, %d planes) "
+			"that %s (plane %d): its frames are discarded\n", buffer->width,
+			buffer->height, buffer->format, buffer->n_planes, why, plane);
 		umms_core_buffer_close_fds(buffer);
 		return;
 	}

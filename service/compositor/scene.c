@@ -430,8 +430,8 @@ make_dmabuf(struct umms_compositor *c, GError **error)
 		for (int k = 0; k < n_overlay; k++) {
 			if (overlay[k] == imported[i].format &&
 					imported[i].modifier == DRM_FORMAT_MOD_LINEAR)
-				formats[n_scanout++] = (struct umms_dmabuf_format){ imported[i].format,
-					imported[i].modifier };
+				formats[n_scanout++] = (struct umms_dmabuf_format){
+					imported[i].format, imported[i].modifier };
 		}
 	}
 	for (size_t i = 0; i < n_imported; i++)
@@ -450,7 +450,8 @@ make_dmabuf(struct umms_compositor *c, GError **error)
 	c->dmabuf = umms_dmabuf_create(c->display, &feedback, error);
 	if (c->dmabuf)
 		umms_info("display: zwp_linux_dmabuf_v1 with the %zu format and modifier pairs "
-			"the renderer imports (%zu of them on overlay planes)", n_imported, n_scanout);
+			"the renderer imports (%zu of them on overlay planes)", n_imported,
+			n_scanout);
 	g_free(formats);
 	g_free(overlay);
 	return c->dmabuf != NULL;

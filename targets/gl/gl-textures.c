@@ -382,8 +382,8 @@ import_planes(struct umms_gl *gl, struct gl_buffer *buffer)
 	} else if (buffer->base.format == GL_DRM_YUV420 && buffer->base.n_planes >= 3) {
 		fourccs[0] = fourccs[1] = fourccs[2] = GL_DRM_R8;
 		n = 3;
-	} else if ((buffer->base.format == GL_DRM_XRGB8888 || buffer->base.format == GL_DRM_ARGB8888) &&
-			buffer->base.n_planes >= 1) {
+	} else if ((buffer->base.format == GL_DRM_XRGB8888 ||
+			buffer->base.format == GL_DRM_ARGB8888) && buffer->base.n_planes >= 1) {
 		fourccs[0] = buffer->base.format;
 		n = 1;
 	} else {
@@ -418,8 +418,9 @@ import_external(struct umms_gl *gl, struct gl_buffer *buffer)
 		EGL_NONE,
 	};
 	bool yuv = buffer->base.format == GL_DRM_NV12 || buffer->base.format == GL_DRM_YUV420;
-	buffer->images[0] = import_image(gl, buffer->base.format, buffer->base.width, buffer->base.height,
-		buffer->base.modifier, buffer->base.n_planes, buffer->base.fds, buffer->base.offsets, buffer->base.strides,
+	const struct umms_core_buffer *base = &buffer->base;
+	buffer->images[0] = import_image(gl, base->format, base->width, base->height,
+		base->modifier, base->n_planes, base->fds, base->offsets, base->strides,
 		yuv ? hints : NULL);
 	buffer->n_images = 1;
 	buffer->external = true;
@@ -453,9 +454,10 @@ import_buffer(struct umms_gl *gl, struct gl_buffer *buffer)
 		gl_buffer_unimport(gl, buffer);
 		if (!import_external(gl, buffer)) {
 			gl_buffer_unimport(gl, buffer);
+			const struct umms_core_buffer *base = &buffer->base;
 			fprintf(stderr, "umms-gl: EGL refused the dma-buf import of a %.4s %dx%d "
-				"frame (modifier %#llx): EGL error %#x\n", (const char *)&buffer->base.format,
-				buffer->base.width, buffer->base.height, (unsigned long long)buffer->base.modifier,
+				"frame (modifier %#llx): EGL error %#x\n", (const char *)&base->format,
+				base->width, base->height, (unsigned long long)base->modifier,
 				eglGetError());
 			return false;
 		}

@@ -36,6 +36,17 @@ umms_engine_finish(struct umms_engine *engine)
 	umms_media_info_finish(&engine->info);
 }
 
+void
+umms_engine_decoder_free(struct umms_engine_decoder *decoder)
+{
+	if (!decoder)
+		return;
+	g_free(decoder->element);
+	g_free(decoder->codec);
+	g_free(decoder->plugin);
+	g_free(decoder);
+}
+
 bool
 umms_engines_init(const struct umms_config *config, GError **error)
 {

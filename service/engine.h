@@ -33,7 +33,7 @@
  * Mandatory members: name, probe_uri, create, destroy, open, set_state,
  * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
  * get_position, get_stats, set_video_output, set_video_delay. Optional: init, finish,
- * set_hardware_codecs, get_seek_range.
+ * list_hardware_decoders, set_hardware_codecs, get_seek_range.
  */
 #ifndef UMMS_SERVICE_ENGINE_H
 #define UMMS_SERVICE_ENGINE_H
@@ -62,6 +62,15 @@ struct umms_engine_stats {
 
 struct umms_engine;
 
+/* A hardware video decoder an engine may plug, for the resource manager's pools. */
+struct umms_engine_decoder {
+	char *element;   /* "nvh264dec", "v4l2h264dec", "vah264dec" */
+	char *codec;     /* what it decodes, the short name tracks use: "h264", "fwht" */
+	char *plugin;    /* "nvcodec", "va", "vaapi", "video4linux2"; "" for none */
+};
+
+void umms_engine_decoder_free(struct umms_engine_decoder *decoder);
+
 struct umms_engine_impl {
 	const char *name;
 
@@ -72,6 +81,13 @@ struct umms_engine_impl {
 	 * library (gst_deinit): waits for work init left running. Optional.
 	 */
 	void (*finish)(void);
+	/*
+	 * Optional, after init. Appends to @out (struct umms_engine_decoder *,
+	 * umms_engine_decoder_free) every hardware video decoder this engine
+	 * could plug, once per codec it decodes: what set_hardware_codecs
+	 * gates, so the resource manager can count all of them.
+	 */
+	void (*list_hardware_decoders)(GPtrArray *out);
 
 	/*
 	 * Whether this engine can try @uri. On false, @error says why in
@@ -120,7 +136,7 @@ struct umms_engine_impl {
 	/*
 	 * Optional. Which codecs may be decoded by hardware decoders (decoder
 	 * elements of class Hardware): @codecs, NULL-terminated short names
-	 * ("h264"); NULL: any (no policy). The resource manager sets it; it
+	 * ("h264"); NULL: any (no policy), empty: none. The resource manager sets it; it
 	 * applies to decoders plugged from now on (the next open or track
 	 * change), not to one already running.
 	 */

@@ -136,7 +136,7 @@ void gst_media_refresh(struct gst_engine *engine);
 void gst_media_set_container(struct gst_engine *engine, GstCaps *caps);
 /* "h264" for video/x-h264; never NULL. */
 char *gst_media_codec_name(const GstCaps *caps);
-/* Hardware decoders may be plugged for @codecs only (NULL: any). Main loop. */
+/* Hardware decoders may be plugged for @codecs only (NULL: any, empty: none). Main loop. */
 void gst_support_set_hardware_codecs(struct gst_engine *engine, const char *const *codecs);
 
 /* gst-support.c */
@@ -148,6 +148,8 @@ void gst_preload_start(void);
 /* Returns once the loading gst_preload_start() began is over (at once if none). */
 void gst_preload_wait(void);
 bool gst_support_probe_uri(const char *uri, GError **error);
+/* engine.h list_hardware_decoders. */
+void gst_support_list_hardware_decoders(GPtrArray *out);
 /* A GStreamer error message as an UMMS_ERROR a person understands. */
 GError *gst_support_error(struct gst_engine *engine, GError *gst_error, const char *debug);
 /*

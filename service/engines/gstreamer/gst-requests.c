@@ -188,6 +188,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.name = "gstreamer",
 	.init = gst_support_init,
 	.finish = gst_support_finish,
+	.list_hardware_decoders = gst_support_list_hardware_decoders,
 	.probe_uri = gst_support_probe_uri,
 	.create = gst_engine_create,
 	.destroy = gst_engine_destroy,

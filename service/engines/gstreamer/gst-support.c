@@ -72,6 +72,71 @@ gst_support_finish(void)
 	gst_preload_wait();
 }
 
+static bool
+is_hardware_decoder(const char *klass)
+{
+	return klass && strstr(klass, "Decoder") && strstr(klass, "Hardware");
+}
+
+static gint
+compare_features(gconstpointer a, gconstpointer b)
+{
+	return strcmp(gst_plugin_feature_get_name(*(GstPluginFeature *const *)a),
+		gst_plugin_feature_get_name(*(GstPluginFeature *const *)b));
+}
+
+/*
+ * Every video decoder of class Hardware decodebin could plug (rank above
+ * none: a decoder the configuration disabled is not), once per codec of
+ * its sink's caps: what autoplug_select_cb gates.
+ */
+void
+gst_support_list_hardware_decoders(GPtrArray *out)
+{
+	GList *features = gst_registry_get_feature_list(gst_registry_get(),
+		GST_TYPE_ELEMENT_FACTORY);
+	g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+	for (GList *l = features; l; l = l->next) {
+		GstElementFactory *factory = l->data;
+		const char *klass = gst_element_factory_get_metadata(factory,
+			GST_ELEMENT_METADATA_KLASS);
+		if (is_hardware_decoder(klass) && strstr(klass, "Video") &&
+				gst_plugin_feature_get_rank(l->data) > GST_RANK_NONE)
+			g_ptr_array_add(sorted, factory);
+	}
+	g_ptr_array_sort(sorted, compare_features);
+	for (guint i = 0; i < sorted->len; i++) {
+		GstElementFactory *factory = sorted->pdata[i];
+		g_autoptr(GPtrArray) codecs = g_ptr_array_new_with_free_func(g_free);
+		for (const GList *t = gst_element_factory_get_static_pad_templates(factory); t;
+				t = t->next) {
+			const GstStaticPadTemplate *templ = t->data;
+			if (templ->direction != GST_PAD_SINK)
+				continue;
+			GstCaps *caps = gst_static_caps_get((GstStaticCaps *)&templ->static_caps);
+			for (guint k = 0; k < gst_caps_get_size(caps); k++) {
+				GstCaps *one = gst_caps_copy_nth(caps, k);
+				char *codec = gst_media_codec_name(one);
+				gst_caps_unref(one);
+				if (g_ptr_array_find_with_equal_func(codecs, codec, g_str_equal, NULL))
+					g_free(codec);
+				else
+					g_ptr_array_add(codecs, codec);
+			}
+			gst_caps_unref(caps);
+		}
+		const char *plugin = gst_plugin_feature_get_plugin_name(GST_PLUGIN_FEATURE(factory));
+		for (guint k = 0; k < codecs->len; k++) {
+			struct umms_engine_decoder *d = g_new0(struct umms_engine_decoder, 1);
+			d->element = g_strdup(gst_plugin_feature_get_name(factory));
+			d->codec = g_strdup(codecs->pdata[k]);
+			d->plugin = g_strdup(plugin ? plugin : "");
+			g_ptr_array_add(out, d);
+		}
+	}
+	gst_plugin_feature_list_free(features);
+}
+
 bool
 gst_support_probe_uri(const char *uri, GError **error)
 {
@@ -269,7 +334,7 @@ autoplug_select_cb(GstElement *bin, GstPad *pad, GstCaps *caps, GstElementFactor
 	struct gst_engine *engine = data;
 	const char *klass = gst_element_factory_get_metadata(factory,
 		GST_ELEMENT_METADATA_KLASS);
-	if (!klass || !strstr(klass, "Decoder") || !strstr(klass, "Hardware"))
+	if (!is_hardware_decoder(klass))
 		return AUTOPLUG_SELECT_TRY;
 	g_autofree char *codec = gst_media_codec_name(caps);
 	g_mutex_lock(&engine->lock);
@@ -308,6 +373,18 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 	}
 	const char *klass = element_klass(element);
 	if (!klass || !strstr(klass, "Decoder"))
+		return;
+	/*
+	 * A decoder inside a decoder (a bin of class Codec/Decoder, not
+	 * decodebin's Generic/Bin/Decoder): its bin is the one counted and named.
+	 */
+	GstObject *parent = gst_object_get_parent(GST_OBJECT(element));
+	const char *parent_klass = parent && GST_IS_ELEMENT(parent) ?
+		element_klass(GST_ELEMENT(parent)) : NULL;
+	bool inner = parent_klass && strstr(parent_klass, "Codec/Decoder");
+	if (parent)
+		gst_object_unref(parent);
+	if (inner)
 		return;
 	GstPad *sink = gst_element_get_static_pad(element, "sink");
 	if (sink) {

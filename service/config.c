@@ -71,6 +71,7 @@ static const struct key keys[] = {
 	KEY("resources", "decoders.vp9", KEY_COUNT, resources.decoders[3]),
 	KEY("resources", "decoders.av1", KEY_COUNT, resources.decoders[4]),
 	KEY("resources", "decoders.mpeg2", KEY_COUNT, resources.decoders[5]),
+	KEY("resources", "decoders.fwht", KEY_COUNT, resources.decoders[6]),
 	KEY("resources", "planes", KEY_COUNT, resources.planes),
 	UKEY("resources", "tuners", resources.tuners, 0, 64),
 	KEY("resources", "priorities", KEY_STRING, resources.priorities),
@@ -84,7 +85,7 @@ static const struct key keys[] = {
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
-	"h264", "hevc", "vp8", "vp9", "av1", "mpeg2",
+	"h264", "hevc", "vp8", "vp9", "av1", "mpeg2", "fwht",
 };
 
 void
@@ -132,7 +133,7 @@ umms_config_init(struct umms_config *config)
 			.timeshift_segment = 2,
 		},
 		.resources = {
-			.decoders = { -1, -1, -1, -1, -1, -1 },
+			.decoders = { -1, -1, -1, -1, -1, -1, -1 },
 			.planes = -1,
 			.priorities = g_strdup("recording,foreground,background"),
 			.codec_costs = g_strdup("mpeg2=1,h264=1,vp8=2,hevc=3,vp9=3,av1=4"),

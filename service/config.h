@@ -30,7 +30,7 @@ enum umms_audio_output {
 };
 
 /* The codecs whose hardware decoders are counted in [resources] (decoders.CODEC). */
-#define UMMS_RESOURCE_CODECS 6
+#define UMMS_RESOURCE_CODECS 7
 extern const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS];
 
 struct umms_config {

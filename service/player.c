@@ -370,6 +370,8 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 	g_autofree char *uri = umms_player_normalize_uri(text, error);
 	if (!uri)
 		return false;
+	if (player->uri_gate && !player->uri_gate(player->uri_gate_data, player, uri, error))
+		return false;
 	umms_timeshift_stop(player);
 	if (!open_engine(player, uri, "interrupted: another URI was set", done, data, error))
 		return false;
@@ -385,13 +387,13 @@ static bool request_state(struct umms_player *player, enum umms_player_state sta
 
 bool
 umms_player_reopen(struct umms_player *player, const char *uri, enum umms_player_state state,
-	GError **error)
+	umms_player_done_fn done, void *data, GError **error)
 {
 	/* State stays what it was meanwhile: the same media, going on. */
-	if (!open_engine(player, uri, "interrupted: time-shift turned on or off", NULL, NULL,
+	if (!open_engine(player, uri, "interrupted: the media was opened again", NULL, NULL,
 			error))
 		return false;
-	return state == UMMS_PLAYER_STOPPED || request_state(player, state, NULL, NULL, error);
+	return state == UMMS_PLAYER_STOPPED || request_state(player, state, done, data, error);
 }
 
 static bool

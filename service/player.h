@@ -89,6 +89,14 @@ struct umms_player {
 	char *resource_note;
 	/* Codecs its engines may decode in hardware (NULL-terminated); NULL: any. */
 	char **hardware_codecs;
+	/*
+	 * Asked before a URI is opened (SetUri): false with an error refuses
+	 * it (a capture device another player holds). NULL: every URI. Set by
+	 * service/resources/ (resources-service.c).
+	 */
+	bool (*uri_gate)(void *data, struct umms_player *player, const char *uri,
+		GError **error);
+	void *uri_gate_data;
 	/* While Player1.TimeshiftEnabled: the ring it plays from (timeshift.h). */
 	struct umms_timeshift *timeshift;
 
@@ -148,12 +156,14 @@ bool umms_player_set_subtitle_uri(struct umms_player *player, const char *uri,
 	umms_player_done_fn done, void *data, GError **error);
 
 /*
- * For time-shift (timeshift.h): the engine opens @uri, the same media from
- * elsewhere (a ring on disk, or the live source again) while Uri stays as
- * it is, then goes to @state. Waiting requests end "interrupted".
+ * For time-shift (timeshift.h) and the resource manager: the engine opens
+ * @uri, the same media from elsewhere (a ring on disk, or the live source
+ * again) or with other decoders, while Uri stays as it is, then goes to
+ * @state (@done, optional, when it is there; never for STOPPED). Waiting
+ * requests end "interrupted".
  */
 bool umms_player_reopen(struct umms_player *player, const char *uri,
-	enum umms_player_state state, GError **error);
+	enum umms_player_state state, umms_player_done_fn done, void *data, GError **error);
 
 /* Immediate. */
 bool umms_player_set_rate(struct umms_player *player, double rate, GError **error);

@@ -139,7 +139,7 @@ back_to_source(struct umms_player *player)
 	enum umms_player_state state = player->state;
 	umms_timeshift_stop(player);
 	g_autoptr(GError) error = NULL;
-	if (!umms_player_reopen(player, player->uri, state, &error))
+	if (!umms_player_reopen(player, player->uri, state, NULL, NULL, &error))
 		umms_warn("player %u: cannot reopen %s: %s", player->id, player->uri,
 			error->message);
 }
@@ -185,7 +185,7 @@ wait_cb(gpointer data)
 		ts->dir);
 	ts->playing_ring = true;
 	g_autoptr(GError) error = NULL;
-	if (!umms_player_reopen(player, ts->playlist, player->state, &error)) {
+	if (!umms_player_reopen(player, ts->playlist, player->state, NULL, NULL, &error)) {
 		umms_warn("player %u: cannot play the time-shift ring: %s", player->id,
 			error->message);
 		back_to_source(player);
@@ -294,7 +294,7 @@ umms_timeshift_set(struct umms_player *player, bool enabled, GError **error)
 	/* The ring's socket is closed first: the source is the engine's again. */
 	enum umms_player_state state = player->state;
 	umms_timeshift_stop(player);
-	return umms_player_reopen(player, player->uri, state, error);
+	return umms_player_reopen(player, player->uri, state, NULL, NULL, error);
 }
 
 bool

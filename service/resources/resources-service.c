@@ -8,20 +8,21 @@
 
 #include "dbus-iface.h"
 #include "error.h"
+#include "hardware.h"
 #include "log.h"
 #include "media-info.h"
 #include "player.h"
 #include "resources-service.h"
 #include "resources.h"
+#include "source.h"
 #include "umms-dbus.h"
-#include "va-probe.h"
 
 #define RESOURCES_PATH "/org/umms"
 
 struct umms_resource_service {
 	const struct umms_config *config;
 	struct umms_resources *resources;
-	struct umms_va_probe va;
+	struct umms_hardware hw;
 	UmmsDbusIface *iface;
 	GDBusConnection *connection;
 	struct wl_list holders;    /* struct player_holder.link */
@@ -36,12 +37,15 @@ struct player_holder {
 	struct wl_listener changed, destroy;
 	char *path;
 	char *kind;                /* the decoder it holds or waits for, NULL: none */
+	char *capture;             /* the capture device it holds or waits for, NULL: none */
+	bool capture_playing;      /* it played when it lost the device: plays again */
 	char *hold;                /* what it holds: "holds decoder:h264", … or NULL */
 	char *why_track;           /* the codec policy's choice, or NULL */
 	unsigned chosen_serial;    /* the player's track_serial it chose for */
 	bool told;                 /* the player was told which hardware it may use */
 	char *hardware_told;       /* what: codecs joined by ",", NULL: any */
 	bool busy;                 /* inside our own change: no recursion */
+	GSource *replug_idle;      /* a reopening for other decoders, due */
 };
 
 static void
@@ -75,31 +79,30 @@ set_note(struct player_holder *h, char *hold)
 }
 
 /*
- * Which codecs the player's engine may decode with hardware decoders: with
- * a VA-API driver, those whose decoder it holds or could take; without
- * one, no policy (other hardware decoders, V4L2 ones, are not ours to
- * count).
+ * Which codecs the player's engine may decode with hardware decoders:
+ * those whose decoder pool it holds a unit of or could take one. Every
+ * hardware decoder is in a pool (hardware.h), so a codec without one (none
+ * found, or decoders.CODEC = 0) is decoded in software.
  */
 static void
 tell_engine(struct player_holder *h)
 {
 	struct umms_resource_service *s = h->service;
 	g_autoptr(GPtrArray) codecs = g_ptr_array_new();
-	for (guint i = 0; s->va.driver && i < s->va.codecs->len; i++) {
-		const struct umms_va_codec *c = &g_array_index(s->va.codecs, struct umms_va_codec, i);
-		g_autofree char *kind = g_strdup_printf("decoder:%s", c->codec);
+	for (guint i = 0; i < s->hw.decoder_codecs->len; i++) {
+		const char *codec = s->hw.decoder_codecs->pdata[i];
+		g_autofree char *kind = g_strdup_printf("decoder:%s", codec);
 		if (umms_resources_can_take(s->resources, &h->base, kind))
-			g_ptr_array_add(codecs, (gpointer)c->codec);
+			g_ptr_array_add(codecs, (gpointer)codec);
 	}
 	g_ptr_array_add(codecs, NULL);
-	g_autofree char *joined = s->va.driver ? g_strjoinv(",", (char **)codecs->pdata) : NULL;
+	g_autofree char *joined = g_strjoinv(",", (char **)codecs->pdata);
 	if (h->told && g_strcmp0(joined, h->hardware_told) == 0)
 		return;
 	h->told = true;
 	g_free(h->hardware_told);
 	h->hardware_told = g_steal_pointer(&joined);
-	umms_player_set_hardware_codecs(h->player,
-		s->va.driver ? (const char *const *)codecs->pdata : NULL);
+	umms_player_set_hardware_codecs(h->player, (const char *const *)codecs->pdata);
 }
 
 /* A reopening under way, found again by the player's path (it may go meanwhile). */
@@ -107,7 +110,6 @@ struct replug {
 	struct umms_resource_service *service;
 	char *path;
 	int64_t position;
-	bool playing;
 };
 
 static struct player_holder *
@@ -128,64 +130,76 @@ replug_free(struct replug *r)
 	g_free(r);
 }
 
-static void
-replug_sought(const GError *error, void *data)
-{
-	struct replug *r = data;
-	struct player_holder *h = replug_holder(r);
-	if (h && !error && r->playing)
-		umms_player_play(h->player, NULL, NULL, NULL);
-	replug_free(r);
-}
-
+/* Open again and back where it was: on to the position it played at. */
 static void
 replug_opened(const GError *error, void *data)
 {
 	struct replug *r = data;
 	struct player_holder *h = replug_holder(r);
-	if (!h || error) {
-		if (error)
-			umms_warn("resources: %s could not reopen: %s", r->path, error->message);
-		replug_free(r);
-		return;
-	}
-	if (!umms_player_set_position(h->player, r->position, replug_sought, r, NULL))
-		replug_sought(NULL, r);
+	if (error)
+		umms_warn("resources: %s could not reopen: %s", r->path, error->message);
+	else if (h && r->position > 0)
+		umms_player_set_position(h->player, r->position, NULL, NULL, NULL);
+	replug_free(r);
 }
 
 /*
- * A hardware decoder runs without its unit now: the media is opened again
- * where it was, and the engine (told it may not) plugs a software decoder.
- * Not run in CI: no hardware decoder exists there.
+ * The decoder running is not the one the player may have now: hardware
+ * without its unit (lost), or software with a unit back (restored) and a
+ * hardware decoder for its codec. The media is opened again where it was,
+ * in the state it was in, and the engine (told what it may plug) plugs the
+ * other decoder. From the main loop, outside the policy's own calls.
  */
-static void
-replug(struct player_holder *h)
+static gboolean
+replug_cb(void *data)
 {
+	struct player_holder *h = data;
+	umms_source_forget(&h->replug_idle);
+	struct umms_resource_service *s = h->service;
 	struct umms_player *player = h->player;
-	if (!player->uri || !umms_player_get_info(player)->decoder_hardware)
-		return;
+	const struct umms_media_info *info = umms_player_get_info(player);
+	bool hardware_allowed = h->kind && umms_resources_holds(s->resources, &h->base, h->kind);
+	if (!player->uri || player->state == UMMS_PLAYER_STOPPED || !info->decoder ||
+			info->decoder_hardware == hardware_allowed)
+		return G_SOURCE_REMOVE;
+	if (hardware_allowed && !umms_hardware_has_element(&s->hw,
+			h->kind + strlen("decoder:")))
+		return G_SOURCE_REMOVE;
 	struct replug *r = g_new0(struct replug, 1);
-	r->service = h->service;
+	r->service = s;
 	r->path = g_strdup(h->path);
 	r->position = umms_player_get_position(player);
-	r->playing = player->state == UMMS_PLAYER_PLAYING;
-	umms_info("resources: %s reopens at %.3f s to decode in software", h->path,
-		(double)r->position / 1e6);
+	umms_info("resources: %s reopens at %.3f s to decode in %s", h->path,
+		(double)r->position / 1e6, hardware_allowed ? "hardware" : "software");
 	g_autofree char *uri = g_strdup(player->uri);
 	g_autoptr(GError) error = NULL;
-	if (!umms_player_set_uri(player, uri, replug_opened, r, &error)) {
+	if (!umms_player_reopen(player, uri, player->state, replug_opened, r, &error)) {
 		umms_warn("resources: %s could not reopen: %s", h->path, error->message);
 		replug_free(r);
 	}
+	return G_SOURCE_REMOVE;
+}
+
+static void
+replug(struct player_holder *h)
+{
+	if (!h->replug_idle)
+		h->replug_idle = umms_source_idle(replug_cb, h);
 }
 
 static void
 holder_lost(struct umms_resource_holder *base, const char *kind, const char *by)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
-	/* Software decoding stands in: the player goes on. */
-	tell_engine(h);
-	replug(h);
+	if (g_str_has_prefix(kind, "capture:")) {
+		/* Nothing stands in for a capture device: stopped until it is back. */
+		h->capture_playing = h->player->state == UMMS_PLAYER_PLAYING;
+		umms_player_stop(h->player, NULL, NULL, NULL);
+	} else {
+		/* Software decoding stands in: the player goes on. */
+		tell_engine(h);
+		replug(h);
+	}
 	set_note(h, g_strdup_printf("%s taken by %s", kind, by));
 	struct umms_player_resource_event event = { .kind = kind, .lost = true };
 	wl_signal_emit_mutable(&h->player->events.resource, &event);
@@ -195,8 +209,15 @@ static void
 holder_restored(struct umms_resource_holder *base, const char *kind)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
-	/* Hardware again for what is plugged next (a running software decoder stays). */
-	tell_engine(h);
+	if (g_str_has_prefix(kind, "capture:")) {
+		if (h->capture_playing)
+			umms_player_play(h->player, NULL, NULL, NULL);
+		h->capture_playing = false;
+	} else {
+		/* Hardware again: a software decoder running is replaced. */
+		tell_engine(h);
+		replug(h);
+	}
 	set_note(h, g_strdup_printf("holds %s", kind));
 	struct umms_player_resource_event event = { .kind = kind, .lost = false };
 	wl_signal_emit_mutable(&h->player->events.resource, &event);
@@ -266,10 +287,45 @@ choose_track(struct player_holder *h)
 	h->busy = false;
 }
 
+/*
+ * SetUri of v4l2://DEVICE: the capture device's unit is taken first (from
+ * a lower priority, which stops), else the URI is refused with
+ * NoResource naming who holds it. It is held until another URI is set or
+ * the player goes, stopped or not: the device is the player's media.
+ */
+static bool
+uri_gate(void *data, struct umms_player *player, const char *uri, GError **error)
+{
+	struct player_holder *h = data;
+	struct umms_resource_service *s = h->service;
+	g_autofree char *kind = umms_hardware_capture_kind(uri);
+	if (h->capture && g_strcmp0(kind, h->capture) != 0) {
+		umms_resources_release(s->resources, &h->base, h->capture);
+		g_clear_pointer(&h->capture, g_free);
+		h->capture_playing = false;
+		changed(s);
+	}
+	/* A device nobody probed: v4l2src says what is wrong with it. */
+	if (!kind || h->capture || umms_resources_total(s->resources, kind) == 0)
+		return true;
+	if (!umms_resources_acquire(s->resources, &h->base, kind, error))
+		return false;
+	h->capture = g_steal_pointer(&kind);
+	changed(s);
+	return true;
+}
+
 static void
 update_holder(struct player_holder *h)
 {
 	struct umms_resource_service *s = h->service;
+	/* A SetUri the gate let through that failed after: the device is not its media. */
+	g_autofree char *capture = umms_hardware_capture_kind(h->player->uri);
+	if (h->capture && g_strcmp0(capture, h->capture) != 0) {
+		umms_resources_release(s->resources, &h->base, h->capture);
+		g_clear_pointer(&h->capture, g_free);
+		changed(s);
+	}
 	tell_engine(h);
 	choose_track(h);
 	g_autofree char *want = wanted_kind(h);
@@ -309,11 +365,15 @@ static void
 holder_free(struct player_holder *h)
 {
 	umms_resources_forget(h->service->resources, &h->base);
+	umms_source_clear(&h->replug_idle);
+	h->player->uri_gate = NULL;
+	h->player->uri_gate_data = NULL;
 	wl_list_remove(&h->changed.link);
 	wl_list_remove(&h->destroy.link);
 	wl_list_remove(&h->link);
 	changed(h->service);
 	g_free(h->kind);
+	g_free(h->capture);
 	g_free(h->hold);
 	g_free(h->why_track);
 	g_free(h->hardware_told);
@@ -345,6 +405,8 @@ umms_resource_service_add_player(struct umms_resource_service *s, struct umms_pl
 	h->destroy.notify = on_player_destroy;
 	wl_signal_add(&player->events.destroy, &h->destroy);
 	wl_list_insert(&s->holders, &h->link);
+	player->uri_gate = uri_gate;
+	player->uri_gate_data = h;
 	/* Before its first engine is made. */
 	tell_engine(h);
 }
@@ -355,21 +417,7 @@ static void
 make_pools(struct umms_resource_service *s)
 {
 	const struct umms_config *config = s->config;
-	for (int i = 0; i < UMMS_RESOURCE_CODECS; i++) {
-		const char *codec = umms_resource_codecs[i];
-		const struct umms_va_codec *va = umms_va_probe_find(&s->va, codec);
-		int n = config->resources.decoders[i];
-		/* VA-API says which codecs, never how many: one unit each unless configured. */
-		if (n < 0)
-			n = va ? 1 : 0;
-		if (n == 0)
-			continue;
-		struct umms_resource_pool_info info = { .hardware = va != NULL,
-			.max_width = va ? va->max_width : 0, .max_height = va ? va->max_height : 0,
-			.source = va ? "va-api" : "configured" };
-		g_autofree char *kind = g_strdup_printf("decoder:%s", codec);
-		umms_resources_set_pool(s->resources, kind, (unsigned)n, &info);
-	}
+	umms_hardware_make_pools(&s->hw, config, s->resources);
 	if (config->resources.planes >= 0)
 		umms_resources_set_pool(s->resources, "plane", (unsigned)config->resources.planes,
 			NULL);
@@ -443,11 +491,14 @@ get_property(void *data, const char *name, GError **error)
 		return umms_resources_describe(s->resources, "plane");
 	if (strcmp(name, "Tuners") == 0)
 		return umms_resources_describe(s->resources, "tuner");
+	if (strcmp(name, "Captures") == 0)
+		return umms_resources_describe(s->resources, "capture:");
 	if (strcmp(name, "VaApi") == 0) {
-		if (!s->va.driver)
-			return g_variant_new_take_string(g_strdup_printf("none: %s", s->va.why_none));
-		return g_variant_new_take_string(g_strdup_printf("%s on %s", s->va.driver,
-			s->va.device));
+		const struct umms_va_probe *va = &s->hw.va;
+		if (!va->driver)
+			return g_variant_new_take_string(g_strdup_printf("none: %s", va->why_none));
+		return g_variant_new_take_string(g_strdup_printf("%s on %s", va->driver,
+			va->device));
 	}
 	if (strcmp(name, "Priorities") == 0) {
 		g_auto(GStrv) names = g_strsplit(s->config->resources.priorities ?
@@ -485,7 +536,7 @@ umms_resource_service_create(const struct umms_config *config, GDBusConnection *
 	s->config = config;
 	s->resources = umms_resources_create();
 	wl_list_init(&s->holders);
-	umms_va_probe_run(&s->va, config->resources.va_device);
+	umms_hardware_probe(&s->hw, config);
 	make_pools(s);
 	s->connection = g_object_ref(connection);
 	s->iface = umms_dbus_iface_new(umms_resources1_interface_info(), &resources_ops, s);
@@ -514,6 +565,6 @@ umms_resource_service_destroy(struct umms_resource_service *s)
 	}
 	g_clear_object(&s->connection);
 	umms_resources_destroy(s->resources);
-	umms_va_probe_finish(&s->va);
+	umms_hardware_finish(&s->hw);
 	g_free(s);
 }

@@ -21,6 +21,7 @@ struct pool {
 	unsigned total;
 	struct umms_resource_pool_info info;
 	char *source;
+	GVariant *details;         /* a{sv} or NULL: info.details, referenced */
 	GArray *holders;           /* struct grant, one per unit in use */
 	GArray *waiting;           /* struct grant: lost, to be restored */
 };
@@ -36,6 +37,8 @@ pool_free(gpointer data)
 	struct pool *p = data;
 	g_free(p->kind);
 	g_free(p->source);
+	if (p->details)
+		g_variant_unref(p->details);
 	g_array_unref(p->holders);
 	g_array_unref(p->waiting);
 	g_free(p);
@@ -157,6 +160,11 @@ umms_resources_set_pool(struct umms_resources *r, const char *kind, unsigned tot
 		p->source = g_strdup(info->source ? info->source : "configured");
 		p->info = *info;
 		p->info.source = p->source;
+		GVariant *old = p->details;
+		p->details = info->details ? g_variant_ref_sink(info->details) : NULL;
+		p->info.details = p->details;
+		if (old)
+			g_variant_unref(old);
 	} else if (!p->source) {
 		p->source = g_strdup("configured");
 		p->info.source = p->source;
@@ -316,6 +324,16 @@ umms_resources_describe(struct umms_resources *r, const char *prefix)
 		if (p->info.max_width > 0) {
 			g_variant_dict_insert(&d, "max-width", "i", p->info.max_width);
 			g_variant_dict_insert(&d, "max-height", "i", p->info.max_height);
+		}
+		if (p->details) {
+			GVariantIter it;
+			const char *field;
+			GVariant *value;
+			g_variant_iter_init(&it, p->details);
+			while (g_variant_iter_next(&it, "{&sv}", &field, &value)) {
+				g_variant_dict_insert_value(&d, field, value);
+				g_variant_unref(value);
+			}
 		}
 		g_variant_dict_insert_value(&d, "holders", describe_grants(p->holders));
 		g_variant_dict_insert_value(&d, "waiting", describe_grants(p->waiting));

@@ -49,7 +49,13 @@ struct umms_resource_holder {
 struct umms_resource_pool_info {
 	bool hardware;             /* probed from a device, not only configured */
 	int max_width, max_height; /* decoders: the largest picture, 0 unknown */
-	const char *source;        /* "va-api", "kms", "configured" */
+	const char *source;        /* "va-api", "v4l2", "gstreamer", "kms", "configured" */
+	/*
+	 * More fields for Resources1 (a{sv}: "elements", "devices", a capture
+	 * device's "name", "formats", "sizes"), or NULL. A floating reference
+	 * is sunk; the pool keeps its own.
+	 */
+	GVariant *details;
 };
 
 struct umms_resources *umms_resources_create(void);
@@ -106,7 +112,7 @@ int umms_resources_choose(struct umms_resources *r, struct umms_resource_holder 
 /*
  * The pools whose kind starts with @prefix ("decoder:", "plane", "tuner")
  * as aa{sv}: kind, total, free, hardware, source, max-width, max-height,
- * holders (a(ss): name, priority), waiting (a(ss)).
+ * the pool's details, holders (a(ss): name, priority), waiting (a(ss)).
  */
 GVariant *umms_resources_describe(struct umms_resources *r, const char *prefix);
 

@@ -307,13 +307,25 @@ holders_text(GVariant *list)
 	return g_string_free(out, FALSE);
 }
 
-void
-umms_ctl_print_resources(GVariant *decoders, GVariant *planes, GVariant *tuners,
-	const char *va)
+/* "  label: a, b" of the pool's as field @field, when it has a non-empty one. */
+static void
+print_list(GVariant *pool, const char *field, const char *label)
 {
-	printf("%-16s %5s %5s  %-10s %-11s %s\n", "KIND", "TOTAL", "FREE", "SOURCE", "MAX SIZE",
+	g_autoptr(GVariant) list = g_variant_lookup_value(pool, field, G_VARIANT_TYPE("as"));
+	if (!list || g_variant_n_children(list) == 0)
+		return;
+	g_autofree const char **items = g_variant_get_strv(list, NULL);
+	g_autofree char *text = g_strjoinv(" ", (char **)items);
+	printf("    %s: %s\n", label, text);
+}
+
+void
+umms_ctl_print_resources(GVariant *decoders, GVariant *captures, GVariant *planes,
+	GVariant *tuners, const char *va)
+{
+	printf("%-20s %5s %5s  %-10s %-11s %s\n", "KIND", "TOTAL", "FREE", "SOURCE", "MAX SIZE",
 		"HOLDERS / WAITING");
-	GVariant *const groups[] = { decoders, planes, tuners };
+	GVariant *const groups[] = { decoders, captures, planes, tuners };
 	unsigned pools = 0;
 	for (size_t g = 0; g < G_N_ELEMENTS(groups); g++) {
 		GVariantIter iter;
@@ -334,8 +346,15 @@ umms_ctl_print_resources(GVariant *decoders, GVariant *planes, GVariant *tuners,
 			g_autofree char *held = holders_text(holders);
 			g_autofree char *waits = holders_text(waiting);
 			g_autofree char *size = w > 0 ? g_strdup_printf("%dx%d", w, h) : g_strdup("-");
-			printf("%-16s %5u %5u  %-10s %-11s %s / %s\n", kind, total, free_units, source,
+			printf("%-20s %5u %5u  %-10s %-11s %s / %s\n", kind, total, free_units, source,
 				size, held, waits);
+			const char *name = NULL;
+			if (g_variant_lookup(pool, "name", "&s", &name))
+				printf("    name: %s\n", name);
+			print_list(pool, "elements", "elements");
+			print_list(pool, "devices", "devices");
+			print_list(pool, "formats", "formats");
+			print_list(pool, "sizes", "sizes");
 			g_variant_unref(pool);
 			pools++;
 		}
@@ -372,8 +391,8 @@ const char umms_ctl_commands_help[] =
 	"  version              print ummsd's version\n"
 	"  show                 show the player on the screen ummsd drives (--drm, --headless)\n"
 	"  capture FILE         write what that screen shows to FILE as PNG\n"
-	"  resources            the hardware ummsd shares out: decoders, planes, tuners,\n"
-	"                       who holds them and who waits\n"
+	"  resources            the hardware ummsd shares out: decoders, capture devices,\n"
+	"                       planes, tuners, who holds them and who waits\n"
 	"  record URI|PATH DEST [SECONDS]  record it now (no transcoding) into DEST\n"
 	"                       (.mkv or .ts, inside the recording directories), for\n"
 	"                       SECONDS or until it ends; prints the recording's path\n"

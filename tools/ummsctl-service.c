@@ -17,7 +17,8 @@
 int
 umms_ctl_resources(GDBusConnection *bus)
 {
-	static const char *const names[] = { "Decoders", "Planes", "Tuners", "VaApi" };
+	static const char *const names[] = { "Decoders", "Captures", "Planes", "Tuners",
+		"VaApi" };
 	GVariant *values[G_N_ELEMENTS(names)] = { NULL };
 	GError *error = NULL;
 	int status = 0;
@@ -28,8 +29,8 @@ umms_ctl_resources(GDBusConnection *bus)
 			status = umms_ctl_report(error);
 	}
 	if (status == 0)
-		umms_ctl_print_resources(values[0], values[1], values[2],
-			g_variant_get_string(values[3], NULL));
+		umms_ctl_print_resources(values[0], values[1], values[2], values[3],
+			g_variant_get_string(values[4], NULL));
 	for (size_t i = 0; i < G_N_ELEMENTS(values); i++) {
 		if (values[i])
 			g_variant_unref(values[i]);

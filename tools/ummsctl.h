@@ -55,9 +55,9 @@ void umms_ctl_print_summary(UmmsPlayer1 *player, const char *path);
 
 /* Prints every property of @player, as `info` shows them. */
 void umms_ctl_print_info(UmmsPlayer1 *player, const char *path);
-/* The table of org.umms.Resources1: one line per pool, then VA-API. */
-void umms_ctl_print_resources(GVariant *decoders, GVariant *planes, GVariant *tuners,
-	const char *va);
+/* The table of org.umms.Resources1: one line per pool (and its details), then VA-API. */
+void umms_ctl_print_resources(GVariant *decoders, GVariant *captures, GVariant *planes,
+	GVariant *tuners, const char *va);
 
 /* The Commands section of --help. */
 extern const char umms_ctl_commands_help[];

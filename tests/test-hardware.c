@@ -6,10 +6,78 @@
  * in priority order, keep playing meanwhile, and give it back when they
  * stop or die. No hardware is needed: the pools are configured; where
  * VA-API finds no driver (here), decoding stays software throughout.
+ *
+ * Then a real element of class Hardware, without hardware: this program
+ * registers ummstesthwh264dec (avdec_h264 inside a bin of class
+ * Codec/Decoder/Video/Hardware, ranked above avdec_h264 while the tests
+ * that use it run; the in-process ummsd sees GStreamer's registry as this
+ * program does). It is counted in a pool like NVDEC's nvh264dec would be,
+ * never plugged with decoders.h264=0, and changes hands between players
+ * at different priorities: the loser reopens in software and back.
  */
 #include <string.h>
+#include <gst/gst.h>
 
 #include "harness.h"
+
+/* ---- a hardware decoder that is avdec_h264 ------------------------------------- */
+
+#define HW_DECODER "ummstesthwh264dec"
+
+typedef struct {
+	GstBin parent;
+} UmmsTestHwDec;
+
+typedef struct {
+	GstBinClass parent_class;
+} UmmsTestHwDecClass;
+
+GType umms_test_hw_dec_get_type(void);
+G_DEFINE_TYPE(UmmsTestHwDec, umms_test_hw_dec, GST_TYPE_BIN)
+
+static GstStaticPadTemplate hw_sink = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK,
+	GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-h264, alignment=(string)au, "
+		"stream-format=(string){ avc, byte-stream }"));
+static GstStaticPadTemplate hw_src = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC,
+	GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw"));
+
+static void
+umms_test_hw_dec_init(UmmsTestHwDec *self)
+{
+	GstElement *decoder = gst_element_factory_make("avdec_h264", NULL);
+	g_assert_nonnull(decoder);
+	gst_bin_add(GST_BIN(self), decoder);
+	GstElementClass *klass = GST_ELEMENT_GET_CLASS(self);
+	static const char *const names[] = { "sink", "src" };
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		GstPad *target = gst_element_get_static_pad(decoder, names[i]);
+		GstPad *ghost = gst_ghost_pad_new_from_template(names[i], target,
+			gst_element_class_get_pad_template(klass, names[i]));
+		gst_element_add_pad(GST_ELEMENT(self), ghost);
+		gst_object_unref(target);
+	}
+}
+
+static void
+umms_test_hw_dec_class_init(UmmsTestHwDecClass *klass)
+{
+	GstElementClass *element = GST_ELEMENT_CLASS(klass);
+	gst_element_class_add_static_pad_template(element, &hw_sink);
+	gst_element_class_add_static_pad_template(element, &hw_src);
+	gst_element_class_set_static_metadata(element, "Test hardware H.264 decoder",
+		"Codec/Decoder/Video/Hardware", "avdec_h264 in the class of a hardware decoder",
+		"umms tests");
+}
+
+/* Above avdec_h264 (primary) so decodebin tries it first, or out of the way. */
+static void
+hw_decoder_enable(bool enable)
+{
+	GstPluginFeature *feature = gst_registry_lookup_feature(gst_registry_get(), HW_DECODER);
+	g_assert_nonnull(feature);
+	gst_plugin_feature_set_rank(feature, enable ? GST_RANK_PRIMARY + 10 : GST_RANK_NONE);
+	gst_object_unref(feature);
+}
 
 #define RESOURCES1 "org.umms.Resources1"
 
@@ -295,14 +363,182 @@ test_bad_priorities(struct umms_test *t, gconstpointer data)
 		g_error("ummsd said: %s", err);
 }
 
+/* ---- the hardware element in pools ------------------------------------------- */
+
+/* A player of @priority playing long.mkv. */
+static char *
+playing(struct umms_test *t, const char *priority)
+{
+	g_autofree char *path = player(t, priority);
+	umms_test_player_do(t->bus, path, "Play", NULL);
+	return g_steal_pointer(&path);
+}
+
+/* Polls until @path's Decoder starts with @prefix. */
+static void
+wait_decoder(struct umms_test *t, const char *path, const char *prefix)
+{
+	g_autofree char *decoder = NULL;
+	for (int i = 0; i < 400; i++) {
+		g_free(decoder);
+		decoder = umms_test_get_string(t->bus, path, "Decoder");
+		if (g_str_has_prefix(decoder, prefix))
+			return;
+		umms_test_sleep(25);
+	}
+	g_error("%s: Decoder is \"%s\", not \"%s…\"", path, decoder, prefix);
+}
+
+static guint64
+frames_decoded(struct umms_test *t, const char *path)
+{
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, path, UMMS_PLAYER, "Stats");
+	guint64 n = 0;
+	g_assert_true(g_variant_lookup(stats, "frames-decoded", "t", &n));
+	return n;
+}
+
+/* Frames keep coming: more decoded, and the position moves, over half a second. */
+static void
+assert_decoding(struct umms_test *t, const char *path)
+{
+	guint64 before = frames_decoded(t, path);
+	int64_t position = umms_test_get_int64(t->bus, path, "Position");
+	umms_test_wait_position(t->bus, path, position + US(0.5), false, UMMS_TEST_TIMEOUT_MS);
+	guint64 after = frames_decoded(t, path);
+	g_test_message("%s: %" G_GUINT64_FORMAT " frames decoded in 0.5 s of media", path,
+		after - before);
+	/* 25 fps: 12 in half a second, or a restart of the engine's counter. */
+	if (!(after >= before + 10 || (after < before && after >= 10)))
+		g_error("%s: %" G_GUINT64_FORMAT " then %" G_GUINT64_FORMAT " frames decoded", path,
+			before, after);
+}
+
+static void
+test_element_pool(struct umms_test *t, gconstpointer data)
+{
+	hw_decoder_enable(true);
+	umms_test_restart(t, NULL);
+	g_autoptr(GVariant) h264 = pool(t, "Decoders", "decoder:h264");
+	guint32 total = 0;
+	const char *source = NULL;
+	gboolean hardware = FALSE;
+	g_autofree const char **elements = NULL;
+	g_assert_true(g_variant_lookup(h264, "total", "u", &total));
+	g_assert_true(g_variant_lookup(h264, "source", "&s", &source));
+	g_assert_true(g_variant_lookup(h264, "hardware", "b", &hardware));
+	g_assert_true(g_variant_lookup(h264, "elements", "^a&s", &elements));
+	/* Nothing probes it: one unit for the element. */
+	g_assert_cmpuint(total, ==, 1);
+	g_assert_cmpstr(source, ==, "gstreamer");
+	g_assert_true(hardware);
+	g_assert_true(g_strv_contains(elements, HW_DECODER));
+
+	g_autofree char *path = playing(t, "foreground");
+	wait_holders(t, path);
+	wait_decoder(t, path, HW_DECODER " (hardware; holds decoder:h264)");
+	assert_decoding(t, path);
+
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) ctl = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+		umms_test_program("ummsctl"), "resources", NULL);
+	g_assert_no_error(error);
+	g_autofree char *out = NULL;
+	g_subprocess_communicate_utf8(ctl, NULL, NULL, &out, NULL, &error);
+	g_assert_no_error(error);
+	g_test_message("%s", out);
+	g_assert_cmpint(g_subprocess_get_exit_status(ctl), ==, 0);
+	g_assert_nonnull(strstr(out, "elements: " HW_DECODER));
+	g_autofree char *line = g_strdup_printf("%s (foreground) / -", path);
+	g_assert_nonnull(strstr(out, line));
+	hw_decoder_enable(false);
+}
+
+static void
+test_element_policy_zero(struct umms_test *t, gconstpointer data)
+{
+	hw_decoder_enable(true);
+	const char *const none[] = { "resources.decoders.h264=0", NULL };
+	umms_test_restart(t, none);
+	/* No pool: the element is never plugged, whatever the priority. */
+	g_autoptr(GVariant) all = pools(t, "Decoders");
+	for (gsize i = 0; i < g_variant_n_children(all); i++) {
+		g_autoptr(GVariant) p = g_variant_get_child_value(all, i);
+		const char *kind = NULL;
+		g_assert_true(g_variant_lookup(p, "kind", "&s", &kind));
+		g_assert_cmpstr(kind, !=, "decoder:h264");
+	}
+	g_autofree char *path = playing(t, "recording");
+	wait_decoder(t, path, "avdec_h264 (software)");
+	assert_decoding(t, path);
+	g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
+	g_assert_null(strstr(decoder, HW_DECODER));
+	hw_decoder_enable(false);
+}
+
+static void
+test_element_preempt(struct umms_test *t, gconstpointer data)
+{
+	hw_decoder_enable(true);
+	umms_test_restart(t, NULL);
+	g_autofree char *bg = playing(t, "background");
+	struct umms_test_signals *bg_signals = umms_test_signals_watch(t->bus, bg);
+	wait_holders(t, bg);
+	wait_decoder(t, bg, HW_DECODER " (hardware");
+	umms_test_wait_position(t->bus, bg, US(1.5), false, UMMS_TEST_TIMEOUT_MS);
+	int64_t before = umms_test_get_int64(t->bus, bg, "Position");
+
+	/* A foreground player takes the one unit: bg reopens with avdec_h264, where it was. */
+	g_autofree char *fg = playing(t, "foreground");
+	g_autoptr(GVariant) lost = umms_test_signals_wait(bg_signals, "ResourceLost", 5000);
+	wait_holders(t, fg);
+	wait_decoder(t, fg, HW_DECODER " (hardware; holds decoder:h264)");
+	g_autofree char *taken = g_strdup_printf("avdec_h264 (software; decoder:h264 taken by %s)",
+		fg);
+	wait_decoder(t, bg, taken);
+	g_autoptr(GVariant) sought = umms_test_signals_wait(bg_signals, "Seeked", 5000);
+	int64_t at = 0;
+	g_variant_get(sought, "(x)", &at);
+	g_test_message("background player: lost its decoder at %.3f s, in software from %.3f s",
+		(double)before / 1e6, (double)at / 1e6);
+	g_assert_cmpint(at, >=, before);
+	assert_decoding(t, bg);
+	assert_decoding(t, fg);
+	g_autofree char *state = umms_test_get_string(t->bus, bg, "State");
+	g_assert_cmpstr(state, ==, "playing");
+
+	/* The foreground player goes: bg has it back and reopens in hardware. */
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER, "DestroyPlayer",
+		g_variant_new("(o)", fg));
+	g_autoptr(GVariant) back = umms_test_signals_wait(bg_signals, "ResourceRestored", 5000);
+	wait_holders(t, bg);
+	wait_decoder(t, bg, HW_DECODER " (hardware; holds decoder:h264)");
+	/* Where it was, not from the start. */
+	g_autoptr(GVariant) sought2 = umms_test_signals_wait(bg_signals, "Seeked", 5000);
+	int64_t again = 0;
+	g_variant_get(sought2, "(x)", &again);
+	g_test_message("background player: in hardware again from %.3f s", (double)again / 1e6);
+	g_assert_cmpint(again, >, at);
+	assert_decoding(t, bg);
+	umms_test_signals_free(bg_signals);
+	hw_decoder_enable(false);
+}
+
 int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
+	gst_init(NULL, NULL);
+	/* Out of the way until a test ranks it (hw_decoder_enable). */
+	g_assert_true(gst_element_register(NULL, HW_DECODER, GST_RANK_NONE,
+		umms_test_hw_dec_get_type()));
 	UMMS_TEST_ADD("/hardware/table", test_table);
 	UMMS_TEST_ADD("/hardware/compete", test_compete);
 	UMMS_TEST_ADD("/hardware/owner-gone", test_owner_gone);
 	UMMS_TEST_ADD("/hardware/codec-policy", test_codec_policy);
 	UMMS_TEST_ADD("/hardware/bad-priorities", test_bad_priorities);
+	UMMS_TEST_ADD("/hardware/element-pool", test_element_pool);
+	UMMS_TEST_ADD("/hardware/element-policy-zero", test_element_policy_zero);
+	UMMS_TEST_ADD("/hardware/element-preempt", test_element_preempt);
 	return g_test_run();
 }

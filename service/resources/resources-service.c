@@ -46,6 +46,7 @@ struct player_holder {
 	char *hardware_told;       /* what: codecs joined by ",", NULL: any */
 	bool busy;                 /* inside our own change: no recursion */
 	GSource *replug_idle;      /* a reopening for other decoders, due */
+	bool reopening;            /* under way: what it holds or waits for stays */
 };
 
 static void
@@ -131,6 +132,8 @@ replug_free(struct replug *r)
 }
 
 /* Open again and back where it was: on to the position it played at. */
+static void update_holder(struct player_holder *h);
+
 static void
 replug_opened(const GError *error, void *data)
 {
@@ -140,6 +143,10 @@ replug_opened(const GError *error, void *data)
 		umms_warn("resources: %s could not reopen: %s", r->path, error->message);
 	else if (h && r->position > 0)
 		umms_player_set_position(h->player, r->position, NULL, NULL, NULL);
+	if (h) {
+		h->reopening = false;
+		update_holder(h);
+	}
 	replug_free(r);
 }
 
@@ -173,8 +180,11 @@ replug_cb(void *data)
 		(double)r->position / 1e6, hardware_allowed ? "hardware" : "software");
 	g_autofree char *uri = g_strdup(player->uri);
 	g_autoptr(GError) error = NULL;
+	/* Its tracks are unknown until the media is open again: no release meanwhile. */
+	h->reopening = true;
 	if (!umms_player_reopen(player, uri, player->state, replug_opened, r, &error)) {
 		umms_warn("resources: %s could not reopen: %s", h->path, error->message);
+		h->reopening = false;
 		replug_free(r);
 	}
 	return G_SOURCE_REMOVE;
@@ -327,6 +337,8 @@ update_holder(struct player_holder *h)
 		changed(s);
 	}
 	tell_engine(h);
+	if (h->reopening)
+		return;
 	choose_track(h);
 	g_autofree char *want = wanted_kind(h);
 	if (g_strcmp0(want, h->kind) == 0) {

@@ -164,8 +164,23 @@ probe_device(const char *path)
 		enum_formats(d, fd, caps & V4L2_CAP_VIDEO_M2M_MPLANE ?
 			V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT);
 	} else if (caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE)) {
-		enum_formats(d, fd, caps & V4L2_CAP_VIDEO_CAPTURE ?
-			V4L2_BUF_TYPE_VIDEO_CAPTURE : V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE);
+		unsigned type = caps & V4L2_CAP_VIDEO_CAPTURE ? V4L2_BUF_TYPE_VIDEO_CAPTURE :
+			V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+		enum_formats(d, fd, type);
+		/*
+		 * No ENUM_FRAMESIZES (an analogue input without a scaler: the
+		 * size follows its standard): the size it captures now.
+		 */
+		struct v4l2_format format = { .type = type };
+		if (d->sizes->len == 0 && xioctl(fd, VIDIOC_G_FMT, &format) == 0) {
+			unsigned w = type == V4L2_BUF_TYPE_VIDEO_CAPTURE ? format.fmt.pix.width :
+				format.fmt.pix_mp.width;
+			unsigned h = type == V4L2_BUF_TYPE_VIDEO_CAPTURE ? format.fmt.pix.height :
+				format.fmt.pix_mp.height;
+			g_ptr_array_add(d->sizes, g_strdup_printf("%ux%u", w, h));
+			d->max_width = (int)w;
+			d->max_height = (int)h;
+		}
 	}
 	close(fd);
 	if (d->m2m ? d->codecs->len == 0 : d->formats->len == 0) {

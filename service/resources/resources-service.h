@@ -1,18 +1,20 @@
 /*
- * The resource manager in ummsd: pools made from probing (VA-API) and the
+ * The resource manager in ummsd: pools made from probing (hardware.h:
+ * VA-API, V4L2, the engines' Hardware-class decoders) and the
  * configuration ([resources]), org.umms.Resources1 exported at /org/umms,
  * and every player made a holder: while it plays or is paused with a video
  * track whose codec has a hardware decoder pool, it holds a unit at its
  * Priority, loses it to higher ones (Player1.ResourceLost, and Decoder
- * says so) and gets it back (ResourceRestored); its units go with it.
+ * says so) and gets it back (ResourceRestored); from SetUri of
+ * v4l2://DEVICE on it holds that capture device; its units go with it.
  *
- * What holding a decoder changes in the pipeline: with a VA-API driver, the
- * engine may plug hardware decoders only for the codecs whose unit the
- * player holds or could take (engine.h set_hardware_codecs), so a player
- * without one decodes in software. It applies to decoders plugged from
- * then on (the next open or track change): a player that loses its unit
- * mid-playback keeps its running decoder until then. Without a driver
- * (this project's CI) every decoder is software whatever is held.
+ * What holding a decoder changes in the pipeline: the engine may plug
+ * hardware decoders only for the codecs whose unit the player holds or
+ * could take (engine.h set_hardware_codecs), so a player without one
+ * decodes in software. A player that loses its unit while a hardware
+ * decoder runs reopens its media where it was (same state, same
+ * position) and decodes in software; one that gets it back while a
+ * software decoder runs reopens it for the hardware one.
  */
 #ifndef UMMS_SERVICE_RESOURCES_SERVICE_H
 #define UMMS_SERVICE_RESOURCES_SERVICE_H

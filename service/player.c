@@ -373,8 +373,12 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 	if (player->uri_gate && !player->uri_gate(player->uri_gate_data, player, uri, error))
 		return false;
 	umms_timeshift_stop(player);
-	if (!open_engine(player, uri, "interrupted: another URI was set", done, data, error))
+	if (!open_engine(player, uri, "interrupted: another URI was set", done, data, error)) {
+		/* What the gate took for @uri goes back: the media stays what it was. */
+		if (player->uri_gate)
+			player->uri_gate(player->uri_gate_data, player, player->uri, NULL);
 		return false;
+	}
 	g_free(player->uri);
 	player->uri = g_steal_pointer(&uri);
 	player->track_serial++;

@@ -91,8 +91,9 @@ struct umms_player {
 	char **hardware_codecs;
 	/*
 	 * Asked before a URI is opened (SetUri): false with an error refuses
-	 * it (a capture device another player holds). NULL: every URI. Set by
-	 * service/resources/ (resources-service.c).
+	 * it (a capture device another player holds). Asked again with the
+	 * player's own Uri (or NULL) when opening fails after it said yes.
+	 * NULL: every URI. Set by service/resources/ (resources-service.c).
 	 */
 	bool (*uri_gate)(void *data, struct umms_player *player, const char *uri,
 		GError **error);

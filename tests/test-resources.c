@@ -1,6 +1,7 @@
 /*
  * The resource manager's policy (service/resources/resources.h) as tables
- * of scenarios: pools of configured sizes (no hardware needed), holders at
+ * of scenarios, and how decoder pools are counted from what probing found
+ * (hardware.h, at the end): pools of configured sizes (no hardware needed), holders at
  * priorities, and what each step must give: a grant or NoResource with its
  * message, and the holders told they lost or got back a unit.
  *
@@ -21,7 +22,10 @@
 #include <string.h>
 #include <glib.h>
 
+#include "config.h"
+#include "engine.h"
 #include "error.h"
+#include "hardware.h"
 #include "resources.h"
 
 #define MAX_HOLDERS 8
@@ -312,10 +316,150 @@ test_rank(void)
 	g_assert_cmpint(umms_resources_rank(order, "unknown"), ==, -1);
 }
 
+/*
+ * How decoder pools are counted from what was found (hardware.h), without
+ * hardware: what VA-API decodes, the V4L2 decoder devices, the engine's
+ * Hardware-class elements ("element:codec:plugin"), [resources] decoders.
+ */
+struct pool_case {
+	const char *va;          /* codecs VA-API decodes, "h264,hevc", or NULL: no driver */
+	const char *v4l2;        /* decoder devices: "h264+fwht;h264" (two devices) */
+	const char *elements;    /* "nvh264dec:h264:nvcodec,vah264dec:h264:va" */
+	const char *config;      /* "h264=0,fwht=2" */
+	const char *expect;      /* "decoder:h264=3(va-api,v4l2,gstreamer) …", by kind */
+};
+
+static const struct pool_case pool_cases[] = {
+	/* Nothing found, nothing configured: no pools, so no hardware is plugged. */
+	{ NULL, NULL, NULL, NULL, "" },
+	/* NVDEC alone (no VA-API driver): one unit per element. */
+	{ NULL, NULL, "nvh264dec:h264:nvcodec,nvh265dec:hevc:nvcodec", NULL,
+		"decoder:h264=1(gstreamer) decoder:hevc=1(gstreamer)" },
+	/* ... and decoders.h264=0: no pool for it, whatever was found. */
+	{ NULL, NULL, "nvh264dec:h264:nvcodec", "h264=0", "" },
+	/* VA-API's elements are VA-API's unit, not one more each. */
+	{ "h264", NULL, "vah264dec:h264:va,vaapih264dec:h264:vaapi", NULL,
+		"decoder:h264=1(va-api)" },
+	/* Everything at once, added up; two V4L2 devices, one also FWHT. */
+	{ "h264", "h264+fwht;h264", "nvh264dec:h264:nvcodec,v4l2h264dec:h264:video4linux2,"
+		"v4l2fwhtdec:fwht:video4linux2", NULL,
+		"decoder:fwht=1(v4l2) decoder:h264=4(va-api,v4l2,gstreamer)" },
+	/* V4L2 elements with no device probed (another machine's registry): one each. */
+	{ NULL, NULL, "v4l2h264dec:h264:video4linux2", NULL, "decoder:h264=1(v4l2)" },
+	/* Configured where nothing was found: the number, source "configured". */
+	{ NULL, NULL, NULL, "vp9=2", "decoder:vp9=2(configured)" },
+	/* A codec with no key of its own still gets its pool. */
+	{ NULL, NULL, "nvjpegdec:jpeg:nvcodec", NULL, "decoder:jpeg=1(gstreamer)" },
+};
+
+static void
+device_free(gpointer data)
+{
+	struct umms_v4l2_device *d = data;
+	g_free(d->path);
+	g_free(d->card);
+	g_free(d->driver);
+	g_ptr_array_unref(d->codecs);
+	g_ptr_array_unref(d->formats);
+	g_ptr_array_unref(d->sizes);
+	g_free(d);
+}
+
+static void
+test_pool_counts(void)
+{
+	for (size_t c = 0; c < G_N_ELEMENTS(pool_cases); c++) {
+		const struct pool_case *pc = &pool_cases[c];
+		struct umms_config config;
+		umms_config_init(&config);
+		g_auto(GStrv) settings = g_strsplit(pc->config ? pc->config : "", ",", -1);
+		for (char **set = settings; *set && **set; set++) {
+			g_autofree char *key = g_strdup_printf("resources.decoders.%s", *set);
+			*strchr(key, '=') = 0;
+			g_assert_true(umms_config_set(&config, key, strchr(*set, '=') + 1, NULL));
+		}
+		struct umms_hardware hw = { 0 };
+		hw.va.codecs = g_array_new(FALSE, FALSE, sizeof(struct umms_va_codec));
+		g_auto(GStrv) va = g_strsplit(pc->va ? pc->va : "", ",", -1);
+		for (char **codec = va; *codec && **codec; codec++) {
+			struct umms_va_codec entry = { .codec = g_intern_string(*codec) };
+			g_array_append_val(hw.va.codecs, entry);
+		}
+		if (pc->va) {
+			hw.va.driver = g_strdup("test");
+			hw.va.device = g_strdup("/dev/dri/renderD128");
+		}
+		hw.v4l2.devices = g_ptr_array_new_with_free_func(device_free);
+		g_auto(GStrv) devices = g_strsplit(pc->v4l2 ? pc->v4l2 : "", ";", -1);
+		for (guint i = 0; devices[i] && *devices[i]; i++) {
+			struct umms_v4l2_device *d = g_new0(struct umms_v4l2_device, 1);
+			d->path = g_strdup_printf("/dev/video%u", i);
+			d->card = g_strdup("test");
+			d->driver = g_strdup("test");
+			d->m2m = true;
+			d->codecs = g_ptr_array_new_with_free_func(g_free);
+			d->formats = g_ptr_array_new_with_free_func(g_free);
+			d->sizes = g_ptr_array_new_with_free_func(g_free);
+			g_auto(GStrv) codecs = g_strsplit(devices[i], "+", -1);
+			for (char **codec = codecs; *codec; codec++)
+				g_ptr_array_add(d->codecs, g_strdup(*codec));
+			g_ptr_array_add(hw.v4l2.devices, d);
+		}
+		hw.elements = g_ptr_array_new_with_free_func(
+			(GDestroyNotify)umms_engine_decoder_free);
+		g_auto(GStrv) elements = g_strsplit(pc->elements ? pc->elements : "", ",", -1);
+		for (char **e = elements; *e && **e; e++) {
+			g_auto(GStrv) parts = g_strsplit(*e, ":", 3);
+			struct umms_engine_decoder *d = g_new0(struct umms_engine_decoder, 1);
+			d->element = g_strdup(parts[0]);
+			d->codec = g_strdup(parts[1]);
+			d->plugin = g_strdup(parts[2]);
+			g_ptr_array_add(hw.elements, d);
+		}
+		hw.decoder_codecs = g_ptr_array_new_with_free_func(g_free);
+
+		struct umms_resources *r = umms_resources_create();
+		umms_hardware_make_pools(&hw, &config, r);
+		g_autoptr(GVariant) pools = umms_resources_describe(r, "decoder:");
+		GString *got = g_string_new(NULL);
+		for (gsize i = 0; i < g_variant_n_children(pools); i++) {
+			g_autoptr(GVariant) p = g_variant_get_child_value(pools, i);
+			const char *kind = NULL, *source = NULL;
+			guint32 total = 0;
+			g_variant_lookup(p, "kind", "&s", &kind);
+			g_variant_lookup(p, "source", "&s", &source);
+			g_variant_lookup(p, "total", "u", &total);
+			g_string_append_printf(got, "%s%s=%u(%s)", i ? " " : "", kind, total, source);
+		}
+		g_test_message("case %zu: %s", c, got->str);
+		g_assert_cmpstr(got->str, ==, pc->expect);
+		/* What the engine is told it may decode in hardware: the codecs with a pool. */
+		g_assert_cmpuint(hw.decoder_codecs->len, ==, g_variant_n_children(pools));
+		g_string_free(got, TRUE);
+		umms_resources_destroy(r);
+		umms_hardware_finish(&hw);
+		umms_config_finish(&config);
+	}
+}
+
+static void
+test_v4l2_codecs(void)
+{
+	/* Stateful and stateless formats alike; raw formats are no codec. */
+	g_assert_cmpstr(umms_v4l2_codec_name(0x34363248 /* H264 */), ==, "h264");
+	g_assert_cmpstr(umms_v4l2_codec_name(0x34363253 /* S264 */), ==, "h264");
+	g_assert_cmpstr(umms_v4l2_codec_name(0x54485746 /* FWHT */), ==, "fwht");
+	g_assert_cmpstr(umms_v4l2_codec_name(0x48574653 /* SFWH */), ==, "fwht");
+	g_assert_cmpstr(umms_v4l2_codec_name(0x30395056 /* VP90 */), ==, "vp9");
+	g_assert_null(umms_v4l2_codec_name(0x56595559 /* YUYV */));
+}
+
 int
 main(int argc, char *argv[])
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/resources/pool-counts", test_pool_counts);
+	g_test_add_func("/resources/v4l2-codecs", test_v4l2_codecs);
 	g_test_add_data_func("/resources/preempt-order", preempt_order, test_scenario);
 	g_test_add_data_func("/resources/restore-order", restore_order, test_scenario);
 	g_test_add_data_func("/resources/equal-ranks", equal_ranks, test_scenario);

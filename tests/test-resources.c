@@ -332,9 +332,12 @@ struct pool_case {
 static const struct pool_case pool_cases[] = {
 	/* Nothing found, nothing configured: no pools, so no hardware is plugged. */
 	{ NULL, NULL, NULL, NULL, "" },
-	/* NVDEC alone (no VA-API driver): one unit per element. */
-	{ NULL, NULL, "nvh264dec:h264:nvcodec,nvh265dec:hevc:nvcodec", NULL,
-		"decoder:h264=1(gstreamer) decoder:hevc=1(gstreamer)" },
+	/* NVDEC alone (no VA-API driver): one unit per plugin and codec. */
+	{ NULL, NULL, "nvh264dec:h264:nvcodec,nvh264sldec:h264:nvcodec,nvh265dec:hevc:nvcodec",
+		NULL, "decoder:h264=1(gstreamer) decoder:hevc=1(gstreamer)" },
+	/* Another vendor's plugin beside it, and an element of no plugin: one more each. */
+	{ NULL, NULL, "nvh264dec:h264:nvcodec,vendorh264dec:h264:vendor,mine:h264:", NULL,
+		"decoder:h264=3(gstreamer)" },
 	/* ... and decoders.h264=0: no pool for it, whatever was found. */
 	{ NULL, NULL, "nvh264dec:h264:nvcodec", "h264=0", "" },
 	/* VA-API's elements are VA-API's unit, not one more each. */

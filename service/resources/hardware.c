@@ -81,6 +81,7 @@ make_decoder_pool(struct umms_hardware *hw, struct umms_resources *r, const char
 	unsigned va_units = va ? 1 : 0, v4l2_units = umms_v4l2_probe_count(&hw->v4l2, codec);
 	unsigned va_elements = 0, v4l2_elements = 0, other_units = 0;
 	g_autoptr(GPtrArray) elements = g_ptr_array_new();
+	g_autoptr(GPtrArray) plugins = g_ptr_array_new();
 	g_autoptr(GPtrArray) devices = g_ptr_array_new();
 	for (guint i = 0; i < hw->elements->len; i++) {
 		const struct umms_engine_decoder *d = hw->elements->pdata[i];
@@ -88,12 +89,21 @@ make_decoder_pool(struct umms_hardware *hw, struct umms_resources *r, const char
 			continue;
 		g_ptr_array_add(elements, d->element);
 		const char *family = element_family(d);
-		if (!family)
+		/*
+		 * One unit per plugin and codec: NVDEC's nvh264dec and
+		 * nvh264sldec are one engine. An element no plugin registered
+		 * (the program's own) is one unit by itself.
+		 */
+		if (family) {
+			if (strcmp(family, "va-api") == 0)
+				va_elements++;
+			else
+				v4l2_elements++;
+		} else if (!*d->plugin || !g_ptr_array_find_with_equal_func(plugins, d->plugin,
+				g_str_equal, NULL)) {
 			other_units++;
-		else if (strcmp(family, "va-api") == 0)
-			va_elements++;
-		else
-			v4l2_elements++;
+			g_ptr_array_add(plugins, d->plugin);
+		}
 	}
 	/* Elements of a family whose probe found nothing (another device): one unit. */
 	if (!va_units && va_elements)

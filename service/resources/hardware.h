@@ -9,7 +9,9 @@
  *   video4linux2 plugin's elements are these), and every other element
  *   the engine lists as a hardware decoder (GStreamer: class Decoder and
  *   Hardware, such as NVDEC's nvh264dec), which nothing probes: one unit
- *   per element. The units add up; [resources] decoders.CODEC replaces
+ *   per plugin and codec (nvh264dec and nvh264sldec are one NVDEC), or
+ *   per element registered by no plugin. The units add up; [resources]
+ *   decoders.CODEC replaces
  *   the sum (0: no pool, so no hardware decoder of that codec is plugged).
  * - Capture devices (V4L2 VIDEO_CAPTURE: cameras, capture cards), one pool
  *   of one unit each ("capture:/dev/video0"), held by the player playing

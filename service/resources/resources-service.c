@@ -46,6 +46,7 @@ struct player_holder {
 	char *hardware_told;       /* what: codecs joined by ",", NULL: any */
 	bool busy;                 /* inside our own change: no recursion */
 	GSource *replug_idle;      /* a reopening for other decoders, due */
+	GSource *resume_idle;      /* playing again on a capture device given back, due */
 	bool reopening;            /* under way: what it holds or waits for stays */
 };
 
@@ -203,7 +204,9 @@ holder_lost(struct umms_resource_holder *base, const char *kind, const char *by)
 	struct player_holder *h = wl_container_of(base, h, base);
 	if (g_str_has_prefix(kind, "capture:")) {
 		/* Nothing stands in for a capture device: stopped until it is back. */
-		h->capture_playing = h->player->state == UMMS_PLAYER_PLAYING;
+		h->capture_playing = h->player->state == UMMS_PLAYER_PLAYING ||
+			h->resume_idle != NULL;
+		umms_source_clear(&h->resume_idle);
 		umms_player_stop(h->player, NULL, NULL, NULL);
 	} else {
 		/* Software decoding stands in: the player goes on. */
@@ -215,13 +218,29 @@ holder_lost(struct umms_resource_holder *base, const char *kind, const char *by)
 	wl_signal_emit_mutable(&h->player->events.resource, &event);
 }
 
+/*
+ * From the main loop, once the call that freed the device is over: the
+ * player that had it (being destroyed: its engine goes after its destroy
+ * signal) has closed it by then.
+ */
+static gboolean
+resume_cb(void *data)
+{
+	struct player_holder *h = data;
+	umms_source_forget(&h->resume_idle);
+	g_autoptr(GError) error = NULL;
+	if (!umms_player_play(h->player, NULL, NULL, &error))
+		umms_warn("resources: %s could not play again: %s", h->path, error->message);
+	return G_SOURCE_REMOVE;
+}
+
 static void
 holder_restored(struct umms_resource_holder *base, const char *kind)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
 	if (g_str_has_prefix(kind, "capture:")) {
-		if (h->capture_playing)
-			umms_player_play(h->player, NULL, NULL, NULL);
+		if (h->capture_playing && !h->resume_idle)
+			h->resume_idle = umms_source_idle(resume_cb, h);
 		h->capture_playing = false;
 	} else {
 		/* Hardware again: a software decoder running is replaced. */
@@ -378,6 +397,7 @@ holder_free(struct player_holder *h)
 {
 	umms_resources_forget(h->service->resources, &h->base);
 	umms_source_clear(&h->replug_idle);
+	umms_source_clear(&h->resume_idle);
 	h->player->uri_gate = NULL;
 	h->player->uri_gate_data = NULL;
 	wl_list_remove(&h->changed.link);

@@ -58,6 +58,7 @@ struct umms_engine_stats {
 	uint64_t presented;  /* video frames handed to the output on time */
 	uint64_t dropped;    /* frames dropped late, by the decoder or the output */
 	uint64_t copies;     /* frames copied on their way to the output */
+	uint64_t dmabuf;     /* frames handed on as the decoder's own dma-buf */
 };
 
 struct umms_engine;

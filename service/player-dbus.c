@@ -103,6 +103,7 @@ stats_variant(struct umms_player *player)
 	g_variant_dict_insert(&dict, "frames-presented", "t", stats.presented);
 	g_variant_dict_insert(&dict, "frames-dropped", "t", stats.dropped);
 	g_variant_dict_insert(&dict, "copies", "t", stats.copies);
+	g_variant_dict_insert(&dict, "frames-dmabuf", "t", stats.dmabuf);
 	g_variant_dict_insert(&dict, "frames-displayed", "t", player->frames_displayed);
 	g_variant_dict_insert(&dict, "frames-discarded", "t", player->frames_discarded);
 	g_variant_dict_insert(&dict, "display-latency", "x", player->display_latency_ns / 1000);

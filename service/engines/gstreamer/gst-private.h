@@ -93,6 +93,7 @@ struct gst_engine {
 	guint64 presented;
 	guint64 superseded;  /* presented, but replaced by a newer one before the main loop ran */
 	guint64 copies;                /* frames copied into memfd memory */
+	guint64 dmabuf_frames;         /* frames handed on as a decoder's dma-buf */
 	bool video_wanted;             /* someone shows frames: build them */
 	char **hardware_codecs;        /* hardware decoders allowed for these; NULL: any */
 

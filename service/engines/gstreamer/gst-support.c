@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <gst/app/app.h>
 #include <gst/pbutils/pbutils.h>
 
 #include "error.h"
@@ -356,6 +357,44 @@ gst_support_set_hardware_codecs(struct gst_engine *engine, const char *const *co
 	g_mutex_unlock(&engine->lock);
 }
 
+/*
+ * Streaming thread: what a V4L2 decoder may output, answered from
+ * downstream, with the format our sink is set to first. GStreamer 1.22's
+ * v4l2 decoders take the first format downstream accepts in the order of
+ * their own list, not the format the stream decodes to: downstream of
+ * playsink's converter accepts anything, so vicodec was asked for YUY2 of
+ * an RGB stream, refused it with a new source change, and the two went
+ * round for ever (and a decoder given a format it cannot fill converts, or
+ * is converted after, in a copy). The sink's format is the one the output
+ * takes as it is; first in the answer, the decoder picks it where it can.
+ */
+static GstPadProbeReturn
+decoder_output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	struct gst_engine *engine = data;
+	GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+	if (GST_QUERY_TYPE(query) != GST_QUERY_CAPS || !(info->type & GST_PAD_PROBE_TYPE_PULL))
+		return GST_PAD_PROBE_OK;
+	GstCaps *result = NULL;
+	gst_query_parse_caps_result(query, &result);
+	GstCaps *wanted = gst_app_sink_get_caps(GST_APP_SINK(engine->video_sink));
+	if (!result || !wanted) {
+		if (wanted)
+			gst_caps_unref(wanted);
+		return GST_PAD_PROBE_OK;
+	}
+	GstCaps *first = gst_caps_intersect_full(wanted, result, GST_CAPS_INTERSECT_FIRST);
+	gst_caps_unref(wanted);
+	if (gst_caps_is_empty(first)) {
+		gst_caps_unref(first);
+		return GST_PAD_PROBE_OK;
+	}
+	GstCaps *ordered = gst_caps_merge(first, gst_caps_ref(result));
+	gst_query_set_caps_result(query, ordered);
+	gst_caps_unref(ordered);
+	return GST_PAD_PROBE_OK;
+}
+
 /* Streaming thread: an element appeared somewhere inside playbin. */
 static void
 element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer data)
@@ -394,10 +433,22 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 	}
 	if (!strstr(klass, "Video"))
 		return;
+	/*
+	 * A V4L2 decoder (v4l2*dec) left to itself decodes into MMAP buffers
+	 * that are no dma-buf: they would be copied, by it into our memfd pool
+	 * or by us. Exported as dma-buf (VIDIOC_EXPBUF), its own buffers go
+	 * to the screen as they are.
+	 */
+	bool v4l2 = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "capture-io-mode");
+	if (v4l2)
+		gst_util_set_object_arg(G_OBJECT(element), "capture-io-mode", "dmabuf");
 	GstPad *src = gst_element_get_static_pad(element, "src");
 	if (src) {
 		gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
 			decoded_probe, engine, NULL);
+		if (v4l2)
+			gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+				GST_PAD_PROBE_TYPE_PULL, decoder_output_probe, engine, NULL);
 		gst_object_unref(src);
 	}
 	g_mutex_lock(&engine->lock);
@@ -468,6 +519,7 @@ gst_support_reset_stats(struct gst_engine *engine)
 	engine->presented = 0;
 	engine->superseded = 0;
 	engine->copies = 0;
+	engine->dmabuf_frames = 0;
 	g_mutex_unlock(&engine->lock);
 	g_hash_table_remove_all(engine->qos_dropped);
 }
@@ -483,6 +535,7 @@ gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats
 		engine->presented - engine->superseded : 0;
 	stats->dropped = engine->superseded;
 	stats->copies = engine->copies;
+	stats->dmabuf = engine->dmabuf_frames;
 	g_mutex_unlock(&engine->lock);
 
 	GHashTableIter iter;

@@ -426,6 +426,11 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 	}
 	frame->sample = sample;
 	frame->base.format = frame->base.kind == UMMS_FRAME_MEMFD ? shm : drm;
+	if (frame->base.kind == UMMS_FRAME_DMABUF) {
+		g_mutex_lock(&engine->lock);
+		engine->dmabuf_frames++;
+		g_mutex_unlock(&engine->lock);
+	}
 
 	/*
 	 * When it is due on screen: the system clock is CLOCK_MONOTONIC, as

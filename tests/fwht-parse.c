@@ -1,0 +1,159 @@
+/*
+ * A test-only GStreamer plugin for raw FWHT streams, the format of vicodec
+ * (Linux's virtual V4L2 codec): what v4l2fwhtenc writes to a file, with no
+ * container. GStreamer 1.22 has neither a typefinder nor a parser for it,
+ * so decodebin could not plug v4l2fwhtdec on such a file.
+ *
+ * Each frame is a header (vicodec's struct fwht_cframe_hdr: two magic
+ * words, then big-endian version, width, height, flags, colour fields and
+ * the size of the compressed data after the header) and its data. The
+ * typefinder knows the stream by the magic; the parser cuts it into frames
+ * and says video/x-fwht with the header's size and a fixed frame rate
+ * (the stream carries none), as v4l2fwhtdec takes it.
+ */
+#include <gst/base/base.h>
+
+#include "fwht-parse.h"
+
+#define HEADER_SIZE 44u /* 11 32-bit words */
+#define MAGIC1 0x4f4f4f4fu
+#define MAGIC2 0xffffffffu
+#define FLAG_PCODED 1u  /* a frame predicted from the one before */
+#define MAX_FRAME (64u << 20)
+
+static bool
+is_header(const guint8 *data)
+{
+	return GST_READ_UINT32_BE(data) == MAGIC1 && GST_READ_UINT32_BE(data + 4) == MAGIC2;
+}
+
+static void
+fwht_typefind(GstTypeFind *find, gpointer data)
+{
+	const guint8 *header = gst_type_find_peek(find, 0, HEADER_SIZE);
+	if (!header || !is_header(header))
+		return;
+	guint32 width = GST_READ_UINT32_BE(header + 12);
+	guint32 height = GST_READ_UINT32_BE(header + 16);
+	if (width == 0 || height == 0)
+		return;
+	gst_type_find_suggest_simple(find, GST_TYPE_FIND_MAXIMUM, "video/x-fwht",
+		"width", G_TYPE_INT, (int)width, "height", G_TYPE_INT, (int)height, NULL);
+}
+
+typedef struct {
+	GstBaseParse parent;
+	guint32 width, height;
+} UmmsFwhtParse;
+
+typedef struct {
+	GstBaseParseClass parent_class;
+} UmmsFwhtParseClass;
+
+static GType umms_fwht_parse_get_type(void);
+G_DEFINE_TYPE(UmmsFwhtParse, umms_fwht_parse, GST_TYPE_BASE_PARSE)
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK,
+	GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-fwht"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC,
+	GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-fwht, parsed = (boolean) true"));
+
+static gboolean
+fwht_parse_start(GstBaseParse *parse)
+{
+	UmmsFwhtParse *self = (UmmsFwhtParse *)parse;
+	self->width = self->height = 0;
+	gst_base_parse_set_min_frame_size(parse, HEADER_SIZE);
+	gst_base_parse_set_frame_rate(parse, UMMS_TEST_FWHT_FPS, 1, 0, 0);
+	gst_base_parse_set_syncable(parse, TRUE);
+	return TRUE;
+}
+
+static GstFlowReturn
+fwht_parse_handle_frame(GstBaseParse *parse, GstBaseParseFrame *frame, gint *skip)
+{
+	UmmsFwhtParse *self = (UmmsFwhtParse *)parse;
+	GstMapInfo map;
+	if (!gst_buffer_map(frame->buffer, &map, GST_MAP_READ))
+		return GST_FLOW_ERROR;
+	GstFlowReturn ret = GST_FLOW_OK;
+	/* Not at a header: skip to the next one that may start. */
+	gsize at = 0;
+	while (at + 8 <= map.size && !is_header(map.data + at))
+		at++;
+	if (at > 0) {
+		*skip = (gint)at;
+		goto out;
+	}
+	if (map.size < HEADER_SIZE)
+		goto out;
+	guint32 width = GST_READ_UINT32_BE(map.data + 12);
+	guint32 height = GST_READ_UINT32_BE(map.data + 16);
+	guint32 flags = GST_READ_UINT32_BE(map.data + 20);
+	guint32 size = GST_READ_UINT32_BE(map.data + 40);
+	if (size > MAX_FRAME || width == 0 || height == 0) {
+		*skip = 1;
+		goto out;
+	}
+	if (map.size < HEADER_SIZE + size) {
+		gst_base_parse_set_min_frame_size(parse, HEADER_SIZE + size);
+		goto out;
+	}
+	gst_base_parse_set_min_frame_size(parse, HEADER_SIZE);
+	if (width != self->width || height != self->height) {
+		self->width = width;
+		self->height = height;
+		GstCaps *caps = gst_caps_new_simple("video/x-fwht", "parsed", G_TYPE_BOOLEAN, TRUE,
+			"width", G_TYPE_INT, (int)width, "height", G_TYPE_INT, (int)height,
+			"framerate", GST_TYPE_FRACTION, UMMS_TEST_FWHT_FPS, 1, NULL);
+		gst_pad_set_caps(GST_BASE_PARSE_SRC_PAD(parse), caps);
+		gst_caps_unref(caps);
+	}
+	if (flags & FLAG_PCODED)
+		GST_BUFFER_FLAG_SET(frame->buffer, GST_BUFFER_FLAG_DELTA_UNIT);
+	else
+		GST_BUFFER_FLAG_UNSET(frame->buffer, GST_BUFFER_FLAG_DELTA_UNIT);
+	gst_buffer_unmap(frame->buffer, &map);
+	return gst_base_parse_finish_frame(parse, frame, (gint)(HEADER_SIZE + size));
+out:
+	gst_buffer_unmap(frame->buffer, &map);
+	return ret;
+}
+
+static void
+umms_fwht_parse_class_init(UmmsFwhtParseClass *klass)
+{
+	GstElementClass *element = GST_ELEMENT_CLASS(klass);
+	GstBaseParseClass *parse = GST_BASE_PARSE_CLASS(klass);
+	gst_element_class_add_static_pad_template(element, &sink_template);
+	gst_element_class_add_static_pad_template(element, &src_template);
+	gst_element_class_set_static_metadata(element, "FWHT parser (umms tests)",
+		"Codec/Parser/Video", "Frames a raw vicodec FWHT stream", "umms");
+	parse->start = fwht_parse_start;
+	parse->handle_frame = fwht_parse_handle_frame;
+}
+
+static void
+umms_fwht_parse_init(UmmsFwhtParse *self)
+{
+}
+
+static gboolean
+plugin_init(GstPlugin *plugin)
+{
+	GstCaps *caps = gst_caps_new_empty_simple("video/x-fwht");
+	gboolean ok = gst_type_find_register(plugin, "umms-fwht", GST_RANK_PRIMARY, fwht_typefind,
+		"fwht", caps, NULL, NULL);
+	gst_caps_unref(caps);
+	/* Above v4l2fwhtdec (primary + 1): decodebin frames the stream first. */
+	return ok && gst_element_register(plugin, "ummsfwhtparse", GST_RANK_PRIMARY + 2,
+		umms_fwht_parse_get_type());
+}
+
+bool
+umms_test_fwht_register(void)
+{
+	return gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "ummsfwht",
+		"Raw FWHT streams (umms tests only)", plugin_init, "1.0", "LGPL", "umms", "umms",
+		"https://example.invalid/umms");
+}

@@ -1,0 +1,18 @@
+/*
+ * A test-only GStreamer plugin for raw FWHT streams (vicodec's format): a
+ * typefinder and a parser, so decodebin plugs v4l2fwhtdec on a file
+ * v4l2fwhtenc wrote. Registered in the test program's own process, where
+ * ummsd runs in-process.
+ */
+#ifndef UMMS_TESTS_FWHT_PARSE_H
+#define UMMS_TESTS_FWHT_PARSE_H
+
+#include <stdbool.h>
+
+/* The frame rate the parser gives a raw stream (it carries none). */
+#define UMMS_TEST_FWHT_FPS 10
+
+/* Registers the plugin (after gst_init); false if GStreamer refused it. */
+bool umms_test_fwht_register(void);
+
+#endif

@@ -21,10 +21,17 @@
 #define FLAG_PCODED 1u  /* a frame predicted from the one before */
 #define MAX_FRAME (64u << 20)
 
+/* Byte by byte: headers in the stream need not be aligned. */
+static guint32
+read_be32(const guint8 *data)
+{
+	return (guint32)data[0] << 24 | (guint32)data[1] << 16 | (guint32)data[2] << 8 | data[3];
+}
+
 static bool
 is_header(const guint8 *data)
 {
-	return GST_READ_UINT32_BE(data) == MAGIC1 && GST_READ_UINT32_BE(data + 4) == MAGIC2;
+	return read_be32(data) == MAGIC1 && read_be32(data + 4) == MAGIC2;
 }
 
 static void
@@ -33,8 +40,8 @@ fwht_typefind(GstTypeFind *find, gpointer data)
 	const guint8 *header = gst_type_find_peek(find, 0, HEADER_SIZE);
 	if (!header || !is_header(header))
 		return;
-	guint32 width = GST_READ_UINT32_BE(header + 12);
-	guint32 height = GST_READ_UINT32_BE(header + 16);
+	guint32 width = read_be32(header + 12);
+	guint32 height = read_be32(header + 16);
 	if (width == 0 || height == 0)
 		return;
 	gst_type_find_suggest_simple(find, GST_TYPE_FIND_MAXIMUM, "video/x-fwht",
@@ -87,10 +94,10 @@ fwht_parse_handle_frame(GstBaseParse *parse, GstBaseParseFrame *frame, gint *ski
 	}
 	if (map.size < HEADER_SIZE)
 		goto out;
-	guint32 width = GST_READ_UINT32_BE(map.data + 12);
-	guint32 height = GST_READ_UINT32_BE(map.data + 16);
-	guint32 flags = GST_READ_UINT32_BE(map.data + 20);
-	guint32 size = GST_READ_UINT32_BE(map.data + 40);
+	guint32 width = read_be32(map.data + 12);
+	guint32 height = read_be32(map.data + 16);
+	guint32 flags = read_be32(map.data + 20);
+	guint32 size = read_be32(map.data + 40);
 	if (size > MAX_FRAME || width == 0 || height == 0) {
 		*skip = 1;
 		goto out;

@@ -97,8 +97,9 @@ video_plane_type(struct umms_test *t)
 	return g_strdup("");
 }
 
+/* The bars, the picture's @w x @h at (@x0, @y0) on the screen; black around it. */
 static void
-assert_bars(struct umms_test *t, const char *what)
+assert_bars(struct umms_test *t, const char *what, int x0, int y0, int w, int h)
 {
 	g_autofree char *png = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
@@ -106,11 +107,10 @@ assert_bars(struct umms_test *t, const char *what)
 	struct umms_test_image *image = umms_test_image_load(png);
 	g_assert_cmpint(umms_test_image_width(image), ==, W);
 	g_assert_cmpint(umms_test_image_height(image), ==, H);
-	int x0 = (W - CLIP_W) / 2, y0 = (H - CLIP_H) / 2;
-	/* The middle of each bar, at three heights; black around the picture. */
+	/* The middle of each bar, at three heights. */
 	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
-		int x = x0 + (int)(CLIP_W * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
-		for (int y = y0 + 4; y < y0 + CLIP_H; y += CLIP_H / 2 - 4)
+		int x = x0 + (int)(w * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
+		for (int y = y0 + 4; y < y0 + h; y += h / 2 - 4)
 			umms_test_image_assert_pixel(image, x, y, bars[i], 16, what);
 	}
 	umms_test_image_assert_pixel(image, x0 + 4, y0 - 1, 0x000000, 0, what);
@@ -118,19 +118,29 @@ assert_bars(struct umms_test *t, const char *what)
 	umms_test_image_free(image);
 }
 
-static void
-test_overlay(struct umms_test *t, gconstpointer data)
+/*
+ * ummsd on the screen with @settings, the clip playing past 1 s; asserts
+ * the V4L2 decoder, its frames as dma-buf, the rung, no copy.
+ */
+static char *
+play(struct umms_test *t, const char *clip, const char *settings, const char *rung)
 {
-	const char *clip = data;
-	const char *const overrides[] = { "display.enabled=true", "video.enabled=false",
-		"display.margins=0", "display.zoom=none", "engine.open-timeout=120000",
-		"engine.answer-timeout=120000", NULL };
-	umms_test_restart(t, overrides);
+	g_auto(GStrv) set = g_strsplit(settings, " ", -1);
+	GPtrArray *overrides = g_ptr_array_new();
+	const char *const common[] = { "display.enabled=true", "video.enabled=false",
+		"engine.open-timeout=120000", "engine.answer-timeout=120000" };
+	for (size_t i = 0; i < G_N_ELEMENTS(common); i++)
+		g_ptr_array_add(overrides, (gpointer)common[i]);
+	for (char **s = set; *s; s++)
+		g_ptr_array_add(overrides, *s);
+	g_ptr_array_add(overrides, NULL);
+	umms_test_restart(t, (const char *const *)overrides->pdata);
+	g_ptr_array_free(overrides, TRUE);
 	/*
 	 * On the screen before it opens: the decoder then negotiates the one
-	 * format the plane scans out (XRGB8888), which is the stream's own.
+	 * format the screen takes as it is (XRGB8888), which is the stream's own.
 	 */
-	g_autofree char *path = umms_test_create_player(t->bus, NULL);
+	char *path = umms_test_create_player(t->bus, NULL);
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
 		g_variant_new("(o)", path));
 	g_autofree char *uri = g_filename_to_uri(clip, NULL, NULL);
@@ -140,23 +150,32 @@ test_overlay(struct umms_test *t, gconstpointer data)
 
 	g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
 	g_autoptr(GVariant) rung_v = display_get(t, "VideoPath");
-	g_autofree char *plane = video_plane_type(t);
 	g_autoptr(GVariant) copies_v = display_get(t, "Copies");
-	g_test_message("decoder %s, video path %s on a %s plane; display copies %" G_GUINT64_FORMAT
+	g_test_message("decoder %s, video path %s; display copies %" G_GUINT64_FORMAT
 		", engine copies %" G_GUINT64_FORMAT ", frames as dma-buf %" G_GUINT64_FORMAT
-		", displayed %" G_GUINT64_FORMAT, decoder, g_variant_get_string(rung_v, NULL), plane,
+		", displayed %" G_GUINT64_FORMAT, decoder, g_variant_get_string(rung_v, NULL),
 		g_variant_get_uint64(copies_v), stat_of(t, path, "copies"),
 		stat_of(t, path, "frames-dmabuf"), stat_of(t, path, "frames-displayed"));
 	g_assert_true(g_str_has_prefix(decoder, "v4l2fwhtdec (hardware"));
-	g_assert_cmpstr(g_variant_get_string(rung_v, NULL), ==, "overlay");
-	g_assert_cmpstr(plane, ==, "overlay");
+	g_assert_cmpstr(g_variant_get_string(rung_v, NULL), ==, rung);
 	g_assert_cmpuint(g_variant_get_uint64(copies_v), ==, 0);
 	g_assert_cmpuint(stat_of(t, path, "copies"), ==, 0);
 	g_assert_cmpuint(stat_of(t, path, "frames-dmabuf"), >, 0);
 	g_assert_cmpuint(stat_of(t, path, "frames-displayed"), >, 0);
-	assert_bars(t, "playing");
+	return path;
+}
+
+static void
+test_overlay(struct umms_test *t, gconstpointer data)
+{
+	/* At its own size: the decoder's buffer scanned out on an overlay plane. */
+	g_autofree char *path = play(t, data, "display.margins=0 display.zoom=none", "overlay");
+	g_autofree char *plane = video_plane_type(t);
+	g_assert_cmpstr(plane, ==, "overlay");
+	int x0 = (W - CLIP_W) / 2, y0 = (H - CLIP_H) / 2;
+	assert_bars(t, "overlay-playing", x0, y0, CLIP_W, CLIP_H);
 	umms_test_player_do(t->bus, path, "Pause", NULL);
-	assert_bars(t, "paused");
+	assert_bars(t, "overlay-paused", x0, y0, CLIP_W, CLIP_H);
 }
 
 /*

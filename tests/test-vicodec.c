@@ -178,6 +178,20 @@ test_overlay(struct umms_test *t, gconstpointer data)
 	assert_bars(t, "overlay-paused", x0, y0, CLIP_W, CLIP_H);
 }
 
+static void
+test_composited(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * Scaled 1.5x into 32,24 px margins (vkms cannot scale a plane): drawn
+	 * into the primary plane by pixman, which maps the decoder's dma-buf
+	 * and reads it in place. (gles2 on vkms's GBM device, llvmpipe, crashes
+	 * in llvmpipe's own code reading the imported vicodec buffer.)
+	 */
+	g_autofree char *path = play(t, data,
+		"display.margins=32,24 display.zoom=letterbox display.renderer=pixman", "composited");
+	assert_bars(t, "composited", 32, 24, W - 64, H - 48);
+}
+
 /*
  * vicodec answers the frames queued before its first source change with no
  * picture (the stream's first frames are not shown), and GStreamer 1.22's
@@ -216,5 +230,7 @@ main(int argc, char *argv[])
 	g_autofree char *clip = make_clip();
 	g_test_add("/vicodec/overlay", struct umms_test, clip, umms_test_setup, test_overlay,
 		umms_test_teardown);
+	g_test_add("/vicodec/composited", struct umms_test, clip, umms_test_setup,
+		test_composited, umms_test_teardown);
 	return g_test_run();
 }

@@ -724,3 +724,36 @@ umms_test_free_udp_port(void)
 	g_autoptr(GSocketAddress) bound = g_socket_get_local_address(s, NULL);
 	return g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
 }
+
+char *
+umms_test_pool_names(GVariant *pool, const char *field)
+{
+	g_autoptr(GVariant) list = g_variant_lookup_value(pool, field, NULL);
+	GString *out = g_string_new(NULL);
+	for (gsize i = 0; list && i < g_variant_n_children(list); i++) {
+		const char *name, *priority;
+		g_variant_get_child(list, i, "(&s&s)", &name, &priority);
+		g_string_append_printf(out, "%s%s", i ? "," : "", name);
+	}
+	return g_string_free(out, FALSE);
+}
+
+char *
+umms_test_video_plane_type(GDBusConnection *bus)
+{
+	g_autoptr(GVariant) planes = umms_test_get(bus, "/org/umms/display/0",
+		"org.umms.Display1", "Planes");
+	GVariantIter iter;
+	GVariant *plane;
+	g_variant_iter_init(&iter, planes);
+	while ((plane = g_variant_iter_next_value(&iter))) {
+		const char *use = NULL, *type = NULL;
+		g_variant_lookup(plane, "use", "&s", &use);
+		g_variant_lookup(plane, "type", "&s", &type);
+		char *found = use && strcmp(use, "video") == 0 ? g_strdup(type) : NULL;
+		g_variant_unref(plane);
+		if (found)
+			return found;
+	}
+	return g_strdup("");
+}

@@ -101,6 +101,10 @@ char *umms_test_create_player(GDBusConnection *bus, const char *options);
 /* Creates a player and opens @clip in it (SetUri). */
 char *umms_test_open(GDBusConnection *bus, const char *clip);
 
+/* "a,b": the object paths in a Resources1 pool's @field ("holders", "waiting"). */
+char *umms_test_pool_names(GVariant *pool, const char *field);
+/* The type of the plane Display1.Planes says shows the video; "" if none. */
+char *umms_test_video_plane_type(GDBusConnection *bus);
 GVariant *umms_test_get(GDBusConnection *bus, const char *path, const char *iface,
 	const char *property);
 int64_t umms_test_get_int64(GDBusConnection *bus, const char *path, const char *property);

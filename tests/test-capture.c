@@ -49,14 +49,7 @@ static char *
 holders(struct umms_test *t, const char *field)
 {
 	g_autoptr(GVariant) p = vivid_pool(t);
-	g_autoptr(GVariant) list = g_variant_lookup_value(p, field, NULL);
-	GString *out = g_string_new(NULL);
-	for (gsize i = 0; i < g_variant_n_children(list); i++) {
-		const char *name, *priority;
-		g_variant_get_child(list, i, "(&s&s)", &name, &priority);
-		g_string_append_printf(out, "%s%s", i ? "," : "", name);
-	}
-	return g_string_free(out, FALSE);
+	return umms_test_pool_names(p, field);
 }
 
 static void

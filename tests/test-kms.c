@@ -133,20 +133,7 @@ display_copies(struct umms_test *t)
 static char *
 video_plane_type(struct umms_test *t)
 {
-	g_autoptr(GVariant) planes = display_get(t, "Planes");
-	GVariantIter iter;
-	GVariant *plane;
-	g_variant_iter_init(&iter, planes);
-	while ((plane = g_variant_iter_next_value(&iter))) {
-		const char *use = NULL, *type = NULL;
-		g_variant_lookup(plane, "use", "&s", &use);
-		g_variant_lookup(plane, "type", "&s", &type);
-		char *found = use && strcmp(use, "video") == 0 ? g_strdup(type) : NULL;
-		g_variant_unref(plane);
-		if (found)
-			return found;
-	}
-	return g_strdup("");
+	return umms_test_video_plane_type(t->bus);
 }
 
 static void

@@ -184,35 +184,36 @@ test_live(struct umms_test *t, gconstpointer data)
 }
 
 /*
- * The sender restarts mid-recording (a head-end restart, a switched
- * encoder): the stream's timestamps start over. Muxers refuse time that
- * goes backwards (mpegtsmux ends the whole recording: "Timestamping error
- * on input streams"); the recording must go on over the gap instead,
- * into .ts and .mkv alike.
+ * A live source that misbehaves while recorded, into .ts and .mkv: the
+ * recording must complete without an error and play. @disturb acts on the
+ * running sender, after @after_ms (0: right away).
  */
 static void
-test_source_restart(struct umms_test *t, gconstpointer data)
+record_disturbed(struct umms_test *t, const char *stem, unsigned after_ms,
+	void (*disturb)(struct live *live))
 {
-	fresh(t, "source-restart");
-	const char *const names[] = { "restart.ts", "restart.mkv" };
-	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+	const char *const containers[][2] = { { "ts", "mpegts" }, { "mkv", "matroska" } };
+	for (size_t i = 0; i < G_N_ELEMENTS(containers); i++) {
 		struct live live;
 		live_start(&live);
+		if (!after_ms)
+			disturb(&live);
 		g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
+		g_autofree char *name = g_strdup_printf("%s.%s", stem, containers[i][0]);
 		GVariantDict options;
 		g_variant_dict_init(&options, NULL);
 		g_variant_dict_insert(&options, "duration", "x", US(7));
-		g_autofree char *rec = record(t, uri, names[i], g_variant_dict_end(&options));
-		umms_test_sleep(3000);
-		umms_test_live_udp_stop(live.pipeline);
-		umms_test_sleep(200);
-		live.pipeline = umms_test_live_udp_start(live.port, 5, NULL);
+		g_autofree char *rec = record(t, uri, name, g_variant_dict_end(&options));
+		if (after_ms) {
+			umms_test_sleep(after_ms);
+			disturb(&live);
+		}
 		wait_state(t, rec, "completed", 20000);
 		g_autofree char *file = rec_string(t, rec, "Destination");
 		g_autofree char *error = rec_string(t, rec, "Error");
-		g_test_message("%s: completed, error '%s'", names[i], error);
+		g_test_message("%s: completed, error '%s'", name, error);
 		g_assert_cmpstr(error, ==, "");
-		assert_plays_within(t, file, 3, 8.5, i == 0 ? "mpegts" : "matroska");
+		assert_plays_within(t, file, 3, 8.5, containers[i][1]);
 		live_stop(&live);
 	}
 }
@@ -225,35 +226,44 @@ lose_packets(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		GST_PAD_PROBE_OK;
 }
 
+/* One UDP packet in 20 lost on the way. */
+static void
+make_lossy(struct live *live)
+{
+	GstIterator *sinks = gst_bin_iterate_sinks(GST_BIN(live->pipeline));
+	GValue item = G_VALUE_INIT;
+	g_assert_cmpint(gst_iterator_next(sinks, &item), ==, GST_ITERATOR_OK);
+	GstPad *pad = gst_element_get_static_pad(g_value_get_object(&item), "sink");
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, lose_packets, GUINT_TO_POINTER(20), NULL);
+	gst_object_unref(pad);
+	g_value_unset(&item);
+	gst_iterator_free(sinks);
+}
+
+/*
+ * The sender restarts (a head-end restart, a switched encoder): the
+ * stream's timestamps start over, and muxers refuse time that goes back.
+ */
+static void
+restart_sender(struct live *live)
+{
+	umms_test_live_udp_stop(live->pipeline);
+	umms_test_sleep(200);
+	live->pipeline = umms_test_live_udp_start(live->port, 5, NULL);
+}
+
+static void
+test_source_restart(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "source-restart");
+	record_disturbed(t, "restart", 3000, restart_sender);
+}
+
 static void
 test_lossy(struct umms_test *t, gconstpointer data)
 {
 	fresh(t, "lossy");
-	const char *const names[] = { "lossy.ts", "lossy.mkv" };
-	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-		struct live live;
-		live_start(&live);
-		GstIterator *sinks = gst_bin_iterate_sinks(GST_BIN(live.pipeline));
-		GValue item = G_VALUE_INIT;
-		g_assert_cmpint(gst_iterator_next(sinks, &item), ==, GST_ITERATOR_OK);
-		GstPad *pad = gst_element_get_static_pad(g_value_get_object(&item), "sink");
-		gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, lose_packets, GUINT_TO_POINTER(20), NULL);
-		gst_object_unref(pad);
-		g_value_unset(&item);
-		gst_iterator_free(sinks);
-		g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
-		GVariantDict options;
-		g_variant_dict_init(&options, NULL);
-		g_variant_dict_insert(&options, "duration", "x", US(7));
-		g_autofree char *rec = record(t, uri, names[i], g_variant_dict_end(&options));
-		wait_state(t, rec, "completed", 20000);
-		g_autofree char *file = rec_string(t, rec, "Destination");
-		g_autofree char *error = rec_string(t, rec, "Error");
-		g_test_message("%s: completed, error '%s'", names[i], error);
-		g_assert_cmpstr(error, ==, "");
-		assert_plays_within(t, file, 3, 8.5, i == 0 ? "mpegts" : "matroska");
-		live_stop(&live);
-	}
+	record_disturbed(t, "lossy", 0, make_lossy);
 }
 
 static void

@@ -757,3 +757,19 @@ umms_test_video_plane_type(GDBusConnection *bus)
 	}
 	return g_strdup("");
 }
+
+void
+umms_test_wait_pool_holders(struct umms_test *t, GVariant *(*pool)(struct umms_test *t),
+	const char *what, const char *want, unsigned timeout_ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	for (;;) {
+		g_autoptr(GVariant) p = pool(t);
+		g_autofree char *now = umms_test_pool_names(p, "holders");
+		if (strcmp(now, want) == 0)
+			return;
+		if (g_get_monotonic_time() > end)
+			g_error("%s held by \"%s\", not \"%s\"", what, now, want);
+		umms_test_sleep(25);
+	}
+}

@@ -103,6 +103,12 @@ char *umms_test_open(GDBusConnection *bus, const char *clip);
 
 /* "a,b": the object paths in a Resources1 pool's @field ("holders", "waiting"). */
 char *umms_test_pool_names(GVariant *pool, const char *field);
+/*
+ * Waits until @pool (a Resources1 pool, looked up anew each time) names
+ * @want ("a,b") as its holders; fails naming @what after @timeout_ms.
+ */
+void umms_test_wait_pool_holders(struct umms_test *t, GVariant *(*pool)(struct umms_test *t),
+	const char *what, const char *want, unsigned timeout_ms);
 /* The type of the plane Display1.Planes says shows the video; "" if none. */
 char *umms_test_video_plane_type(GDBusConnection *bus);
 GVariant *umms_test_get(GDBusConnection *bus, const char *path, const char *iface,

@@ -45,24 +45,10 @@ vivid_uri(struct umms_test *t)
 	return g_strdup_printf("v4l2://%s", device);
 }
 
-static char *
-holders(struct umms_test *t, const char *field)
-{
-	g_autoptr(GVariant) p = vivid_pool(t);
-	return umms_test_pool_names(p, field);
-}
-
 static void
 wait_holders(struct umms_test *t, const char *want)
 {
-	for (int i = 0; i < 400; i++) {
-		g_autofree char *now = holders(t, "holders");
-		if (strcmp(now, want) == 0)
-			return;
-		umms_test_sleep(25);
-	}
-	g_autofree char *now = holders(t, "holders");
-	g_error("vivid held by \"%s\", not \"%s\"", now, want);
+	umms_test_wait_pool_holders(t, vivid_pool, "vivid", want, 10000);
 }
 
 static guint64

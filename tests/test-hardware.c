@@ -114,17 +114,16 @@ who(struct umms_test *t, const char *field)
 	return umms_test_pool_names(p, field);
 }
 
+static GVariant *
+h264_pool(struct umms_test *t)
+{
+	return pool(t, "Decoders", "decoder:h264");
+}
+
 static void
 wait_holders(struct umms_test *t, const char *want)
 {
-	for (int i = 0; i < 200; i++) {
-		g_autofree char *now = who(t, "holders");
-		if (strcmp(now, want) == 0)
-			return;
-		umms_test_sleep(25);
-	}
-	g_autofree char *now = who(t, "holders");
-	g_error("decoder:h264 held by \"%s\", not \"%s\"", now, want);
+	umms_test_wait_pool_holders(t, h264_pool, "decoder:h264", want, 5000);
 }
 
 static char *

@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -772,4 +773,27 @@ umms_test_wait_pool_holders(struct umms_test *t, GVariant *(*pool)(struct umms_t
 			g_error("%s held by \"%s\", not \"%s\"", what, now, want);
 		umms_test_sleep(25);
 	}
+}
+
+char *
+umms_test_ummsctl(const char *first, ...)
+{
+	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(argv, g_strdup(umms_test_program("ummsctl")));
+	va_list ap;
+	va_start(ap, first);
+	for (const char *arg = first; arg; arg = va_arg(ap, const char *))
+		g_ptr_array_add(argv, g_strdup(arg));
+	va_end(ap);
+	g_ptr_array_add(argv, NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) ctl = g_subprocess_newv((const char *const *)argv->pdata,
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+	g_assert_no_error(error);
+	char *out = NULL;
+	g_subprocess_communicate_utf8(ctl, NULL, NULL, &out, NULL, &error);
+	g_assert_no_error(error);
+	g_test_message("%s", out);
+	g_assert_cmpint(g_subprocess_get_exit_status(ctl), ==, 0);
+	return out;
 }

@@ -71,6 +71,11 @@ void umms_test_service_stop(struct umms_test_service *service);
 GSubprocess *umms_test_spawn_ummsd(const char *const *extra_args);
 /* Waits until org.umms.Service1 has an owner (or @present false: none). */
 void umms_test_wait_name(GDBusConnection *bus, const char *name, bool present);
+/*
+ * Runs ummsctl with the NULL-terminated arguments against the test's bus
+ * (its environment), asserts it exits 0 and returns what it printed.
+ */
+char *umms_test_ummsctl(const char *first, ...) G_GNUC_NULL_TERMINATED;
 /* Path of a program built by this project (ummsd, ummsctl). */
 const char *umms_test_program(const char *name);
 /* The build and source folders of the project. */

@@ -113,15 +113,7 @@ test_listed(struct umms_test *t, gconstpointer data)
 	g_assert_true(g_strv_contains(formats, "YUYV"));
 	g_assert_true(g_strv_contains(sizes, "1280x720"));
 
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) ctl = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-		umms_test_program("ummsctl"), "resources", NULL);
-	g_assert_no_error(error);
-	g_autofree char *out = NULL;
-	g_subprocess_communicate_utf8(ctl, NULL, NULL, &out, NULL, &error);
-	g_assert_no_error(error);
-	g_test_message("%s", out);
-	g_assert_cmpint(g_subprocess_get_exit_status(ctl), ==, 0);
+	g_autofree char *out = umms_test_ummsctl("resources", NULL);
 	g_assert_nonnull(strstr(out, kind));
 	g_assert_nonnull(strstr(out, "name: vivid"));
 	g_assert_nonnull(strstr(out, "formats: "));

@@ -177,15 +177,7 @@ test_table(struct umms_test *t, gconstpointer data)
 	g_autofree char *path = player(t, "foreground");
 	umms_test_player_do(t->bus, path, "Play", NULL);
 	wait_holders(t, path);
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) ctl = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-		umms_test_program("ummsctl"), "resources", NULL);
-	g_assert_no_error(error);
-	g_autofree char *out = NULL;
-	g_subprocess_communicate_utf8(ctl, NULL, NULL, &out, NULL, &error);
-	g_assert_no_error(error);
-	g_test_message("%s", out);
-	g_assert_cmpint(g_subprocess_get_exit_status(ctl), ==, 0);
+	g_autofree char *out = umms_test_ummsctl("resources", NULL);
 	g_autofree char *line = g_strdup_printf("%s (foreground) / -", path);
 	g_assert_nonnull(strstr(out, "decoder:h264"));
 	g_assert_nonnull(strstr(out, line));
@@ -434,15 +426,7 @@ test_element_pool(struct umms_test *t, gconstpointer data)
 	wait_decoder(t, path, HW_DECODER " (hardware; holds decoder:h264)");
 	assert_decoding(t, path);
 
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) ctl = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-		umms_test_program("ummsctl"), "resources", NULL);
-	g_assert_no_error(error);
-	g_autofree char *out = NULL;
-	g_subprocess_communicate_utf8(ctl, NULL, NULL, &out, NULL, &error);
-	g_assert_no_error(error);
-	g_test_message("%s", out);
-	g_assert_cmpint(g_subprocess_get_exit_status(ctl), ==, 0);
+	g_autofree char *out = umms_test_ummsctl("resources", NULL);
 	g_assert_nonnull(strstr(out, "elements: " HW_DECODER));
 	g_autofree char *line = g_strdup_printf("%s (foreground) / -", path);
 	g_assert_nonnull(strstr(out, line));

@@ -1,6 +1,7 @@
 #include <glib.h>
 
 #include "frame.h"
+#include "subpicture.h"
 
 struct umms_frame *
 umms_frame_ref(struct umms_frame *frame)
@@ -16,8 +17,11 @@ umms_frame_unref(struct umms_frame *frame)
 	if (!frame)
 		return;
 	g_assert(frame->refs > 0);
-	if (--frame->refs == 0)
-		frame->destroy(frame);
+	if (--frame->refs > 0)
+		return;
+	umms_subpicture_unref(frame->subpicture);
+	frame->subpicture = NULL;
+	frame->destroy(frame);
 }
 
 bool

@@ -18,6 +18,8 @@
 
 #define UMMS_FRAME_MAX_PLANES 4
 
+struct umms_subpicture;
+
 enum umms_frame_kind {
 	UMMS_FRAME_MEMFD,
 	UMMS_FRAME_DMABUF,
@@ -42,6 +44,11 @@ struct umms_frame {
 	uint64_t memory_id; /* the same for every frame in the same memory */
 	int64_t present_ns; /* CLOCK_MONOTONIC time it is due on screen */
 	int64_t position;   /* µs into the media */
+	/*
+	 * The subtitles to draw over this frame's picture (subpicture.h), or
+	 * NULL for none: a reference the frame holds and the last unref drops.
+	 */
+	struct umms_subpicture *subpicture;
 
 	/* The engine's: returns the memory. Called by the last unref. */
 	void (*destroy)(struct umms_frame *frame);

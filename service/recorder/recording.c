@@ -24,6 +24,14 @@ struct recording {
 	bool ring;                 /* mux is hlssink2: one "video" and one "audio" pad */
 	GSource *bytes_timer, *stop_timer, *cancel_timer;
 	bool cancelling;
+	/*
+	 * Streams are linked from a streaming thread while the main loop may
+	 * be stopping the pipeline (the source failed at once): stopping,
+	 * under the lock, tells pad_added_cb to add nothing more, so no
+	 * element joins a pipeline already on its way to NULL.
+	 */
+	GMutex lock;
+	bool stopping;
 };
 
 static const char *const state_names[] = {
@@ -56,6 +64,16 @@ bytes_cb(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+/* Main loop: to NULL, after the last stream the streaming threads link. */
+static void
+stop_pipeline(struct recording *r)
+{
+	g_mutex_lock(&r->lock);
+	r->stopping = true;
+	g_mutex_unlock(&r->lock);
+	gst_element_set_state(r->pipeline, GST_STATE_NULL);
+}
+
 /* The pipeline stops; the file stays as written. */
 static void
 finish(struct recording *r, enum umms_recording_state state, const char *error)
@@ -66,7 +84,7 @@ finish(struct recording *r, enum umms_recording_state state, const char *error)
 	umms_source_clear(&r->stop_timer);
 	umms_source_clear(&r->cancel_timer);
 	if (r->pipeline)
-		gst_element_set_state(r->pipeline, GST_STATE_NULL);
+		stop_pipeline(r);
 	r->base.state = state;
 	r->base.error = error ? g_strdup(error) : NULL;
 	update_bytes(r);
@@ -98,11 +116,22 @@ bus_cb(GstBus *bus, GstMessage *message, gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+static void link_stream(struct recording *r, GstPad *pad);
+
 /* Streaming thread: a parsed stream; into the muxer if it takes it, else dropped. */
 static void
 pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
 {
 	struct recording *r = data;
+	g_mutex_lock(&r->lock);
+	if (!r->stopping)
+		link_stream(r, pad);
+	g_mutex_unlock(&r->lock);
+}
+
+static void
+link_stream(struct recording *r, GstPad *pad)
+{
 	g_autoptr(GstCaps) caps = gst_pad_query_caps(pad, NULL);
 	/*
 	 * Asked by media type only: parsebin's caps are already fixed (H.264 as
@@ -219,6 +248,7 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	const char *mux_name = ring ? "hlssink2" : container && strcmp(container, "mpegts") == 0 ?
 		"mpegtsmux" : "matroskamux";
 	struct recording *r = g_new0(struct recording, 1);
+	g_mutex_init(&r->lock);
 	r->ring = ring != NULL;
 	r->base.id = id;
 	r->base.uri = g_strdup(uri);
@@ -315,9 +345,10 @@ umms_recording_destroy(struct umms_recording *base)
 		GstBus *bus = gst_element_get_bus(r->pipeline);
 		gst_bus_remove_watch(bus);
 		gst_object_unref(bus);
-		gst_element_set_state(r->pipeline, GST_STATE_NULL);
+		stop_pipeline(r);
 		gst_object_unref(r->pipeline);
 	}
+	g_mutex_clear(&r->lock);
 	g_free(base->uri);
 	g_free(base->path);
 	g_free(base->error);

@@ -169,6 +169,8 @@ static void
 engine_eos(struct wl_listener *listener, void *data)
 {
 	struct umms_player *player = wl_container_of(listener, player, engine_eos);
+	if (umms_timeshift_give_up(player))
+		return;
 	umms_info("player %u: end of %s", player->id, player->uri);
 	/* Stopped, back at the start, at normal speed: Play starts over. */
 	player->engine->impl->set_state(player->engine, UMMS_ENGINE_IDLE, NULL);
@@ -185,6 +187,10 @@ engine_error(struct wl_listener *listener, void *data)
 {
 	struct umms_player *player = wl_container_of(listener, player, engine_error);
 	const GError *error = data;
+	if (umms_timeshift_give_up(player)) {
+		umms_warn("player %u: %s", player->id, error->message);
+		return;
+	}
 	set_state(player, UMMS_PLAYER_STOPPED);
 	wl_signal_emit_mutable(&player->events.error, (void *)error);
 }

@@ -19,6 +19,8 @@
  * - turned off: the ring's files go, the player shows the source live; a
  *   ring an ummsd that died left behind is removed;
  * - a source that ends (RTSP, 8 s): the ring plays to its last moment, then Eos;
+ * - a ring that fails (its playlist cannot be written): time-shift turns
+ *   itself off and the source plays live again;
  * - refused on a file (NotSupported) and with no media (InvalidState);
  * - `ummsctl timeshift on` and `ummsctl info` (the window).
  */
@@ -91,15 +93,22 @@ live_stop(struct live *live)
 
 /* ---- ummsd and its screen ---------------------------------------------------- */
 
+/* ummsd on a headless screen, time-shift in files of 1 s (@extra: one more setting). */
 static void
-start(struct umms_test *t)
+start_with(struct umms_test *t, const char *extra)
 {
 	g_autofree char *window = g_strdup_printf("recording.timeshift-window=%d", WINDOW_S);
 	g_autofree char *mode = g_strdup_printf("display.mode=%dx%d", W, H);
 	const char *const overrides[] = { "display.enabled=true", "display.headless=true",
 		"display.renderer=pixman", mode, "display.compositor=false", "display.input=false",
-		"recording.timeshift-segment=1", window, NULL };
+		"recording.timeshift-segment=1", window, extra, NULL };
 	umms_test_restart(t, overrides);
+}
+
+static void
+start(struct umms_test *t)
+{
+	start_with(t, NULL);
 }
 
 /* The moment of the source on screen now, in half seconds (mod 256). */
@@ -559,6 +568,57 @@ test_source_ends(struct umms_test *t, gconstpointer data)
 }
 
 static void
+test_ring_fails(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * The ring can no longer write its playlist (here a folder takes its
+	 * name; a full disk does the same): the ring fails. What it recorded
+	 * is played to its end, then the player shows the source live,
+	 * playing, time-shift off: no stop, no Error, and no wait for a ring
+	 * that will never grow again.
+	 */
+	g_autofree char *rings = g_build_filename(umms_test_tmpdir(), "rings", NULL);
+	g_autofree char *setting = g_strdup_printf("recording.timeshift-directory=%s", rings);
+	start_with(t, setting);
+	struct live live;
+	live_start(&live);
+	g_autofree char *player = live_player(t, &live, false);
+	g_autofree char *name = g_strdup_printf("player-%s-%d", strrchr(player, '/') + 1,
+		(int)getpid());
+	g_autofree char *playlist = g_build_filename(rings, name, "live.m3u8", NULL);
+	g_assert_cmpint(g_remove(playlist), ==, 0);
+	g_assert_cmpint(g_mkdir(playlist, 0700), ==, 0);
+	gint64 broken = g_get_monotonic_time();
+	while (umms_test_get_bool(t->bus, player, "TimeshiftEnabled")) {
+		if (g_get_monotonic_time() - broken > 60 * G_USEC_PER_SEC)
+			g_error("time-shift still on 60 s after its ring failed");
+		umms_test_sleep(200);
+	}
+	g_test_message("time-shift off %.1f s after its playlist broke",
+		(g_get_monotonic_time() - broken) / 1e6);
+	int64_t s, e;
+	window(t, player, &s, &e);
+	g_assert_cmpint(s, ==, -1);
+	g_assert_cmpint(e, ==, -1);
+	/* The source live again: the picture moves on with it, near its present. */
+	umms_test_sleep(3000);
+	int first = shown(t, "live-again-1");
+	umms_test_sleep(2000);
+	int second = shown(t, "live-again-2");
+	int behind = ticks(second, live_now(&live));
+	g_test_message("shown %d then %d, %d half seconds behind the source", first, second,
+		behind);
+	g_assert_cmpint(ticks(first, second), >=, 2);
+	g_assert_cmpint(behind, <=, 6);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "playing");
+	/* The ring went with time-shift, the odd folder too. */
+	g_autofree char *ring = g_build_filename(rings, name, NULL);
+	g_assert_false(g_file_test(ring, G_FILE_TEST_EXISTS));
+	live_stop(&live);
+}
+
+static void
 test_refused(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *empty = umms_test_create_player(t->bus, NULL);
@@ -592,6 +652,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/timeshift/seek", test_seek);
 	UMMS_TEST_ADD("/timeshift/paused-too-long", test_paused_too_long);
 	UMMS_TEST_ADD("/timeshift/source-ends", test_source_ends);
+	UMMS_TEST_ADD("/timeshift/ring-fails", test_ring_fails);
 	UMMS_TEST_ADD("/timeshift/refused", test_refused);
 	return g_test_run();
 }

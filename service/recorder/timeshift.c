@@ -32,6 +32,7 @@ struct umms_timeshift {
 	gint64 wait_end;            /* monotonic µs */
 	unsigned wait_ms;
 	bool playing_ring;          /* the engine opened the playlist */
+	bool ring_failed;           /* the ring stopped with an error: no more to come */
 	int64_t announced[2];       /* the seek range TimeshiftWindow last changed with */
 };
 
@@ -47,7 +48,7 @@ remove_ring(const char *dir)
 		if (!g_str_has_suffix(name, ".ts") && strcmp(name, UMMS_RECORDING_RING_PLAYLIST))
 			continue;
 		g_autofree char *path = g_build_filename(dir, name, NULL);
-		g_unlink(path);
+		g_remove(path);
 	}
 	g_dir_close(d);
 	g_rmdir(dir);
@@ -115,6 +116,7 @@ ring_changed(struct wl_listener *listener, void *data)
 	/* Ended: nothing more to hear (its bytes may still be reported once). */
 	wl_list_remove(&ts->ring_changed.link);
 	wl_list_init(&ts->ring_changed.link);
+	ts->ring_failed = ts->ring->error != NULL;
 	umms_log(ts->ring->error ? UMMS_LOG_WARNING : UMMS_LOG_INFO,
 		"player %u: the time-shift ring stopped (%s)%s%s", ts->player->id,
 		umms_recording_state_name(ts->ring->state), ts->ring->error ? ": " : "",
@@ -191,6 +193,30 @@ wait_cb(gpointer data)
 		back_to_source(player);
 	}
 	return G_SOURCE_REMOVE;
+}
+
+static gboolean
+give_up_cb(gpointer data)
+{
+	struct umms_timeshift *ts = data;
+	umms_source_forget(&ts->wait_timer);
+	back_to_source(ts->player);
+	return G_SOURCE_REMOVE;
+}
+
+bool
+umms_timeshift_give_up(struct umms_player *player)
+{
+	struct umms_timeshift *ts = player->timeshift;
+	if (!ts || !ts->playing_ring || !ts->ring_failed)
+		return false;
+	if (!ts->wait_timer) {
+		umms_warn("player %u: the time-shift ring failed, and playing what it recorded "
+			"ended: time-shift off, %s live again", player->id, player->uri);
+		/* From the main loop: the engine is still emitting the event that ended it. */
+		ts->wait_timer = umms_source_timeout(0, give_up_cb, ts);
+	}
+	return true;
 }
 
 /* Rings of an ummsd that died without removing them (player-N-PID, PID gone). */

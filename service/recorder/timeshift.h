@@ -17,7 +17,11 @@
  * be gone by the time the engine gets there); so does a seek to the start.
  *
  * If the source ends or fails, the ring's playlist is closed: playback
- * goes on to the last moment recorded and ends there (Eos).
+ * goes on to the last moment recorded and ends there (Eos). If the ring
+ * itself fails (its folder gone, the disk full, timestamps the muxer
+ * refuses), what it recorded is still played, and at its end (or when
+ * playing it fails) time-shift turns off and the player shows the source
+ * live again, in the state it was in, rather than stop.
  *
  * Turned off, the ring is stopped and removed and the player goes back to
  * the source itself, in the state it was in. SetUri and the player's end
@@ -65,5 +69,12 @@ bool umms_timeshift_check_position(struct umms_player *player, int64_t *position
  * moves to the oldest moment kept. True if it asked the engine to seek.
  */
 bool umms_timeshift_catch_up(struct umms_player *player, int64_t *position);
+/*
+ * The engine reached the end of, or failed on, what the ring recorded
+ * (Eos or an error): if the ring itself failed, time-shift gives up (off,
+ * the source live again, from the main loop) and true is returned: the
+ * player reports neither Eos nor the error.
+ */
+bool umms_timeshift_give_up(struct umms_player *player);
 
 #endif

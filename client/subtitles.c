@@ -119,6 +119,16 @@ client_subtitles_update(struct umms_client_video *video)
 			wl_surface_attach(video->sub_surface, NULL, 0, 0);
 			wl_surface_commit(video->sub_surface);
 			video->sub_attached = false;
+			/*
+			 * Headless sway 1.7 was seen to repaint nothing where this
+			 * nested subsurface was unmapped (the subtitles stayed on
+			 * a paused picture): the picture under it is damaged too.
+			 */
+			if (video->current) {
+				wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX,
+					INT32_MAX);
+				wl_surface_commit(video->video_surface);
+			}
 		}
 		return;
 	}

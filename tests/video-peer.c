@@ -225,13 +225,15 @@ main(int argc, char *argv[])
 	}
 	wl_global_create(peer.display, &umms_video_manager_v1_interface, 4, &peer, manager_bind);
 	struct wl_event_loop *loop = wl_display_get_event_loop(peer.display);
-	wl_event_loop_add_fd(loop, STDIN_FILENO, WL_EVENT_READABLE, stdin_ready, &peer);
+	struct wl_event_source *input = wl_event_loop_add_fd(loop, STDIN_FILENO,
+		WL_EVENT_READABLE, stdin_ready, &peer);
 	printf("ready\n");
 	fflush(stdout);
 	while (!peer.stop) {
 		wl_display_flush_clients(peer.display);
 		wl_event_loop_dispatch(loop, -1);
 	}
+	wl_event_source_remove(input);
 	wl_display_destroy_clients(peer.display);
 	wl_display_destroy(peer.display);
 	return 0;

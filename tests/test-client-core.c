@@ -19,7 +19,9 @@
  * and the application's shader (umms_sample_subtitled) must blend it over
  * the picture where it belongs (pixels read back). An image whose memory
  * is shorter than its sizes say is refused unread (reading it would be a
- * SIGBUS), and the picture is still shown without it.
+ * SIGBUS), and the picture is still shown without it. Turned off (an
+ * application drawing its own captions), the image goes at once and the
+ * cue text the peer answers with reaches the application's callback.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,8 @@ player_place(struct wl_client *client, struct wl_resource *resource, struct wl_r
 		"this peer is not a compositor");
 }
 
+#define CUE "Two lines,\nà la ligne"
+
 static void
 player_set_subtitles(struct wl_client *client, struct wl_resource *resource, uint32_t subtitles)
 {
@@ -122,6 +126,9 @@ player_set_subtitles(struct wl_client *client, struct wl_resource *resource, uin
 	g_mutex_lock(&peer->lock);
 	peer->set_subtitles = subtitles;
 	g_mutex_unlock(&peer->lock);
+	/* The cue that stands, for a client that asked for text. */
+	if (subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT)
+		umms_video_player_v1_send_cue(resource, CUE);
 }
 
 static const struct umms_video_player_v1_interface player_impl = {
@@ -590,6 +597,14 @@ assert_rgb(int x, int y, uint32_t rgb, const char *what)
 #define BLUE 0x0000ff
 #define BLENDED 0x00807f
 
+static void
+on_cue(void *data, struct umms_gl *gl, const char *text)
+{
+	char **cue = data;
+	g_free(*cue);
+	*cue = g_strdup(text);
+}
+
 /* Until both shows came (they are due in 10 s and 20 s). */
 static void
 wait_shows(struct umms_gl *gl)
@@ -613,7 +628,8 @@ test_subtitles(void)
 {
 	app_setup();
 	struct peer *peer = peer_start_subtitled(SUB_W * 4 * SUB_H);
-	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
+	g_autofree char *cue = NULL;
+	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, &cue);
 	g_assert_nonnull(gl);
 	wait_shows(gl);
 
@@ -651,7 +667,7 @@ test_subtitles(void)
 	g_assert_cmpuint(sub.uploaded, ==, 1);
 
 	/* Turned off (the application draws captions from the text): gone at once. */
-	umms_gl_set_subtitles(gl, false, (void (*)(void *, struct umms_gl *, const char *))abort);
+	umms_gl_set_subtitles(gl, false, on_cue);
 	frame = umms_gl_update(gl, in_seconds(25));
 	g_assert_cmpuint(frame->subtitle_texture, ==, 0);
 	app_draw(frame);
@@ -660,6 +676,12 @@ test_subtitles(void)
 	g_mutex_lock(&peer->lock);
 	g_assert_cmpuint(peer->set_subtitles, ==, UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT);
 	g_mutex_unlock(&peer->lock);
+	/* The text the peer answered with reaches the application as it was sent. */
+	for (int i = 0; i < 250 && !cue; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		g_assert_cmpint(umms_gl_dispatch(gl), ==, 0);
+	}
+	g_assert_cmpstr(cue, ==, CUE);
 
 	umms_gl_destroy(gl);
 	peer_stop(peer);

@@ -100,6 +100,18 @@ struct umms_client_video {
 	unsigned n_feedbacks;
 	struct client_buffer *current; /* attached to the video surface */
 	struct umms_client_video_counts counts;
+
+	/* Subtitles (subtitles.c): a subsurface of the picture's. */
+	struct wl_surface *sub_surface;
+	struct wl_subsurface *sub_sub;
+	struct wp_viewport *sub_viewport;
+	struct wl_buffer *sub_buffer;  /* the image of sub_serial, copied */
+	uint32_t sub_serial;           /* 0: none made */
+	bool sub_attached;
+	bool sub_images;               /* drawn (umms_client_video_set_subtitles) */
+	struct umms_layout_overlay sub_at; /* where it was placed last */
+	void (*cue)(void *data, struct umms_client_video *video, const char *text);
+	struct umms_client_subtitle_counts counts_sub;
 };
 
 /* buffer.c: the core's buffers, imported into the compositor (core.h's impl members). */
@@ -122,6 +134,16 @@ bool client_buffer_reattach(struct client_buffer *buffer);
 void client_buffer_skip(struct client_buffer *buffer, uint32_t serial);
 /* The video is going: pending feedback is dropped. */
 void client_feedbacks_orphan(struct umms_client_video *video);
+
+/* subtitles.c */
+void client_subtitles_create(struct umms_client_video *video);
+void client_subtitles_destroy(struct umms_client_video *video);
+/*
+ * Shows the core's subpicture (the one of the show being attached) over
+ * the picture where video->layout puts it: a new image attached only when
+ * its serial changed, a new place only when it moved; hidden when none.
+ */
+void client_subtitles_update(struct umms_client_video *video);
 
 /* video.c */
 /*

@@ -145,8 +145,8 @@ umms_client_connect(struct wl_display *display, const char *name)
 		errno = ENOTSUP;
 		return NULL;
 	}
-	/* Version 3: presented's copied flag, for a dma-buf the compositor refused. */
-	if (!umms_core_connect(&client->core, name, 1, 3)) {
+	/* Version 3: presented's copied flag, for a dma-buf the compositor refused; 4: subtitles. */
+	if (!umms_core_connect(&client->core, name, 1, 4)) {
 		int saved = errno;
 		umms_client_disconnect(client);
 		errno = saved;

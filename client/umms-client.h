@@ -154,6 +154,31 @@ struct umms_client_video_counts {
 UMMS_CLIENT_EXPORT void umms_client_video_get_counts(struct umms_client_video *video,
 	struct umms_client_video_counts *counts);
 
+/*
+ * Subtitles (ummsd with umms_video_manager_v1 version 4). @images (the
+ * default: true): the subtitles of the player's subtitle track are shown
+ * over the picture, in a subsurface of the picture's placed and scaled as
+ * the picture is (so inside the video whatever the scale mode), attached
+ * only when they change; false: hidden from now on. @cue (default NULL):
+ * called from umms_client_dispatch() with the text of the cue that stands
+ * whenever it changes ("" when none does; UTF-8, lines separated by
+ * newlines), for an application that draws its own captions. Per video:
+ * other applications showing the same player choose for themselves.
+ * Where ummsd is the compositor (the video is placed), ummsd's screen
+ * draws the subtitles itself.
+ */
+UMMS_CLIENT_EXPORT void umms_client_video_set_subtitles(struct umms_client_video *video,
+	bool images, void (*cue)(void *data, struct umms_client_video *video, const char *text));
+
+struct umms_client_subtitle_counts {
+	unsigned received;  /* subtitle images ummsd sent */
+	unsigned refused;   /* of them, refused unread: sizes beyond their memory */
+	unsigned copied;    /* copied into a buffer of ours (once per image) */
+	unsigned attached;  /* attached to the subtitles' surface (once per image shown) */
+};
+UMMS_CLIENT_EXPORT void umms_client_video_get_subtitle_counts(struct umms_client_video *video,
+	struct umms_client_subtitle_counts *counts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,6 +92,8 @@ place_picture(struct umms_client_video *video, const struct umms_layout *layout,
 	 * compositors that repaint only damage (weston, sway) keep the old ones.
 	 */
 	wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
+	/* The subtitles follow the picture's new scale (their place is its state). */
+	client_subtitles_update(video);
 	return reattach && video->current && client_buffer_reattach(video->current);
 }
 
@@ -271,10 +273,21 @@ video_show(struct umms_core_video *core, struct umms_core_buffer *buffer, uint32
 {
 	struct umms_client_video *video = core->data;
 	/* Frames sent before ummsd applied our placement: ummsd shows them, not us. */
-	if (video->client->direct)
+	if (video->client->direct) {
 		client_buffer_skip((struct client_buffer *)buffer, serial);
-	else
-		client_buffer_show((struct client_buffer *)buffer, serial);
+		return;
+	}
+	/* Its subtitles first: their place is the picture's state, applied by its commit. */
+	client_subtitles_update(video);
+	client_buffer_show((struct client_buffer *)buffer, serial);
+}
+
+static void
+video_cue(struct umms_core_video *core, const char *text)
+{
+	struct umms_client_video *video = core->data;
+	if (video->cue)
+		video->cue(video->listener_data, video, text);
 }
 
 static void
@@ -303,6 +316,7 @@ static const struct umms_core_video_impl video_impl = {
 	.buffer_destroy = client_buffer_free,
 	.end_of_stream = video_end_of_stream,
 	.error = video_error,
+	.cue = video_cue,
 };
 
 /* ---- the API -------------------------------------------------------------------- */
@@ -342,6 +356,7 @@ umms_client_video_create(struct umms_client *client, struct wl_surface *parent,
 	wl_subsurface_set_desync(video->bg_sub);
 	wl_subsurface_set_desync(video->video_sub);
 	apply_stacking(video);
+	client_subtitles_create(video);
 
 player:
 	video->core = umms_core_video_create(&client->core, player_path, &video_impl, video);
@@ -365,6 +380,7 @@ umms_client_video_destroy(struct umms_client_video *video)
 		wl_callback_destroy(video->parent_done);
 	if (video->client->direct)
 		goto out;
+	client_subtitles_destroy(video);
 	wp_viewport_destroy(video->bg_viewport);
 	wp_viewport_destroy(video->video_viewport);
 	wl_subsurface_destroy(video->bg_sub);

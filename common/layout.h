@@ -43,4 +43,26 @@ struct umms_layout {
 
 void umms_layout_compute(const struct umms_layout_input *in, struct umms_layout *out);
 
+/*
+ * An image drawn over the picture (subtitles: service/subpicture.h), given
+ * in the pixels of a @picture_width x @picture_height picture at @x, @y,
+ * @width x @height: placed and scaled exactly as @l placed the picture
+ * (the crop area @crop_* of the buffer, of which @l shows src_*), and cut
+ * to the picture's rectangle on screen.
+ */
+struct umms_layout_overlay_input {
+	int crop_x, crop_y, crop_width, crop_height; /* the picture in the buffer */
+	int picture_width, picture_height;           /* the image's picture */
+	int x, y, width, height;                     /* the image in it */
+};
+
+struct umms_layout_overlay {
+	int x, y, width, height;                     /* in the rectangle's coordinates */
+	double src_x, src_y, src_width, src_height;  /* the part of the image shown */
+};
+
+/* False (and @out zero) when nothing of the image shows. */
+bool umms_layout_place_overlay(const struct umms_layout *l,
+	const struct umms_layout_overlay_input *in, struct umms_layout_overlay *out);
+
 #endif

@@ -190,12 +190,16 @@ static const char vertex_source[] =
 	"	uv = vec2(pos.x * 0.5 + 0.5, 0.5 - pos.y * 0.5);\n"
 	"}\n";
 
-/* Ours: only main(). umms_sample() comes from the library's snippet, put first. */
+/*
+ * Ours: only main(). umms_sample_subtitled() comes from the library's
+ * snippet, put first: the picture with the player's subtitles over it
+ * (umms_sample() is the picture alone).
+ */
 static const char fragment_main[] =
 	"varying vec2 uv;\n"
 	"void main()\n"
 	"{\n"
-	"	gl_FragColor = umms_sample(uv);\n"
+	"	gl_FragColor = umms_sample_subtitled(uv);\n"
 	"}\n";
 
 static GLuint

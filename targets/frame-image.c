@@ -13,6 +13,30 @@ umms_frame_drm_format(const struct umms_frame *frame)
 		frame->format == 1 ? DRM_FORMAT_XRGB8888 : frame->format;
 }
 
+/* Subpictures are told apart from frames and surfaces (bit 63) in import caches. */
+#define SUBPICTURE_IMAGE_ID (UINT64_C(1) << 62)
+
+uint64_t
+umms_subpicture_image_id(uint64_t serial)
+{
+	return SUBPICTURE_IMAGE_ID | serial;
+}
+
+void
+umms_subpicture_render_image(const struct umms_subpicture *subpicture,
+	struct umms_render_image *out)
+{
+	*out = (struct umms_render_image){
+		.format = DRM_FORMAT_ARGB8888,
+		.modifier = DRM_FORMAT_MOD_LINEAR,
+		.width = subpicture->width, .height = subpicture->height,
+		.n_planes = 1,
+		.planes[0] = { .fd = -1, .data = subpicture->data, .stride = subpicture->stride },
+		.id = umms_subpicture_image_id(subpicture->serial),
+		.unchanged = true,
+	};
+}
+
 void
 umms_frame_render_image(const struct umms_frame *frame, const uint8_t *map,
 	struct umms_render_image *out)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "subpicture.h"
 #include "renderer.h"
 #include "screen.h"
 
@@ -24,6 +25,17 @@ uint32_t umms_frame_drm_format(const struct umms_frame *frame);
  */
 void umms_frame_render_image(const struct umms_frame *frame, const uint8_t *map,
 	struct umms_render_image *out);
+
+/*
+ * A subpicture (subtitles, premultiplied ARGB8888 in memory) as an image:
+ * its id (umms_subpicture_image_id) is its serial's, apart from frames'
+ * and the compositor's, and it is always `unchanged` (a serial's pixels
+ * never change), so a renderer that kept an upload draws it again without
+ * uploading.
+ */
+void umms_subpicture_render_image(const struct umms_subpicture *subpicture,
+	struct umms_render_image *out);
+uint64_t umms_subpicture_image_id(uint64_t serial);
 
 /*
  * Where @frame's picture goes on a screen: in @area (x, y, width, height)

@@ -13,7 +13,17 @@
  * decoder's would come): it must reach the application's context as an
  * EGLImage, nothing uploaded, with the colour it holds, and be answered
  * presented zero-copy, not copied.
+ *
+ * Subtitles (version 4): the peer sends a subtitle image before each of
+ * two shows, with the same serial. libumms-client-gl must upload it once,
+ * and the application's shader (umms_sample_subtitled) must blend it over
+ * the picture where it belongs (pixels read back). An image whose memory
+ * is shorter than its sizes say is refused unread (reading it would be a
+ * SIGBUS), and the picture is still shown without it. Turned off (an
+ * application drawing its own captions), the image goes at once and the
+ * cue text the peer answers with reaches the application's callback.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -22,6 +32,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <drm_fourcc.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 
 #include "renderer-dmabuf.h"
@@ -42,6 +54,14 @@ struct peer {
 	/* What it sends: one buffer, shown once. */
 	size_t memory_size;          /* memfd: its size; 0: a dma-buf */
 	struct test_dmabuf dmabuf;   /* the dma-buf, if so */
+	/*
+	 * Subtitles: a frame filled with FRAME_FILL, shown twice (due in 10 s
+	 * and 20 s), a subtitle image of SUB_W x SUB_H with the same serial
+	 * before each show, in a memfd of sub_size bytes.
+	 */
+	bool subtitles;
+	size_t sub_size;
+	uint32_t set_subtitles;      /* the client's last set_subtitles, ~0: none */
 	/* What the client did, under lock. */
 	GMutex lock;
 	unsigned releases, discarded, presented;
@@ -97,12 +117,68 @@ player_place(struct wl_client *client, struct wl_resource *resource, struct wl_r
 		"this peer is not a compositor");
 }
 
+#define CUE "Two lines,\nà la ligne"
+
+static void
+player_set_subtitles(struct wl_client *client, struct wl_resource *resource, uint32_t subtitles)
+{
+	struct peer *peer = wl_resource_get_user_data(resource);
+	g_mutex_lock(&peer->lock);
+	peer->set_subtitles = subtitles;
+	g_mutex_unlock(&peer->lock);
+	/* The cue that stands, for a client that asked for text. */
+	if (subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT)
+		umms_video_player_v1_send_cue(resource, CUE);
+}
+
 static const struct umms_video_player_v1_interface player_impl = {
 	.destroy = resource_destroy,
 	.presented = player_presented,
 	.discarded = player_discarded,
 	.place = player_place,
+	.set_subtitles = player_set_subtitles,
 };
+
+/* The frame's colour (XRGB8888: blue) and the subtitles' (premultiplied half green). */
+#define FRAME_FILL 0x000000ffu
+#define SUB_FILL 0x80008000u
+#define SUB_X 16
+#define SUB_Y 20
+#define SUB_W 32
+#define SUB_H 8
+#define SUB_SERIAL 7
+
+/* A memfd of @size bytes holding @fill in every whole 32-bit word. */
+static int
+filled_memfd(size_t size, uint32_t fill)
+{
+	int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
+	uint32_t *words = g_malloc0(size + 4);
+	for (size_t i = 0; i < size / 4; i++)
+		words[i] = fill;
+	g_assert_cmpint(pwrite(fd, words, size, 0), ==, (ssize_t)size);
+	g_free(words);
+	return fd;
+}
+
+/* Two shows of one frame, each after the same subtitle image. */
+static void
+send_subtitled(struct peer *peer, struct wl_resource *player, struct wl_resource *buffer)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (uint32_t i = 1; i <= 2; i++) {
+		int fd = filled_memfd(peer->sub_size, SUB_FILL);
+		umms_video_player_v1_send_subpicture(player, fd, SUB_SERIAL, SUB_X, SUB_Y, SUB_W,
+			SUB_H, SUB_W * 4, WIDTH, HEIGHT);
+		close(fd);
+		uint64_t due = (uint64_t)now.tv_sec + 10 * i;
+		umms_video_player_v1_send_show(player, buffer, i, (uint32_t)(due >> 32),
+			(uint32_t)due, (uint32_t)now.tv_nsec);
+	}
+}
 
 /* A player with one XRGB8888 buffer of the peer's memory size, shown due in a minute. */
 static void
@@ -128,13 +204,15 @@ manager_create_player(struct wl_client *client, struct wl_resource *resource, ui
 	} else {
 		umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_MEMFD,
 			WL_SHM_FORMAT_XRGB8888, WIDTH, HEIGHT, 0, 0);
-		int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
-		g_assert_cmpint(fd, >=, 0);
-		g_assert_cmpint(ftruncate(fd, (off_t)peer->memory_size), ==, 0);
+		int fd = filled_memfd(peer->memory_size, peer->subtitles ? FRAME_FILL : 0);
 		umms_video_buffer_v1_send_plane(buffer, fd, 0, STRIDE);
 		close(fd);
 	}
 	umms_video_buffer_v1_send_done(buffer);
+	if (peer->subtitles) {
+		send_subtitled(peer, player, buffer);
+		return;
+	}
 
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -189,6 +267,20 @@ peer_run(gpointer data)
 	return NULL;
 }
 
+/* Serves @peer on SOCKET from a thread of its own. */
+static struct peer *
+peer_launch(struct peer *peer)
+{
+	peer->set_subtitles = ~0u;
+	g_mutex_init(&peer->lock);
+	peer->display = wl_display_create();
+	g_assert_cmpint(wl_display_add_socket(peer->display, SOCKET), ==, 0);
+	g_assert_nonnull(wl_global_create(peer->display, &umms_video_manager_v1_interface, 4,
+		peer, manager_bind));
+	peer->thread = g_thread_new("umms-core-peer", peer_run, peer);
+	return peer;
+}
+
 static struct peer *
 peer_start(size_t memory_size, const struct test_dmabuf *dmabuf)
 {
@@ -196,13 +288,17 @@ peer_start(size_t memory_size, const struct test_dmabuf *dmabuf)
 	peer->memory_size = memory_size;
 	if (dmabuf)
 		peer->dmabuf = *dmabuf;
-	g_mutex_init(&peer->lock);
-	peer->display = wl_display_create();
-	g_assert_cmpint(wl_display_add_socket(peer->display, SOCKET), ==, 0);
-	g_assert_nonnull(wl_global_create(peer->display, &umms_video_manager_v1_interface, 3,
-		peer, manager_bind));
-	peer->thread = g_thread_new("umms-core-peer", peer_run, peer);
-	return peer;
+	return peer_launch(peer);
+}
+
+static struct peer *
+peer_start_subtitled(size_t sub_size)
+{
+	struct peer *peer = g_new0(struct peer, 1);
+	peer->memory_size = STRIDE * HEIGHT;
+	peer->subtitles = true;
+	peer->sub_size = sub_size;
+	return peer_launch(peer);
 }
 
 static void
@@ -361,6 +457,261 @@ test_dmabuf_egl(void)
 	umms_renderer_destroy(r);
 }
 
+/* ---- subtitles: an application's GLES 2 context on Mesa's surfaceless display ---- */
+
+static struct {
+	EGLDisplay display;
+	EGLContext context;
+	GLuint fbo, target, program;
+	unsigned shader_id;
+	uint8_t pixels[WIDTH * HEIGHT * 4];
+} app;
+
+static void
+app_setup(void)
+{
+	app.display = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
+		NULL);
+	g_assert_true(app.display != EGL_NO_DISPLAY);
+	g_assert_true(eglInitialize(app.display, NULL, NULL));
+	g_assert_true(eglBindAPI(EGL_OPENGL_ES_API));
+	const EGLint config_attribs[] = {
+		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE,
+	};
+	EGLConfig config;
+	EGLint n = 0;
+	g_assert_true(eglChooseConfig(app.display, config_attribs, &config, 1, &n) && n == 1);
+	const EGLint attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
+	app.context = eglCreateContext(app.display, config, EGL_NO_CONTEXT, attribs);
+	g_assert_true(app.context != EGL_NO_CONTEXT);
+	g_assert_true(eglMakeCurrent(app.display, EGL_NO_SURFACE, EGL_NO_SURFACE, app.context));
+	/* What the application draws into: an RGBA texture the size of the picture. */
+	glGenTextures(1, &app.target);
+	glBindTexture(GL_TEXTURE_2D, app.target);
+	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, WIDTH, HEIGHT, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+	glGenFramebuffers(1, &app.fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, app.fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, app.target, 0);
+	g_assert_cmpint(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
+	app.program = 0;
+	app.shader_id = 0;
+}
+
+static void
+app_finish(void)
+{
+	if (app.program)
+		glDeleteProgram(app.program);
+	glDeleteFramebuffers(1, &app.fbo);
+	glDeleteTextures(1, &app.target);
+	eglMakeCurrent(app.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	eglDestroyContext(app.display, app.context);
+}
+
+static GLuint
+compile(GLenum type, int n, const char **sources)
+{
+	GLuint shader = glCreateShader(type);
+	glShaderSource(shader, n, sources, NULL);
+	glCompileShader(shader);
+	GLint ok = 0;
+	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+	if (!ok) {
+		char log[1024] = "";
+		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
+		g_error("shader does not compile: %s", log);
+	}
+	return shader;
+}
+
+/* The application's program: the snippet, then a main() that blends the subtitles. */
+static void
+build_program(const struct umms_gl_frame *frame)
+{
+	static const char *vertex =
+		"attribute vec2 pos;\n"
+		"varying vec2 uv;\n"
+		"void main()\n"
+		"{\n"
+		"	gl_Position = vec4(pos, 0.0, 1.0);\n"
+		"	uv = pos * 0.5 + 0.5;\n"
+		"}\n";
+	const char *fragment[] = {
+		frame->shader,
+		"varying vec2 uv;\n"
+		"void main()\n"
+		"{\n"
+		"	gl_FragColor = umms_sample_subtitled(uv);\n"
+		"}\n",
+	};
+	if (app.program)
+		glDeleteProgram(app.program);
+	GLuint vs = compile(GL_VERTEX_SHADER, 1, &vertex);
+	GLuint fs = compile(GL_FRAGMENT_SHADER, 2, fragment);
+	app.program = glCreateProgram();
+	glAttachShader(app.program, vs);
+	glAttachShader(app.program, fs);
+	glBindAttribLocation(app.program, 0, "pos");
+	glLinkProgram(app.program);
+	glDeleteShader(vs);
+	glDeleteShader(fs);
+	GLint ok = 0;
+	glGetProgramiv(app.program, GL_LINK_STATUS, &ok);
+	g_assert_true(ok);
+	app.shader_id = frame->shader_id;
+}
+
+/* Draws @frame over the whole target and reads it back: picture row y at pixels row y. */
+static void
+app_draw(const struct umms_gl_frame *frame)
+{
+	if (frame->shader_id != app.shader_id)
+		build_program(frame);
+	glBindFramebuffer(GL_FRAMEBUFFER, app.fbo);
+	glViewport(0, 0, WIDTH, HEIGHT);
+	glClearColor(0.5f, 0.5f, 0.5f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	umms_gl_frame_bind(frame, app.program, 0);
+	static const GLfloat quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
+	glBindBuffer(GL_ARRAY_BUFFER, 0);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
+	glEnableVertexAttribArray(0);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, app.pixels);
+	g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
+}
+
+static void
+assert_rgb(int x, int y, uint32_t rgb, const char *what)
+{
+	const uint8_t *p = &app.pixels[((size_t)y * WIDTH + (size_t)x) * 4];
+	int want[3] = { (int)(rgb >> 16) & 0xff, (int)(rgb >> 8) & 0xff, (int)rgb & 0xff };
+	for (int c = 0; c < 3; c++) {
+		if (abs(p[c] - want[c]) > 3)
+			g_error("%s at (%d, %d): %02x%02x%02x, expected %06x", what, x, y, p[0], p[1],
+				p[2], rgb);
+	}
+}
+
+/* Blue, and half green over it: 0x80 + 0xff * (1 - 0x80 / 255). */
+#define BLUE 0x0000ff
+#define BLENDED 0x00807f
+
+static void
+on_cue(void *data, struct umms_gl *gl, const char *text)
+{
+	char **cue = data;
+	g_free(*cue);
+	*cue = g_strdup(text);
+}
+
+/* Until both shows came (they are due in 10 s and 20 s). */
+static void
+wait_shows(struct umms_gl *gl)
+{
+	struct umms_gl_counts counts = { 0 };
+	for (int i = 0; i < 250 && counts.received < 2; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		umms_gl_get_counts(gl, &counts);
+	}
+	g_assert_cmpuint(counts.received, ==, 2);
+}
+
+static int64_t
+in_seconds(int s)
+{
+	return g_get_monotonic_time() * 1000 + (int64_t)s * 1000000000;
+}
+
+static void
+test_subtitles(void)
+{
+	app_setup();
+	struct peer *peer = peer_start_subtitled(SUB_W * 4 * SUB_H);
+	g_autofree char *cue = NULL;
+	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, &cue);
+	g_assert_nonnull(gl);
+	wait_shows(gl);
+
+	/* The first show: its subtitles uploaded and blended where they belong. */
+	const struct umms_gl_frame *frame = umms_gl_update(gl, in_seconds(15));
+	g_assert_nonnull(frame);
+	g_assert_cmpuint(frame->serial, ==, 1);
+	g_assert_cmpuint(frame->subtitle_texture, !=, 0);
+	g_assert_cmpuint(frame->subtitle_serial, ==, SUB_SERIAL);
+	g_assert_cmpfloat_with_epsilon(frame->subtitle_rect[0], 16.0 / 64, 1e-6);
+	g_assert_cmpfloat_with_epsilon(frame->subtitle_rect[1], 20.0 / 32, 1e-6);
+	g_assert_cmpfloat_with_epsilon(frame->subtitle_rect[2], 32.0 / 64, 1e-6);
+	g_assert_cmpfloat_with_epsilon(frame->subtitle_rect[3], 8.0 / 32, 1e-6);
+	GLuint texture = frame->subtitle_texture;
+	app_draw(frame);
+	assert_rgb(SUB_X + SUB_W / 2, SUB_Y + SUB_H / 2, BLENDED, "inside the subtitles");
+	assert_rgb(SUB_X + 1, SUB_Y + 1, BLENDED, "their top-left corner");
+	assert_rgb(8, 8, BLUE, "the picture above them");
+	assert_rgb(SUB_X - 2, SUB_Y + SUB_H / 2, BLUE, "left of them");
+	assert_rgb(SUB_X + SUB_W / 2, SUB_Y + SUB_H + 2, BLUE, "under them");
+	struct umms_gl_subtitle_counts sub;
+	umms_gl_get_subtitle_counts(gl, &sub);
+	g_assert_cmpuint(sub.received, ==, 2);
+	g_assert_cmpuint(sub.refused, ==, 0);
+	g_assert_cmpuint(sub.uploaded, ==, 1);
+
+	/* The second show, the same image (serial): drawn, not uploaded again. */
+	frame = umms_gl_update(gl, in_seconds(25));
+	g_assert_nonnull(frame);
+	g_assert_cmpuint(frame->serial, ==, 2);
+	g_assert_cmpuint(frame->subtitle_texture, ==, texture);
+	app_draw(frame);
+	assert_rgb(SUB_X + SUB_W / 2, SUB_Y + SUB_H / 2, BLENDED, "the subtitles, again");
+	umms_gl_get_subtitle_counts(gl, &sub);
+	g_assert_cmpuint(sub.uploaded, ==, 1);
+
+	/* Turned off (the application draws captions from the text): gone at once. */
+	umms_gl_set_subtitles(gl, false, on_cue);
+	frame = umms_gl_update(gl, in_seconds(25));
+	g_assert_cmpuint(frame->subtitle_texture, ==, 0);
+	app_draw(frame);
+	assert_rgb(SUB_X + SUB_W / 2, SUB_Y + SUB_H / 2, BLUE, "no subtitles once off");
+	g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+	g_mutex_lock(&peer->lock);
+	g_assert_cmpuint(peer->set_subtitles, ==, UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT);
+	g_mutex_unlock(&peer->lock);
+	/* The text the peer answered with reaches the application as it was sent. */
+	for (int i = 0; i < 250 && !cue; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		g_assert_cmpint(umms_gl_dispatch(gl), ==, 0);
+	}
+	g_assert_cmpstr(cue, ==, CUE);
+
+	umms_gl_destroy(gl);
+	peer_stop(peer);
+	app_finish();
+}
+
+static void
+test_subtitles_short(void)
+{
+	app_setup();
+	/* 100 bytes for 32 rows of 128: refused before anything maps them. */
+	struct peer *peer = peer_start_subtitled(100);
+	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
+	g_assert_nonnull(gl);
+	wait_shows(gl);
+	const struct umms_gl_frame *frame = umms_gl_update(gl, in_seconds(15));
+	g_assert_nonnull(frame);
+	g_assert_cmpuint(frame->subtitle_texture, ==, 0);
+	app_draw(frame);
+	assert_rgb(SUB_X + SUB_W / 2, SUB_Y + SUB_H / 2, BLUE, "the picture, no subtitles");
+	struct umms_gl_subtitle_counts sub;
+	umms_gl_get_subtitle_counts(gl, &sub);
+	g_assert_cmpuint(sub.received, ==, 0);
+	g_assert_cmpuint(sub.refused, ==, 2);
+	g_assert_cmpuint(sub.uploaded, ==, 0);
+	umms_gl_destroy(gl);
+	peer_stop(peer);
+	app_finish();
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -371,6 +722,8 @@ main(int argc, char *argv[])
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/client-core/short-memory", test_short_memory);
 	g_test_add_func("/client-core/fitting-memory", test_fitting_memory);
+	g_test_add_func("/client-core/subtitles", test_subtitles);
+	g_test_add_func("/client-core/subtitles-short", test_subtitles_short);
 	/*
 	 * A dma-buf imported as an EGLImage needs Mesa's dma-buf import: the
 	 * GBM display of the KMS test VM's card (meson test client-core-vm).

@@ -3,7 +3,10 @@
  * and weston), checked by screenshot pixels: the picture exactly inside its
  * rectangle in every scale mode with bars where expected, geometry moving in
  * the same frame as the application's UI, and ummsd freeing a killed
- * client's buffers while serving the next one.
+ * client's buffers while serving the next one. Subtitles, from a
+ * umms_video_v1 peer of the test's (video-peer.c) since ummsd's engine does
+ * not render them yet: over the picture, scaled with it, attached once for
+ * two frames, hidden on request.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -66,7 +69,8 @@ embed_wait(struct embed *e, const char *prefix, unsigned ms)
 }
 
 static struct embed *
-embed_start(struct umms_test_compositor *compositor, const char *const *args)
+embed_start_on(struct umms_test_compositor *compositor, const char *umms_display,
+	const char *const *args)
 {
 	struct embed *e = g_new0(struct embed, 1);
 	e->lines = g_async_queue_new_full(g_free);
@@ -74,6 +78,8 @@ embed_start(struct umms_test_compositor *compositor, const char *const *args)
 		G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
 	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY",
 		umms_test_compositor_display(compositor), TRUE);
+	if (umms_display)
+		g_subprocess_launcher_setenv(launcher, "UMMS_DISPLAY", umms_display, TRUE);
 	GPtrArray *argv = g_ptr_array_new();
 	g_autofree char *program = g_build_filename(umms_test_build_root(), "tests", "wl-embed",
 		NULL);
@@ -91,6 +97,12 @@ embed_start(struct umms_test_compositor *compositor, const char *const *args)
 	g_autofree char *line = embed_wait(e, "path ", 10000);
 	e->path = g_strdup(line + strlen("path "));
 	return e;
+}
+
+static struct embed *
+embed_start(struct umms_test_compositor *compositor, const char *const *args)
+{
+	return embed_start_on(compositor, NULL, args);
 }
 
 static void
@@ -474,6 +486,77 @@ test_client_killed(void)
 	umms_test_compositor_stop(compositor);
 }
 
+/* video-peer's picture and subtitles (tests/video-peer.c), premultiplied half-white over blue. */
+#define PEER_W 160
+#define PEER_H 90
+#define PEER_SUB_X 40
+#define PEER_SUB_Y 70
+#define PEER_SUB_W 80
+#define PEER_SUB_H 10
+#define SUBTITLED 0x8080ffu
+
+static void
+test_subtitles(gconstpointer data)
+{
+	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
+	/* The peer on its socket: "ready" once it listens. */
+	g_autofree char *program = g_build_filename(umms_test_build_root(), "tests", "video-peer",
+		NULL);
+	GError *error = NULL;
+	GSubprocess *peer = g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
+		G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, program, "umms-embed-peer", NULL);
+	g_assert_no_error(error);
+	g_autoptr(GDataInputStream) peer_out = g_data_input_stream_new(
+		g_subprocess_get_stdout_pipe(peer));
+	g_autofree char *ready = g_data_input_stream_read_line(peer_out, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(ready, ==, "ready");
+
+	/* 160x90 scaled twice into 320x180: the subtitles at 80,140, 160x20 of it. */
+	struct embed *e = embed_start_on(compositor, "umms-embed-peer", (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,320,180", "--scale", "fill", NULL });
+	g_free(embed_wait(e, "frame 2", 10000));
+	double sx = 320.0 / PEER_W, sy = 180.0 / PEER_H;
+	const struct check subtitled[] = {
+		{ (PEER_SUB_X + PEER_SUB_W / 2) * sx / 320, (PEER_SUB_Y + PEER_SUB_H / 2) * sy / 180,
+		  SUBTITLED, "subtitles" },
+		{ (PEER_SUB_X + 2) * sx / 320, (PEER_SUB_Y + 2) * sy / 180, SUBTITLED,
+		  "their-top-left" },
+		{ (PEER_SUB_X - 2) * sx / 320, (PEER_SUB_Y + 5) * sy / 180, BLUE, "left-of-them" },
+		{ (PEER_SUB_X + 10) * sx / 320, (PEER_SUB_Y - 2) * sy / 180, BLUE, "above-them" },
+		{ (PEER_SUB_X + 10) * sx / 320, (PEER_SUB_Y + PEER_SUB_H + 2) * sy / 180, BLUE,
+		  "under-them" },
+		{ 0.5, 0.2, BLUE, "picture" },
+	};
+	expect_screen(compositor, (const int[]){ 320, 180 }, subtitled, G_N_ELEMENTS(subtitled),
+		"subtitles");
+	/* Two frames, one subtitle image: copied and attached once. */
+	embed_send(e, "subtitles");
+	g_autofree char *counts = embed_wait(e, "subtitles ", 5000);
+	g_test_message("wl-embed: %s", counts);
+	g_assert_cmpstr(counts, ==, "subtitles 1 received, 0 refused, 1 copied, 1 attached");
+
+	/* Off: gone from the screen, and the peer is told (0: neither images nor text). */
+	embed_command(e, "subtitles off");
+	static const struct check off[] = {
+		{ (PEER_SUB_X + PEER_SUB_W / 2.0) / PEER_W, (PEER_SUB_Y + PEER_SUB_H / 2.0) / PEER_H,
+		  BLUE, "no-subtitles" },
+	};
+	expect_screen(compositor, (const int[]){ 320, 180 }, off, G_N_ELEMENTS(off),
+		"subtitles-off");
+	g_autofree char *told = g_data_input_stream_read_line(peer_out, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(told, ==, "subtitles 0");
+
+	embed_free(e);
+	g_output_stream_close(g_subprocess_get_stdin_pipe(peer), NULL, NULL);
+	g_assert_true(g_subprocess_wait_check(peer, NULL, &error));
+	g_assert_no_error(error);
+	g_object_unref(peer);
+	umms_test_compositor_stop(compositor);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -490,5 +573,7 @@ main(int argc, char *argv[])
 	g_test_add_data_func("/embed/weston/desync-move-control",
 		GINT_TO_POINTER(UMMS_TEST_WESTON | MOVE_DESYNC), test_move);
 	g_test_add_func("/embed/client-killed", test_client_killed);
+	g_test_add_data_func("/embed/sway/subtitles", GINT_TO_POINTER(UMMS_TEST_SWAY),
+		test_subtitles);
 	return g_test_run();
 }

@@ -44,6 +44,20 @@ static const struct umms_kms_plane soc_planes[] = {
 	  .has_zpos = true, .zpos = 2 },
 };
 
+/* The SoC with an ARGB overlay on top, for subtitles. */
+static const struct umms_kms_plane soc_sub_planes[] = {
+	{ .id = 50, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
+	  .has_zpos = true, .zpos = 0 },
+	{ .id = 51, .type = UMMS_KMS_PLANE_PRIMARY, .formats = primary_formats, .n_formats = 2,
+	  .has_zpos = true, .zpos = 1 },
+	{ .id = 52, .type = UMMS_KMS_PLANE_OVERLAY, .formats = yuv_overlay_formats, .n_formats = 2,
+	  .has_zpos = true, .zpos = 3 },
+	{ .id = 53, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
+	  .has_zpos = true, .zpos = 2 },
+	{ .id = 54, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
+	  .has_zpos = true, .zpos = 4 },
+};
+
 struct ladder_case {
 	const char *what;
 	const struct umms_kms_plane *planes;
@@ -54,6 +68,7 @@ struct ladder_case {
 	const char *expect;
 	const char *skipped;   /* a phrase the reasons must contain, or NULL */
 	bool below;            /* the UI is drawn over the video (a hole shows it) */
+	bool sub;              /* subtitles to show ("o33+35": their plane is 35) */
 };
 
 static const struct ladder_case cases[] = {
@@ -75,6 +90,21 @@ static const struct ladder_case cases[] = {
 	{ "video under the UI's hole: no overlay, composition",
 		vkms_planes, 4, XR24, false, true, "c31", "the UI is drawn over the video",
 		.below = true },
+	{ "subtitles on vkms: on the overlay after the video's; the last has none above",
+		vkms_planes, 4, XR24, false, false, "o33+35 c31",
+		"plane 35 (overlay): no AR24 plane above it for the subtitles", .sub = true },
+	{ "subtitles over a full-screen video: the primary plane with subtitles on an overlay",
+		vkms_planes, 4, XR24, true, false, "o33+35 p31+33 c31", NULL, .sub = true },
+	{ "subtitles on the SoC without an ARGB plane above the video: composition",
+		soc_planes, 4, XR24, false, false, "c51",
+		"plane 53 (overlay): no AR24 plane above it", .sub = true },
+	{ "subtitles on the SoC's ARGB top plane, over either video plane",
+		soc_sub_planes, 5, XR24, false, false, "o53+54 o52+54 c51",
+		"plane 54 (overlay): no AR24 plane above it", .sub = true },
+	{ "NV12 with subtitles: the YUV overlay, subtitles on the top plane",
+		soc_sub_planes, 5, NV12, false, false, "o52+54 c51", NULL, .sub = true },
+	{ "subtitles under the UI's hole: composited with the video",
+		vkms_planes, 4, XR24, false, true, "c31", NULL, .below = true, .sub = true },
 };
 
 static void
@@ -84,7 +114,7 @@ test_ladder(void)
 		const struct ladder_case *c = &cases[i];
 		struct umms_kms_ladder_input in = { .planes = c->planes, .n_planes = c->n_planes,
 			.video_format = c->format, .covers_output = c->covers, .ui_visible = c->ui,
-			.video_below_ui = c->below };
+			.video_below_ui = c->below, .subpicture = c->sub };
 		struct umms_kms_layout_choice out[UMMS_KMS_LADDER_MAX];
 		g_autofree char *skipped = NULL;
 		int n = umms_kms_ladder_build(&in, out, &skipped);
@@ -94,6 +124,8 @@ test_ladder(void)
 			int plane = out[k].rung == UMMS_KMS_RUNG_COMPOSITE ? out[k].primary_plane :
 				out[k].video_plane;
 			g_string_append_printf(got, "%s%c%u", k ? " " : "", rung, c->planes[plane].id);
+			if (out[k].sub_plane >= 0)
+				g_string_append_printf(got, "+%u", c->planes[out[k].sub_plane].id);
 		}
 		g_test_message("%s: %s", c->what, got->str);
 		if (strcmp(got->str, c->expect) != 0)

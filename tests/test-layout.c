@@ -118,11 +118,82 @@ test_invisible(void)
 	g_assert_false(out.visible);
 }
 
+/* Subtitles placed with the picture: scaled as it is, cut to what of it shows. */
+static void
+test_overlay(void)
+{
+	static const struct {
+		const char *what;
+		struct umms_layout_input in;
+		struct umms_layout_overlay_input sub;
+		int x, y, w, h;              /* expected on screen */
+		double sx, sy, sw, sh;       /* expected part of the image */
+		bool shown;
+	} overlays[] = {
+		{ "picture at 1:1: the image 1:1, offset by the picture's place",
+			{ .x = 100, .y = 50, .width = 320, .height = 240, FRAME(320, 240), .scale = UMMS_LAYOUT_SCALE_NONE },
+			{ .crop_width = 320, .crop_height = 240, .picture_width = 320,
+			  .picture_height = 240, .x = 10, .y = 200, .width = 300, .height = 30 },
+			110, 250, 300, 30, 0, 0, 300, 30, true },
+		{ "picture doubled: the image doubled",
+			{ .x = 0, .y = 0, .width = 640, .height = 480, FRAME(320, 240), .scale = UMMS_LAYOUT_SCALE_FILL },
+			{ .crop_width = 320, .crop_height = 240, .picture_width = 320,
+			  .picture_height = 240, .x = 10, .y = 200, .width = 300, .height = 30 },
+			20, 400, 600, 60, 0, 0, 300, 30, true },
+		{ "an image made for a picture twice the size: halved",
+			{ .x = 0, .y = 0, .width = 320, .height = 240, FRAME(320, 240), .scale = UMMS_LAYOUT_SCALE_FILL },
+			{ .crop_width = 320, .crop_height = 240, .picture_width = 640,
+			  .picture_height = 480, .x = 20, .y = 400, .width = 600, .height = 60 },
+			10, 200, 300, 30, 0, 0, 600, 60, true },
+		{ "a frame crop: the image is in the crop's pixels",
+			{ .x = 0, .y = 0, .width = 320, .height = 240, .buffer_width = 336, .buffer_height = 256, .crop_x = 8,
+			  .crop_y = 8, .crop_width = 320, .crop_height = 240, .par_n = 1, .par_d = 1,
+			  .scale = UMMS_LAYOUT_SCALE_FILL },
+			{ .crop_x = 8, .crop_y = 8, .crop_width = 320, .crop_height = 240,
+			  .picture_width = 320, .picture_height = 240, .x = 0, .y = 0, .width = 320,
+			  .height = 20 },
+			0, 0, 320, 20, 0, 0, 320, 20, true },
+		{ "crop to fill cuts the image with the picture",
+			{ .x = 0, .y = 0, .width = 320, .height = 180, FRAME(320, 240), .scale = UMMS_LAYOUT_SCALE_CROP },
+			{ .crop_width = 320, .crop_height = 240, .picture_width = 320,
+			  .picture_height = 240, .x = 0, .y = 200, .width = 320, .height = 40 },
+			0, 170, 320, 10, 0, 0, 320, 10, true },
+		{ "wholly in the part cut away: not shown",
+			{ .x = 0, .y = 0, .width = 320, .height = 180, FRAME(320, 240), .scale = UMMS_LAYOUT_SCALE_CROP },
+			{ .crop_width = 320, .crop_height = 240, .picture_width = 320,
+			  .picture_height = 240, .x = 0, .y = 215, .width = 320, .height = 25 },
+			0, 0, 0, 0, 0, 0, 0, 0, false },
+		{ "reaching outside the picture: cut to it",
+			{ .x = 0, .y = 0, .width = 320, .height = 240, FRAME(320, 240), .scale = UMMS_LAYOUT_SCALE_FILL },
+			{ .crop_width = 320, .crop_height = 240, .picture_width = 320,
+			  .picture_height = 240, .x = -10, .y = 230, .width = 100, .height = 20 },
+			0, 230, 90, 10, 10, 0, 90, 10, true },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(overlays); i++) {
+		struct umms_layout l;
+		struct umms_layout_overlay o;
+		umms_layout_compute(&overlays[i].in, &l);
+		bool shown = umms_layout_place_overlay(&l, &overlays[i].sub, &o);
+		g_test_message("%s: %d %d,%d %dx%d from %.2f,%.2f %.2fx%.2f", overlays[i].what, shown,
+			o.x, o.y, o.width, o.height, o.src_x, o.src_y, o.src_width, o.src_height);
+		g_assert_cmpint(shown, ==, overlays[i].shown);
+		g_assert_cmpint(o.x, ==, overlays[i].x);
+		g_assert_cmpint(o.y, ==, overlays[i].y);
+		g_assert_cmpint(o.width, ==, overlays[i].w);
+		g_assert_cmpint(o.height, ==, overlays[i].h);
+		g_assert_cmpfloat_with_epsilon(o.src_x, overlays[i].sx, 0.01);
+		g_assert_cmpfloat_with_epsilon(o.src_y, overlays[i].sy, 0.01);
+		g_assert_cmpfloat_with_epsilon(o.src_width, overlays[i].sw, 0.01);
+		g_assert_cmpfloat_with_epsilon(o.src_height, overlays[i].sh, 0.01);
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/layout/cases", test_cases);
 	g_test_add_func("/layout/invisible", test_invisible);
+	g_test_add_func("/layout/overlay", test_overlay);
 	return g_test_run();
 }

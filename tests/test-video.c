@@ -44,6 +44,8 @@ struct raw_client {
 	int64_t last_received_ns;
 	int geometry[8];
 	bool auto_release;
+	uint32_t version;     /* of the manager to bind */
+	unsigned subpictures; /* subpicture and subpicture_clear events */
 };
 
 static const char *
@@ -158,6 +160,26 @@ player_error(void *data, struct umms_video_player_v1 *player, const char *name, 
 	((struct raw_client *)data)->errors++;
 }
 
+static void
+player_subpicture(void *data, struct umms_video_player_v1 *player, int32_t fd, uint32_t serial,
+	int32_t x, int32_t y, int32_t width, int32_t height, uint32_t stride,
+	int32_t picture_width, int32_t picture_height)
+{
+	close(fd);
+	((struct raw_client *)data)->subpictures++;
+}
+
+static void
+player_subpicture_clear(void *data, struct umms_video_player_v1 *player)
+{
+	((struct raw_client *)data)->subpictures++;
+}
+
+static void
+player_cue(void *data, struct umms_video_player_v1 *player, const char *text)
+{
+}
+
 static const struct umms_video_player_v1_listener player_listener = {
 	.path = player_path,
 	.failed = player_failed,
@@ -166,6 +188,9 @@ static const struct umms_video_player_v1_listener player_listener = {
 	.show = player_show,
 	.end_of_stream = player_eos,
 	.error = player_error,
+	.subpicture = player_subpicture,
+	.subpicture_clear = player_subpicture_clear,
+	.cue = player_cue,
 };
 
 static void
@@ -174,7 +199,8 @@ registry_global(void *data, struct wl_registry *registry, uint32_t name, const c
 {
 	struct raw_client *c = data;
 	if (strcmp(interface, umms_video_manager_v1_interface.name) == 0)
-		c->manager = wl_registry_bind(registry, name, &umms_video_manager_v1_interface, 1);
+		c->manager = wl_registry_bind(registry, name, &umms_video_manager_v1_interface,
+			c->version);
 }
 
 static void
@@ -187,11 +213,15 @@ static const struct wl_registry_listener registry_listener = {
 	.global_remove = registry_remove,
 };
 
-/* Connects; @formats: wl_shm formats to announce (0-terminated), NULL: none. */
+/*
+ * Connects with manager version @version; @formats: wl_shm formats to
+ * announce (0-terminated), NULL: none.
+ */
 static struct raw_client *
-raw_connect(const uint32_t *formats)
+raw_connect_version(const uint32_t *formats, uint32_t version)
 {
 	struct raw_client *c = g_new0(struct raw_client, 1);
+	c->version = version;
 	c->buffers = g_ptr_array_new();
 	c->auto_release = true;
 	c->display = wl_display_connect(video_socket());
@@ -204,6 +234,12 @@ raw_connect(const uint32_t *formats)
 	for (const uint32_t *f = formats; f && *f; f++)
 		umms_video_manager_v1_shm_format(c->manager, *f == 1000 ? 0 : *f);
 	return c;
+}
+
+static struct raw_client *
+raw_connect(const uint32_t *formats)
+{
+	return raw_connect_version(formats, 1);
 }
 
 static void
@@ -577,6 +613,26 @@ test_protocol_errors(struct umms_test *t, gconstpointer data)
 	while (raw_pump(bad, 10))
 		;
 	g_assert_cmpint(wl_display_get_error(bad->display), ==, EPROTO);
+	raw_free(bad);
+
+	/*
+	 * Version 4: subtitles as text and images is fine (the clip has none:
+	 * no subpicture event), a bit the protocol does not know is not.
+	 */
+	bad = raw_connect_version(NULL, 4);
+	raw_player(bad, path);
+	umms_video_player_v1_set_subtitles(bad->player, UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE |
+		UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT);
+	raw_wait_shows(bad, 2, 5000);
+	g_assert_cmpint(wl_display_get_error(bad->display), ==, 0);
+	g_assert_cmpuint(bad->subpictures, ==, 0);
+	umms_video_player_v1_set_subtitles(bad->player, 0x4);
+	while (raw_pump(bad, 10))
+		;
+	g_assert_cmpint(wl_display_get_error(bad->display), ==, EPROTO);
+	g_assert_cmpuint(wl_display_get_protocol_error(bad->display, &iface, &id), ==,
+		UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE);
+	g_assert_cmpstr(iface->name, ==, "umms_video_player_v1");
 	raw_free(bad);
 
 	/* Garbage on the socket. */

@@ -14,8 +14,11 @@
  *                   with --ui-delay, says "moving" once the video's part is
  *                   sent and draws the frame MS later (a slow application)
  *   scale MODE      change the scale mode
+ *   subtitles       answered "subtitles N received, N refused, N copied, N
+ *                   attached" (umms_client_video_get_subtitle_counts)
+ *   subtitles off   hide the subtitles (umms_client_video_set_subtitles)
  *   quit
- * Each command is answered "ok" once committed.
+ * Each command but subtitles is answered "ok" once committed.
  */
 #include <errno.h>
 #include <poll.h>
@@ -271,6 +274,15 @@ command(struct app *app, char *line)
 	} else if (sscanf(line, "scale %31s", mode) == 1 && parse_scale(mode, &scale)) {
 		umms_client_video_set_scale(app->video, scale);
 		wl_surface_commit(app->surface);
+	} else if (strncmp(line, "subtitles off", 13) == 0) {
+		umms_client_video_set_subtitles(app->video, false, NULL);
+	} else if (strncmp(line, "subtitles", 9) == 0) {
+		struct umms_client_subtitle_counts counts;
+		umms_client_video_get_subtitle_counts(app->video, &counts);
+		printf("subtitles %u received, %u refused, %u copied, %u attached\n",
+			counts.received, counts.refused, counts.copied, counts.attached);
+		fflush(stdout);
+		return;
 	} else if (strncmp(line, "quit", 4) == 0) {
 		app->running = false;
 		return;

@@ -11,6 +11,7 @@ drop_at(struct umms_core_queue *queue, int index)
 {
 	struct umms_core_show *show = &queue->pending[index];
 	umms_core_video_skip(queue->video, show->buffer, show->serial);
+	umms_core_subpicture_unref(show->subpicture);
 	memmove(&queue->pending[index], &queue->pending[index + 1],
 		(size_t)(queue->n_pending - index - 1) * sizeof(queue->pending[0]));
 	queue->n_pending--;
@@ -37,6 +38,7 @@ umms_core_queue_push(struct umms_core_queue *queue, struct umms_core_buffer *buf
 	queue->pending[queue->n_pending++] = (struct umms_core_show){
 		.buffer = buffer, .serial = serial, .due_ns = due_ns,
 		.geometry = queue->video->geometry,
+		.subpicture = umms_core_subpicture_ref(queue->video->subpicture),
 	};
 	/* No take can have the ones before a show due by now any more. */
 	for (int i = newest_due(queue, umms_core_now_ns()) - 1; i >= 0; i--)
@@ -63,5 +65,7 @@ umms_core_queue_take(struct umms_core_queue *queue, int64_t target_ns,
 void
 umms_core_queue_clear(struct umms_core_queue *queue)
 {
+	for (int i = 0; i < queue->n_pending; i++)
+		umms_core_subpicture_unref(queue->pending[i].subpicture);
 	queue->n_pending = 0;
 }

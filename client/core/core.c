@@ -235,6 +235,29 @@ player_error(void *data, struct umms_video_player_v1 *player, const char *name,
 		video->impl->error(video, name, message);
 }
 
+static void
+player_subpicture(void *data, struct umms_video_player_v1 *player, int32_t fd, uint32_t serial,
+	int32_t x, int32_t y, int32_t width, int32_t height, uint32_t stride,
+	int32_t picture_width, int32_t picture_height)
+{
+	umms_core_video_set_subpicture(data, fd, serial, x, y, width, height, stride,
+		picture_width, picture_height);
+}
+
+static void
+player_subpicture_clear(void *data, struct umms_video_player_v1 *player)
+{
+	umms_core_video_set_subpicture(data, -1, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
+static void
+player_cue(void *data, struct umms_video_player_v1 *player, const char *text)
+{
+	struct umms_core_video *video = data;
+	if (video->impl->cue)
+		video->impl->cue(video, text);
+}
+
 static const struct umms_video_player_v1_listener player_listener = {
 	.path = player_path,
 	.failed = player_failed,
@@ -243,6 +266,9 @@ static const struct umms_video_player_v1_listener player_listener = {
 	.show = player_show,
 	.end_of_stream = player_end_of_stream,
 	.error = player_error,
+	.subpicture = player_subpicture,
+	.subpicture_clear = player_subpicture_clear,
+	.cue = player_cue,
 };
 
 /* ---- the player ------------------------------------------------------------------ */
@@ -279,6 +305,7 @@ umms_core_video_destroy(struct umms_core_video *video)
 	/* Releases, on ummsd's side, every show still held. */
 	umms_video_player_v1_destroy(video->player);
 	umms_core_flush(video->core);
+	umms_core_subpicture_unref(video->subpicture);
 	free(video->path);
 	free(video);
 }
@@ -308,4 +335,16 @@ umms_core_video_skip(struct umms_core_video *video, struct umms_core_buffer *buf
 {
 	umms_core_video_discarded(video, serial);
 	umms_core_buffer_release(buffer, 1);
+}
+
+void
+umms_core_video_set_subtitles(struct umms_core_video *video, uint32_t subtitles)
+{
+	if (umms_video_player_v1_get_version(video->player) <
+			UMMS_VIDEO_PLAYER_V1_SET_SUBTITLES_SINCE_VERSION)
+		return;
+	if (!(subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE))
+		umms_core_video_set_subpicture(video, -1, 0, 0, 0, 0, 0, 0, 0, 0);
+	umms_video_player_v1_set_subtitles(video->player, subtitles);
+	umms_core_flush(video->core);
 }

@@ -17,7 +17,11 @@
  *   the library never sees it), shows released, the buffer forgotten when
  *   ummsd retired it and nothing holds it;
  * - the due-frame queue (core-queue.c): shows waiting for their time, the
- *   newest due one taken, the ones it supersedes discarded at once.
+ *   newest due one taken, the ones it supersedes discarded at once;
+ * - subtitles (core-sub.c, version 4): a subpicture's memfd checked against
+ *   its sizes before anything maps it (an image that fails is dropped, the
+ *   one before it too), the one that stands in video->subpicture for the
+ *   shows that follow (queued shows keep a reference), cue texts passed on.
  *
  * Frames are never copied or mapped here: fds go to the library as they
  * came, so a dma-buf reaches the compositor or EGL without a copy. A
@@ -122,7 +126,33 @@ struct umms_core_geometry {
 struct umms_core_counts {
 	uint64_t received, presented, discarded;
 	unsigned buffers;             /* held now */
+	unsigned subpictures;         /* subtitle images received and accepted */
+	unsigned subpictures_refused; /* refused: sizes beyond their memory */
 };
+
+/*
+ * Subtitles to draw over the picture (umms_video_player_v1.subpicture):
+ * @width x @height ARGB8888 premultiplied pixels, @stride bytes a row, at
+ * @x, @y of a @picture_width x @picture_height picture. Its memory holds
+ * @stride x @height bytes at least (checked); the same @serial, the same
+ * pixels.
+ */
+struct umms_core_subpicture {
+	int refs;
+	uint32_t serial;
+	int fd;                       /* -1 once closed */
+	size_t size;                  /* of its memory */
+	uint32_t stride;
+	int x, y, width, height;
+	int picture_width, picture_height;
+	void *data;                   /* mapped by umms_core_subpicture_map, else NULL */
+};
+
+/* NULL is passed through (ref) or ignored (unref). */
+struct umms_core_subpicture *umms_core_subpicture_ref(struct umms_core_subpicture *sub);
+void umms_core_subpicture_unref(struct umms_core_subpicture *sub);
+/* Its pixels, mapped read-only once (kept until the last unref); NULL if it cannot be. */
+const void *umms_core_subpicture_map(struct umms_core_subpicture *sub);
 
 /*
  * What the library does with the player's events; every member may be
@@ -150,6 +180,8 @@ struct umms_core_video_impl {
 	 */
 	void (*buffer_destroy)(struct umms_core_video *video, struct umms_core_buffer *buffer);
 	void (*end_of_stream)(struct umms_core_video *video);
+	/* The subtitle text that stands ("" for none), with text subtitles on. */
+	void (*cue)(struct umms_core_video *video, const char *text);
 	/* After the core's own handling (NotFound: shows forgotten, no more frames). */
 	void (*error)(struct umms_core_video *video, const char *name, const char *message);
 };
@@ -166,6 +198,8 @@ struct umms_core_video {
 	bool gone;
 	struct wl_list buffers;       /* umms_core_buffer.link */
 	struct umms_core_counts counts;
+	/* The subtitles of the shows from now on (NULL: none); the video's reference. */
+	struct umms_core_subpicture *subpicture;
 };
 
 /* Attaches to @player_path, or creates a player owned by the connection (NULL). */
@@ -178,6 +212,15 @@ void umms_core_video_presented(struct umms_core_video *video, uint32_t serial, i
 	uint32_t refresh_ns, uint32_t flags);
 /* Show @serial never will; its buffer is released separately. */
 void umms_core_video_discarded(struct umms_core_video *video, uint32_t serial);
+/*
+ * Which subtitles ummsd sends (UMMS_VIDEO_PLAYER_V1_SUBTITLES_*); nothing
+ * before version 4. Turning images off drops the one that stands.
+ */
+void umms_core_video_set_subtitles(struct umms_core_video *video, uint32_t subtitles);
+/* core-sub.c: a subpicture event (@fd owned); fd -1: subpicture_clear. */
+void umms_core_video_set_subpicture(struct umms_core_video *video, int fd, uint32_t serial,
+	int x, int y, int width, int height, uint32_t stride, int picture_width,
+	int picture_height);
 /* A show dropped at once: discarded, and its buffer released. */
 void umms_core_video_skip(struct umms_core_video *video, struct umms_core_buffer *buffer,
 	uint32_t serial);
@@ -195,6 +238,8 @@ struct umms_core_show {
 	uint32_t serial;
 	int64_t due_ns;
 	struct umms_core_geometry geometry;  /* the shape when it was shown */
+	/* Its subtitles (a reference: unref it once taken), NULL for none. */
+	struct umms_core_subpicture *subpicture;
 };
 
 struct umms_core_queue {

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "manager.h"
 #include "player.h"
+#include "subpicture.h"
 #include "umms-video-v1-protocol.h"
 #include "video-private.h"
 
@@ -44,6 +45,11 @@ struct video_view {
 		uint32_t serial;
 		int64_t due_ns;
 	} feedback[FEEDBACK_SLOTS];
+	/* Subtitles (version 4): UMMS_VIDEO_PLAYER_V1_SUBTITLES_* the client takes. */
+	uint32_t subtitles;
+	uint64_t sub_sent;         /* the subpicture the client has (its serial), 0: none */
+	uint32_t sub_serial;       /* the last serial of this object's subpicture events */
+	char *cue;                 /* the cue that stands, "" for none */
 };
 
 static void detach_player(struct video_view *view);
@@ -166,6 +172,30 @@ send_shape(struct video_view *view, struct umms_frame *frame)
 	view->shape = umms_frame_ref(frame);
 }
 
+/*
+ * The frame's subtitles as an image, when they differ from what the client
+ * has: once per subpicture, before the show they go with.
+ */
+static void
+send_subpicture(struct video_view *view, const struct umms_subpicture *sub)
+{
+	if (!(view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE))
+		return;
+	uint64_t serial = sub ? sub->serial : 0;
+	if (serial == view->sub_sent)
+		return;
+	view->sub_sent = serial;
+	if (!sub) {
+		umms_video_player_v1_send_subpicture_clear(view->resource);
+		return;
+	}
+	if (++view->sub_serial == 0)
+		view->sub_serial = 1;
+	umms_video_player_v1_send_subpicture(view->resource, sub->fd, view->sub_serial, sub->x,
+		sub->y, sub->width, sub->height, sub->stride, sub->picture_width,
+		sub->picture_height);
+}
+
 static void
 on_frame(struct wl_listener *listener, void *data)
 {
@@ -190,6 +220,7 @@ on_frame(struct wl_listener *listener, void *data)
 	g_queue_push_tail(&buffer->held, umms_frame_ref(frame));
 	view->held++;
 
+	send_subpicture(view, frame->subpicture);
 	uint32_t serial = ++view->serial;
 	view->feedback[serial % FEEDBACK_SLOTS].serial = serial;
 	view->feedback[serial % FEEDBACK_SLOTS].due_ns = frame->present_ns;
@@ -351,12 +382,55 @@ view_place(struct wl_client *client, struct wl_resource *resource,
 	}
 }
 
+static void
+view_set_subtitles(struct wl_client *client, struct wl_resource *resource, uint32_t subtitles)
+{
+	struct video_view *view = wl_resource_get_user_data(resource);
+	const uint32_t all = UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE |
+		UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT;
+	if (subtitles & ~all) {
+		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE,
+			"subtitles 0x%x", subtitles);
+		return;
+	}
+	uint32_t turned_on = subtitles & ~view->subtitles;
+	view->subtitles = subtitles;
+	/* The client dropped its image: the one that stands goes with the next show. */
+	if (!(subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE))
+		view->sub_sent = 0;
+	if ((turned_on & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT) && view->cue && *view->cue)
+		umms_video_player_v1_send_cue(view->resource, view->cue);
+}
+
 static const struct umms_video_player_v1_interface view_impl = {
 	.destroy = view_destroy,
 	.presented = view_presented,
 	.discarded = view_discarded,
 	.place = view_place,
+	.set_subtitles = view_set_subtitles,
 };
+
+/* The longest cue text sent: a Wayland message holds 4096 bytes. */
+#define CUE_MAX 2048
+
+void
+umms_video_server_send_cue(struct umms_video_server *server, struct umms_player *player,
+	const char *text)
+{
+	/* Valid UTF-8, cut at a character's boundary. */
+	g_autofree char *valid = g_utf8_make_valid(text ? text : "", -1);
+	if (strlen(valid) > CUE_MAX)
+		*g_utf8_find_prev_char(valid, valid + CUE_MAX + 1) = '\0';
+	struct video_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->player != player || (view->cue && strcmp(view->cue, valid) == 0))
+			continue;
+		g_free(view->cue);
+		view->cue = g_strdup(valid);
+		if (view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT)
+			umms_video_player_v1_send_cue(view->resource, valid);
+	}
+}
 
 static void
 detach_player(struct video_view *view)
@@ -393,6 +467,7 @@ view_resource_destroy(struct wl_resource *resource)
 		wl_list_init(&buffer->link);
 	}
 	umms_frame_unref(view->shape);
+	g_free(view->cue);
 	if (view->owned && player)
 		umms_manager_destroy_player(view->server->manager, player);
 	g_array_unref(view->formats);
@@ -416,6 +491,8 @@ video_view_create(struct umms_video_server *server, struct wl_client *client,
 	view->server = server;
 	view->resource = resource;
 	view->owned = owned;
+	/* Images by default: libumms-client and libumms-client-gl draw them. */
+	view->subtitles = version >= 4 ? UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE : 0;
 	view->formats = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	g_array_append_vals(view->formats, formats, (guint)n_formats);
 	wl_list_init(&view->buffers);

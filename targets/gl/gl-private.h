@@ -106,6 +106,13 @@ struct umms_gl {
 	GLenum upload_internal[GL_MAX_TEX];
 
 	struct umms_gl_counts counts;
+
+	/* Subtitles (gl-subtitles.c): the texture of the last image uploaded. */
+	bool sub_images;                     /* images drawn (umms_gl_set_subtitles) */
+	void (*cue)(void *data, struct umms_gl *gl, const char *text);
+	GLuint sub_tex;
+	uint32_t sub_serial;                 /* the image in sub_tex, 0: none */
+	struct umms_gl_subtitle_counts sub_counts;
 };
 
 /* gl-textures.c */
@@ -122,6 +129,13 @@ void gl_buffer_unimport(struct umms_gl *gl, struct gl_buffer *buffer);
 void gl_textures_finish(struct umms_gl *gl);
 GLuint gl_new_texture(struct umms_gl *gl, GLenum target);
 void gl_delete_texture(struct umms_gl *gl, GLuint *texture);
+
+/* gl-subtitles.c */
+/* Context current: @sub (NULL: none) into the frame, uploaded unless its serial is there. */
+void gl_subtitles_update(struct umms_gl *gl, struct umms_core_subpicture *sub);
+void gl_subtitles_finish(struct umms_gl *gl);
+/* The core's cue event, to the application's callback. */
+void gl_video_cue(struct umms_core_video *video, const char *text);
 
 /* gl-shaders.c */
 /* Fills frame->layout, shader, shader_id for @snippet. */

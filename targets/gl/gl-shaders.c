@@ -40,11 +40,35 @@
 	"	return " expression ";\n" \
 	"}\n"
 
+/*
+ * Subtitles over the picture, in every snippet: umms_sub_rect is where the
+ * image goes in the picture's (0..1) coordinates (no size: none), its
+ * texture holds B, G, R, A bytes as uploaded (swapped here), alpha
+ * premultiplied; blended OVER the picture.
+ */
+#define SUBTITLES \
+	"uniform sampler2D umms_sub_tex;\n" \
+	"uniform vec4 umms_sub_rect;\n" \
+	"vec4 umms_subtitles(vec2 uv)\n" \
+	"{\n" \
+	"	if (umms_sub_rect.z <= 0.0 || umms_sub_rect.w <= 0.0)\n" \
+	"		return vec4(0.0);\n" \
+	"	vec2 s = (uv - umms_sub_rect.xy) / umms_sub_rect.zw;\n" \
+	"	if (s.x < 0.0 || s.y < 0.0 || s.x > 1.0 || s.y > 1.0)\n" \
+	"		return vec4(0.0);\n" \
+	"	return texture2D(umms_sub_tex, s).bgra;\n" \
+	"}\n" \
+	"vec4 umms_sample_subtitled(vec2 uv)\n" \
+	"{\n" \
+	"	vec4 s = umms_subtitles(uv);\n" \
+	"	return s + umms_sample(uv) * (1.0 - s.a);\n" \
+	"}\n"
+
 static const char *const snippets[GL_SNIPPETS] = {
-	[GL_SNIPPET_RGBX] = SAMPLE_RGB("vec4(c.rgb, 1.0)"),
-	[GL_SNIPPET_RGBA] = SAMPLE_RGB("c"),
-	[GL_SNIPPET_BGRX] = SAMPLE_RGB("vec4(c.bgr, 1.0)"),
-	[GL_SNIPPET_BGRA] = SAMPLE_RGB("c.bgra"),
+	[GL_SNIPPET_RGBX] = SAMPLE_RGB("vec4(c.rgb, 1.0)") SUBTITLES,
+	[GL_SNIPPET_RGBA] = SAMPLE_RGB("c") SUBTITLES,
+	[GL_SNIPPET_BGRX] = SAMPLE_RGB("vec4(c.bgr, 1.0)") SUBTITLES,
+	[GL_SNIPPET_BGRA] = SAMPLE_RGB("c.bgra") SUBTITLES,
 	[GL_SNIPPET_NV12] = PRECISION CROP YUV
 		"uniform sampler2D umms_tex0;\n"
 		"uniform sampler2D umms_tex1;\n"
@@ -52,7 +76,8 @@ static const char *const snippets[GL_SNIPPETS] = {
 		"{\n"
 		"	vec2 t = umms_uv(uv);\n"
 		"	return umms_yuv(vec3(texture2D(umms_tex0, t).r, texture2D(umms_tex1, t).rg));\n"
-		"}\n",
+		"}\n"
+		SUBTITLES,
 	[GL_SNIPPET_NV12_LA] = PRECISION CROP YUV
 		"uniform sampler2D umms_tex0;\n"
 		"uniform sampler2D umms_tex1;\n"
@@ -60,7 +85,8 @@ static const char *const snippets[GL_SNIPPETS] = {
 		"{\n"
 		"	vec2 t = umms_uv(uv);\n"
 		"	return umms_yuv(vec3(texture2D(umms_tex0, t).r, texture2D(umms_tex1, t).ra));\n"
-		"}\n",
+		"}\n"
+		SUBTITLES,
 	[GL_SNIPPET_YUV420] = PRECISION CROP YUV
 		"uniform sampler2D umms_tex0;\n"
 		"uniform sampler2D umms_tex1;\n"
@@ -70,14 +96,16 @@ static const char *const snippets[GL_SNIPPETS] = {
 		"	vec2 t = umms_uv(uv);\n"
 		"	return umms_yuv(vec3(texture2D(umms_tex0, t).r, texture2D(umms_tex1, t).r,\n"
 		"		texture2D(umms_tex2, t).r));\n"
-		"}\n",
+		"}\n"
+		SUBTITLES,
 	[GL_SNIPPET_EXTERNAL] = "#extension GL_OES_EGL_image_external : require\n"
 		PRECISION CROP
 		"uniform samplerExternalOES umms_tex0;\n"
 		"vec4 umms_sample(vec2 uv)\n"
 		"{\n"
 		"	return texture2D(umms_tex0, umms_uv(uv));\n"
-		"}\n",
+		"}\n"
+		SUBTITLES,
 };
 
 static const enum umms_gl_layout layouts[GL_SNIPPETS] = {
@@ -143,6 +171,20 @@ umms_gl_frame_bind(const struct umms_gl_frame *frame, GLuint program, unsigned f
 			(GLfloat)frame->crop_y / (GLfloat)frame->height,
 			(GLfloat)frame->crop_width / (GLfloat)frame->width,
 			(GLfloat)frame->crop_height / (GLfloat)frame->height);
+	/* Subtitles: their texture on the unit after the frame's (even none: no unit shared). */
+	GLint sub = glGetUniformLocation(program, "umms_sub_tex");
+	if (sub >= 0) {
+		unsigned unit = first_unit + (unsigned)frame->n_textures;
+		glActiveTexture(GL_TEXTURE0 + unit);
+		glBindTexture(GL_TEXTURE_2D, frame->subtitle_texture);
+		glUniform1i(sub, (GLint)unit);
+		glActiveTexture(GL_TEXTURE0 + first_unit);
+	}
+	GLint rect = glGetUniformLocation(program, "umms_sub_rect");
+	if (rect >= 0) {
+		static const GLfloat none[4] = { 0 };
+		glUniform4fv(rect, 1, frame->subtitle_texture ? frame->subtitle_rect : none);
+	}
 	GLint matrix = glGetUniformLocation(program, "umms_yuv_matrix");
 	GLint offset = glGetUniformLocation(program, "umms_yuv_offset");
 	if (matrix >= 0 && offset >= 0) {

@@ -143,6 +143,7 @@ static const struct umms_core_video_impl video_impl = {
 	.buffer_destroy = buffer_destroy,
 	.end_of_stream = video_end_of_stream,
 	.error = video_error,
+	.cue = gl_video_cue,
 };
 
 /* ---- the connection ---------------------------------------------------------------- */
@@ -174,9 +175,13 @@ umms_gl_create(const char *name, const char *player_path, uint32_t flags,
 	gl->flags = flags;
 	gl->listener = listener;
 	gl->data = data;
+	gl->sub_images = true;
 	wl_list_init(&gl->dead);
-	/* Version 3: presented's copied flag, which uploads are reported with. */
-	if (!umms_core_connect(&gl->core, name, 3, 3)) {
+	/*
+	 * Version 3: presented's copied flag, which uploads are reported with;
+	 * 4 where ummsd has it: subtitles.
+	 */
+	if (!umms_core_connect(&gl->core, name, 3, 4)) {
 		int saved = errno;
 		free(gl);
 		errno = saved;
@@ -203,6 +208,7 @@ umms_gl_destroy(struct umms_gl *gl)
 	umms_core_video_destroy(gl->video);
 	bury_dead(gl);
 	gl_textures_finish(gl);
+	gl_subtitles_finish(gl);
 	umms_core_finish(&gl->core);
 	free(gl);
 }
@@ -289,9 +295,13 @@ umms_gl_update(struct umms_gl *gl, int64_t target_ns)
 		/* Nothing to show it with: the frame before it (if any) is gone too. */
 		gl->have_frame = false;
 		gl->frame_buffer = NULL;
+		umms_core_subpicture_unref(taken.subpicture);
 		umms_core_video_skip(gl->video, &buffer->base, show.serial);
 		return NULL;
 	}
+	/* Its subtitles: uploaded only when they changed. */
+	gl_subtitles_update(gl, taken.subpicture);
+	umms_core_subpicture_unref(taken.subpicture);
 	gl->have_frame = true;
 	gl->answered = false;
 	gl->frame_buffer = dmabuf ? buffer : NULL;

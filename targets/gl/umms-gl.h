@@ -79,6 +79,17 @@
  * dma-buf formats are announced for what the current EGL display imports
  * (eglQueryDmaBufFormatsEXT and eglQueryDmaBufModifiersEXT, where EGL has
  * them).
+ *
+ * Subtitles (ummsd with umms_video_manager_v1 version 4): the subtitles
+ * of the player's subtitle track come as an image ummsd rendered, in a
+ * second texture the frame names (subtitle_texture, 0 for none) with
+ * where it goes over the picture (subtitle_rect). It is uploaded once per
+ * image (counted in umms_gl_get_subtitle_counts), not per frame: while a
+ * cue stands, frames name the same texture and subtitle_serial. Draw it by
+ * calling umms_sample_subtitled(uv) instead of umms_sample(uv) in your
+ * shader (both are in the snippet), or draw it yourself. An application
+ * that draws its own captions turns the images off and asks for the text
+ * (umms_gl_set_subtitles).
  */
 #ifndef UMMS_GL_H
 #define UMMS_GL_H
@@ -164,12 +175,33 @@ struct umms_gl_frame {
 	 * The uniforms: umms_tex0, umms_tex1, umms_tex2 (samplers, as the
 	 * layout needs), umms_crop (vec4), umms_yuv_matrix (mat3) and
 	 * umms_yuv_offset (vec3), all set by umms_gl_frame_bind().
+	 *
+	 * It also defines
+	 *
+	 *	vec4 umms_subtitles(vec2 uv);         // the subtitles at uv (premultiplied), 0 outside
+	 *	vec4 umms_sample_subtitled(vec2 uv);  // the picture with them blended over it
+	 *
+	 * with the uniforms umms_sub_tex (sampler2D) and umms_sub_rect (vec4),
+	 * set by umms_gl_frame_bind() as well (no subtitles: a rectangle of no
+	 * size, and umms_subtitles() is 0). Unused, the compiler drops them.
 	 */
 	const char *shader;
 	/* Differs whenever shader does: rebuild your program when it changes. */
 	unsigned shader_id;
 	uint32_t serial;          /* ummsd's show serial */
 	int64_t due_ns;           /* when ummsd wanted it on screen, CLOCK_MONOTONIC */
+	/*
+	 * Subtitles to draw over this frame's picture: an RGBA texture of the
+	 * library's (alpha premultiplied; its bytes are B, G, R, A as ummsd
+	 * sent them, so sample it .bgra, as the snippet does), or 0 for none.
+	 * subtitle_rect is where it goes in the picture's coordinates (those
+	 * of umms_sample: x, y of its top-left corner, width, height; it may
+	 * reach outside 0..1: cut it). The same subtitle_serial, the same
+	 * image: it was not uploaded again.
+	 */
+	GLuint subtitle_texture;
+	uint32_t subtitle_serial;
+	GLfloat subtitle_rect[4];
 };
 
 /*
@@ -226,9 +258,11 @@ UMMS_GL_EXPORT void umms_gl_presented(struct umms_gl *gl, int64_t when_ns);
 
 /*
  * With your context current: makes @program current (glUseProgram), binds
- * the frame's textures to units @first_unit, @first_unit + 1... (leaving
- * @first_unit active) and sets the snippet's uniforms of @program. The
- * program must have been built with frame->shader.
+ * the frame's textures to units @first_unit, @first_unit + 1... and, where
+ * @program samples subtitles, the subtitle texture (or none) to the unit
+ * after them (leaving @first_unit active), and sets the snippet's
+ * uniforms of @program. The program must have been built with
+ * frame->shader.
  */
 UMMS_GL_EXPORT void umms_gl_frame_bind(const struct umms_gl_frame *frame, GLuint program,
 	unsigned first_unit);
@@ -245,6 +279,27 @@ struct umms_gl_counts {
 	unsigned buffers;     /* ummsd buffers known now */
 };
 UMMS_GL_EXPORT void umms_gl_get_counts(struct umms_gl *gl, struct umms_gl_counts *counts);
+
+/*
+ * Which subtitles you get. @images (the default: true): frames name the
+ * subtitle image (see umms_gl_frame); false: they name none from now on,
+ * the frame taken already included. @cue (default NULL): called from
+ * umms_gl_dispatch() with the text of the cue that stands whenever it
+ * changes ("" when none does; UTF-8, lines separated by newlines), for an
+ * application that draws its own captions. Per player: other applications
+ * showing the same player choose for themselves. Nothing happens with an
+ * ummsd older than umms_video_manager_v1 version 4.
+ */
+UMMS_GL_EXPORT void umms_gl_set_subtitles(struct umms_gl *gl, bool images,
+	void (*cue)(void *data, struct umms_gl *gl, const char *text));
+
+struct umms_gl_subtitle_counts {
+	unsigned received;    /* subtitle images ummsd sent */
+	unsigned refused;     /* of them, refused unread: sizes beyond their memory */
+	unsigned uploaded;    /* uploaded into the subtitle texture (once per image) */
+};
+UMMS_GL_EXPORT void umms_gl_get_subtitle_counts(struct umms_gl *gl,
+	struct umms_gl_subtitle_counts *counts);
 
 #ifdef __cplusplus
 }

@@ -98,11 +98,23 @@ struct frame_fb {
 	size_t map_size;
 };
 
+/* Subtitle framebuffers kept: the one on screen, the one flipping and the next. */
+#define SUB_SLOTS 3
+
+struct sub_fb {
+	uint64_t serial;        /* 0: free */
+	uint64_t used;          /* when last asked for, for eviction */
+	struct kms_dumb dumb;
+};
+
 struct kms_frame_cache {
 	int fd, udmabuf;
 	GHashTable *by_memory;  /* memory_id -> struct frame_fb */
 	uint64_t copies;
 	bool said_copy;
+	struct sub_fb subs[SUB_SLOTS];
+	uint64_t clock;
+	uint64_t sub_fbs;
 };
 
 /* Cached per piece of memory; the engine keeps a few. A bound keeps a stream change from piling up. */
@@ -159,6 +171,8 @@ kms_frame_cache_destroy(struct kms_frame_cache *cache)
 		return;
 	cache_clear(cache);
 	g_hash_table_unref(cache->by_memory);
+	for (int i = 0; i < SUB_SLOTS; i++)
+		kms_dumb_destroy(cache->fd, &cache->subs[i].dumb);
 	if (cache->udmabuf >= 0)
 		close(cache->udmabuf);
 	g_free(cache);
@@ -293,6 +307,51 @@ uint64_t
 kms_frame_cache_copies(struct kms_frame_cache *cache)
 {
 	return cache->copies;
+}
+
+uint32_t
+kms_frame_cache_sub_fb(struct kms_frame_cache *cache, const struct umms_subpicture *subpicture)
+{
+	struct sub_fb *slot = NULL;
+	cache->clock++;
+	for (int i = 0; i < SUB_SLOTS; i++) {
+		if (cache->subs[i].serial == subpicture->serial) {
+			cache->subs[i].used = cache->clock;
+			return cache->subs[i].dumb.fb_id;
+		}
+		if (!slot || cache->subs[i].used < slot->used)
+			slot = &cache->subs[i];
+	}
+	const uint8_t *src = subpicture->data;
+	if (!src || subpicture->stride < (uint32_t)subpicture->width * 4 ||
+			subpicture->size < (size_t)subpicture->stride * (size_t)subpicture->height)
+		return 0;
+	struct kms_dumb *dumb = &slot->dumb;
+	if (dumb->fb_id && (dumb->width != subpicture->width || dumb->height != subpicture->height))
+		kms_dumb_destroy(cache->fd, dumb);
+	slot->serial = 0;
+	if (!dumb->fb_id) {
+		g_autoptr(GError) error = NULL;
+		if (!kms_dumb_create(cache->fd, subpicture->width, subpicture->height,
+				DRM_FORMAT_ARGB8888, dumb, &error)) {
+			umms_debug("display: subtitles: %s", error->message);
+			return 0;
+		}
+	}
+	size_t row = (size_t)subpicture->width * 4;
+	for (int y = 0; y < subpicture->height; y++)
+		memcpy((uint8_t *)dumb->map + (size_t)y * dumb->pitch,
+			src + (size_t)y * subpicture->stride, row);
+	slot->serial = subpicture->serial;
+	slot->used = cache->clock;
+	cache->sub_fbs++;
+	return dumb->fb_id;
+}
+
+uint64_t
+kms_frame_cache_sub_fbs(struct kms_frame_cache *cache)
+{
+	return cache->sub_fbs;
 }
 
 /* ---- PNG ------------------------------------------------------------------ */

@@ -18,6 +18,7 @@
 
 #include "frame.h"
 #include "layout.h"
+#include "subpicture.h"
 
 struct kms_dumb {
 	uint32_t handle, fb_id, pitch;
@@ -50,6 +51,19 @@ uint32_t kms_frame_cache_fb(struct kms_frame_cache *cache, struct umms_frame *fr
 /* The frame's first plane, mapped for reading; NULL for dma-buf frames. */
 const uint8_t *kms_frame_cache_map(struct kms_frame_cache *cache, struct umms_frame *frame);
 uint64_t kms_frame_cache_copies(struct kms_frame_cache *cache);
+
+/*
+ * Subtitles (a frame's subpicture, service/subpicture.h) as an ARGB8888
+ * framebuffer for a plane of their own: copied once per serial into a
+ * dumb buffer (udmabuf refuses a memfd sealed against writes, as
+ * subpictures are, and wants whole pages), kept for the next frames that
+ * carry the same serial; 0 if none can be made. The few last ones are
+ * kept, so the one on screen is never destroyed under the next commit.
+ */
+uint32_t kms_frame_cache_sub_fb(struct kms_frame_cache *cache,
+	const struct umms_subpicture *subpicture);
+/* Subtitle framebuffers made (one per serial shown on a plane). */
+uint64_t kms_frame_cache_sub_fbs(struct kms_frame_cache *cache);
 
 /* Writes the dumb buffer (XRGB8888) as PNG. */
 bool kms_dumb_write_png(const struct kms_dumb *dumb, const char *path, GError **error);

@@ -89,8 +89,41 @@ kms_output_background_fb(struct kms_output *o)
 
 /* The video and the UI drawn together into @dst with the renderer, stacked as placed. */
 bool
+kms_output_place_sub(const struct umms_frame *frame, const struct umms_layout *l,
+	struct umms_layout_overlay *out)
+{
+	const struct umms_subpicture *sub = frame->subpicture;
+	if (!sub || !sub->data)
+		return false;
+	struct umms_layout_overlay_input in = { .crop_x = frame->crop_x, .crop_y = frame->crop_y,
+		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
+		.picture_width = sub->picture_width, .picture_height = sub->picture_height,
+		.x = sub->x, .y = sub->y, .width = sub->width, .height = sub->height };
+	return umms_layout_place_overlay(l, &in, out);
+}
+
+/*
+ * The subtitles over the picture. The renderer keeps an upload per serial
+ * (the image never changes under it), so a cue standing over many frames
+ * is uploaded once; the one before is forgotten.
+ */
+static bool
+draw_sub(struct kms_output *o, const struct umms_subpicture *sub,
+	const struct umms_layout_overlay *at, GError **error)
+{
+	struct umms_render_image image;
+	umms_subpicture_render_image(sub, &image);
+	if (o->composed_sub && o->composed_sub != sub->serial)
+		umms_renderer_forget(o->renderer, umms_subpicture_image_id(o->composed_sub));
+	o->composed_sub = sub->serial;
+	struct umms_render_box src = { at->src_x, at->src_y, at->src_width, at->src_height };
+	struct umms_render_box box = { at->x, at->y, at->width, at->height };
+	return umms_renderer_draw(o->renderer, &image, &src, &box, error);
+}
+
+bool
 kms_output_compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
-	const struct umms_layout *l)
+	const struct umms_layout *l, const struct umms_layout_overlay *sub)
 {
 	struct umms_render_image image;
 	umms_frame_render_image(frame, kms_frame_cache_map(o->cache, frame), &image);
@@ -109,7 +142,8 @@ kms_output_compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame
 		struct umms_render_box src = { l->src_x, l->src_y, l->src_width, l->src_height };
 		struct umms_render_box box = { l->video_x, l->video_y, l->video_width,
 			l->video_height };
-		if (!umms_renderer_draw(o->renderer, &image, &src, &box, &error)) {
+		if (!umms_renderer_draw(o->renderer, &image, &src, &box, &error) ||
+				(sub && !draw_sub(o, frame->subpicture, sub, &error))) {
 			umms_renderer_end(o->renderer, NULL);
 			goto fail;
 		}

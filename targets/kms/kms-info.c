@@ -123,6 +123,8 @@ umms_kms_output_describe_planes(struct umms_target *target)
 		const char *use = "";
 		if (i == o->plan.video_plane)
 			use = "video";
+		else if (i == o->plan.sub_plane)
+			use = "subtitles";
 		else if (i == o->plan.primary_plane)
 			use = o->plan.rung == UMMS_KMS_RUNG_COMPOSITE ? "composition" : "background";
 		GVariantBuilder dict;
@@ -186,7 +188,8 @@ umms_kms_output_get_stats(struct umms_target *target, struct umms_screen_stats *
 {
 	struct kms_output *o = kms_output(target);
 	*stats = (struct umms_screen_stats){ .renderer = o->renderer_name, .redraws = o->redraws,
-		.uploads = umms_renderer_stats(o->renderer)->uploads };
+		.uploads = umms_renderer_stats(o->renderer)->uploads,
+		.subpictures = kms_frame_cache_sub_fbs(o->cache) };
 }
 
 const struct umms_screen_impl kms_screen_impl = {

@@ -21,6 +21,33 @@ umms_kms_rung_name(enum umms_kms_rung rung)
 	return "composited";
 }
 
+/* Whether @s is stacked above @v: a higher zpos, or the same one by type and a later place. */
+static bool
+stacked_above(const struct umms_kms_plane *planes, int s, int v)
+{
+	if (planes[s].zpos != planes[v].zpos)
+		return planes[s].zpos > planes[v].zpos;
+	return !planes[s].has_zpos && !planes[v].has_zpos && planes[s].type == planes[v].type &&
+		s > v;
+}
+
+/* The lowest overlay above plane @v that takes ARGB8888, other than @v; -1: none. */
+static int
+sub_plane_above(const struct umms_kms_ladder_input *in, int v)
+{
+	int best = -1;
+	for (int i = 0; i < in->n_planes; i++) {
+		const struct umms_kms_plane *p = &in->planes[i];
+		if (i == v || p->type != UMMS_KMS_PLANE_OVERLAY ||
+				!umms_kms_plane_has_format(p, DRM_FORMAT_ARGB8888) ||
+				!stacked_above(in->planes, i, v))
+			continue;
+		if (best < 0 || stacked_above(in->planes, best, i))
+			best = i;
+	}
+	return best;
+}
+
 int
 umms_kms_ladder_build(const struct umms_kms_ladder_input *in,
 	struct umms_kms_layout_choice out[UMMS_KMS_LADDER_MAX], char **skipped)
@@ -69,10 +96,19 @@ umms_kms_ladder_build(const struct umms_kms_ladder_input *in,
 		order[at] = i;
 	}
 	for (int k = 0; k < n_overlays; k++) {
+		int sub = in->subpicture ? sub_plane_above(in, order[k]) : -1;
+		if (in->subpicture && sub < 0) {
+			g_string_append_printf(why, "plane %u (overlay): no AR24 plane above it for "
+				"the subtitles\n", in->planes[order[k]].id);
+			continue;
+		}
 		out[n] = (struct umms_kms_layout_choice){ .rung = UMMS_KMS_RUNG_OVERLAY,
-			.video_plane = order[k], .primary_plane = primary };
-		snprintf(out[n].why, sizeof(out[n].why), "%s on overlay plane %u (zpos %llu)", fmt,
-			in->planes[order[k]].id, (unsigned long long)in->planes[order[k]].zpos);
+			.video_plane = order[k], .primary_plane = primary, .sub_plane = sub };
+		int len = snprintf(out[n].why, sizeof(out[n].why), "%s on overlay plane %u (zpos %llu)",
+			fmt, in->planes[order[k]].id, (unsigned long long)in->planes[order[k]].zpos);
+		if (sub >= 0 && len > 0 && (size_t)len < sizeof(out[n].why))
+			snprintf(out[n].why + len, sizeof(out[n].why) - (size_t)len,
+				", subtitles on %u", in->planes[sub].id);
 		n++;
 	}
 
@@ -83,19 +119,26 @@ umms_kms_ladder_build(const struct umms_kms_ladder_input *in,
 		g_string_append(why, "primary plane for the video: the UI must show\n");
 	else if (!umms_kms_plane_has_format(&in->planes[primary], in->video_format))
 		g_string_append_printf(why, "primary plane for the video: no %s\n", fmt);
+	else if (in->subpicture && sub_plane_above(in, primary) < 0)
+		g_string_append(why, "primary plane for the video: no AR24 overlay for the "
+			"subtitles\n");
 	else {
+		int sub = in->subpicture ? sub_plane_above(in, primary) : -1;
 		out[n] = (struct umms_kms_layout_choice){ .rung = UMMS_KMS_RUNG_PRIMARY,
-			.video_plane = primary, .primary_plane = primary };
-		snprintf(out[n].why, sizeof(out[n].why), "%s on the primary plane %u, full screen",
-			fmt, in->planes[primary].id);
+			.video_plane = primary, .primary_plane = primary, .sub_plane = sub };
+		int len = snprintf(out[n].why, sizeof(out[n].why),
+			"%s on the primary plane %u, full screen", fmt, in->planes[primary].id);
+		if (sub >= 0 && len > 0 && (size_t)len < sizeof(out[n].why))
+			snprintf(out[n].why + len, sizeof(out[n].why) - (size_t)len,
+				", subtitles on %u", in->planes[sub].id);
 		n++;
 	}
 
 	/* 3. Composition: always. */
 	out[n] = (struct umms_kms_layout_choice){ .rung = UMMS_KMS_RUNG_COMPOSITE,
-		.video_plane = -1, .primary_plane = primary };
-	snprintf(out[n].why, sizeof(out[n].why), "%s drawn into the primary plane %u (pixman)",
-		fmt, in->planes[primary].id);
+		.video_plane = -1, .primary_plane = primary, .sub_plane = -1 };
+	snprintf(out[n].why, sizeof(out[n].why), "%s%s drawn into the primary plane %u",
+		fmt, in->subpicture ? " and subtitles" : "", in->planes[primary].id);
 	n++;
 out:
 	if (skipped)

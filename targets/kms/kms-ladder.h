@@ -15,6 +15,15 @@
  *      output and nothing else has to be seen.
  *   3. COMPOSITE: the video drawn into the primary plane's buffer by a
  *      renderer (pixman; gles2 later), always possible.
+ *
+ * Subtitles (a frame's subpicture, ARGB8888) go on a plane of their own
+ * above the video's where one takes ARGB8888: the lowest such overlay
+ * above the video's plane (higher zpos; among planes without a zpos
+ * property, a later one of the same type, the order drivers stack them).
+ * A video plane with none above it is passed over; on the composition
+ * rung the subpicture is drawn into the primary plane's buffer with the
+ * video. TEST_ONLY refuses what a plane cannot do (vkms: scaling, so the
+ * subtitles' plane only when the picture is shown 1:1).
  */
 #ifndef UMMS_TARGETS_KMS_LADDER_H
 #define UMMS_TARGETS_KMS_LADDER_H
@@ -37,12 +46,14 @@ struct umms_kms_ladder_input {
 	bool covers_output;        /* the picture fills the whole mode, no bars */
 	bool ui_visible;           /* something besides the video must be seen */
 	bool video_below_ui;       /* the UI is drawn over the video (holes show it) */
+	bool subpicture;           /* subtitles (ARGB8888) to show over the picture */
 };
 
 struct umms_kms_layout_choice {
 	enum umms_kms_rung rung;
 	int video_plane;           /* index in planes: the video's (-1: composited) */
 	int primary_plane;         /* index in planes */
+	int sub_plane;             /* index in planes: the subtitles' (-1: composited, or none) */
 	char why[96];              /* why this rung, for the log */
 };
 

@@ -20,6 +20,9 @@ struct plan {
 	int primary_plane;
 	uint32_t video_fb, primary_fb;
 	struct umms_layout layout; /* in mode pixels */
+	int sub_plane;             /* the subtitles' plane, -1: none (or composited) */
+	uint32_t sub_fb;
+	struct umms_layout_overlay sub; /* where the subtitles go, in mode pixels */
 	char why[96];
 };
 
@@ -49,6 +52,9 @@ struct kms_output {
 	int good_ui;               /* and the UI's visibility and stacking then */
 	struct umms_layout good_layout;
 	uint32_t good_format;
+	bool good_sub;             /* with subtitles there, placed at good_sub_place */
+	struct umms_layout_overlay good_sub_place;
+	uint64_t composed_sub;     /* the serial the renderer last drew, 0: none */
 	int last_rung;             /* for logging changes */
 	bool matched;              /* the mode was switched to match a frame rate */
 	drmModeModeInfo unmatched; /* the mode to go back to */
@@ -82,9 +88,15 @@ bool kms_output_video_hidden(const struct kms_output *o);
 bool kms_output_make_renderer(struct kms_output *o, const char *name, GError **error);
 /* What the primary plane shows under an overlay: the UI (drawn if it changed), or black. */
 uint32_t kms_output_background_fb(struct kms_output *o);
-/* The video (@l: where) and the UI drawn together into @dst, stacked as placed. */
+/*
+ * The video (@l: where), its subtitles (@sub: where, NULL: none) and the
+ * UI drawn together into @dst, stacked as placed.
+ */
 bool kms_output_compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
-	const struct umms_layout *l);
+	const struct umms_layout *l, const struct umms_layout_overlay *sub);
+/* Where @frame's subtitles go with the picture at @l; false: it has none that show. */
+bool kms_output_place_sub(const struct umms_frame *frame, const struct umms_layout *l,
+	struct umms_layout_overlay *out);
 
 /*
  * The screen interface (screen.h) of the KMS output, in kms-output.c and
@@ -129,7 +141,7 @@ void umms_kms_output_get_margins_px(struct umms_target *target, int px[4]);
 bool umms_kms_output_check_margins(struct umms_target *target, const struct umms_screen_margins *m,
 	GError **error);
 enum umms_layout_scale umms_kms_output_get_zoom(struct umms_target *target);
-/* aa{sv}: id, type, formats (as), zpos, use ("video", "background", "composition", ""). */
+/* aa{sv}: id, type, formats (as), zpos, use ("video", "subtitles", "background", "composition", ""). */
 GVariant *umms_kms_output_describe_planes(struct umms_target *target);
 /* "overlay", "primary", "composited", or "" with no video. */
 const char *umms_kms_output_get_rung(struct umms_target *target);

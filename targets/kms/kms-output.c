@@ -126,6 +126,10 @@ build(struct kms_output *o, const struct plan *plan, uint32_t capture_fb, int32_
 		else if (i == plan->video_plane)
 			add_plane(a, dev, p, plan->video_fb, l->src_x, l->src_y, l->src_width,
 				l->src_height, l->video_x, l->video_y, l->video_width, l->video_height);
+		else if (i == plan->sub_plane)
+			add_plane(a, dev, p, plan->sub_fb, plan->sub.src_x, plan->sub.src_y,
+				plan->sub.src_width, plan->sub.src_height, plan->sub.x, plan->sub.y,
+				plan->sub.width, plan->sub.height);
 		else
 			add_plane(a, dev, p, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	}
@@ -188,7 +192,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 {
 	struct umms_kms_device *dev = o->dev;
 	*plan = (struct plan){ .rung = -1, .video_plane = -1, .primary_plane = -1,
-		.primary_fb = kms_output_background_fb(o) };
+		.sub_plane = -1, .primary_fb = kms_output_background_fb(o) };
 	for (int i = 0; i < dev->n_planes && plan->primary_plane < 0; i++) {
 		if (dev->planes[i].type == UMMS_KMS_PLANE_PRIMARY)
 			plan->primary_plane = i;
@@ -200,6 +204,8 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 	}
 	place(o, frame, &plan->layout);
 	const struct umms_layout *l = &plan->layout;
+	/* Subtitles that show: on a plane of their own (the ladder's), else composited. */
+	bool with_sub = kms_output_place_sub(frame, l, &plan->sub);
 	struct umms_kms_ladder_input in = {
 		.planes = dev->planes, .n_planes = dev->n_planes,
 		.video_format = umms_frame_drm_format(frame),
@@ -207,6 +213,7 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 			l->video_width == dev->mode.hdisplay && l->video_height == dev->mode.vdisplay,
 		.ui_visible = o->ui && o->ui_visible,
 		.video_below_ui = o->ui && o->ui_visible && !(o->placed && o->place.above_ui),
+		.subpicture = with_sub,
 	};
 	struct umms_kms_layout_choice choices[UMMS_KMS_LADDER_MAX];
 	g_autofree char *skipped = NULL;
@@ -224,7 +231,8 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 	 */
 	bool same = o->good_k >= 0 && !o->modeset && o->good_format == in.video_format &&
 		o->good_ui == (in.ui_visible | in.video_below_ui << 1) &&
-		memcmp(&o->good_layout, l, sizeof(*l)) == 0;
+		memcmp(&o->good_layout, l, sizeof(*l)) == 0 && o->good_sub == with_sub &&
+		(!with_sub || memcmp(&o->good_sub_place, &plan->sub, sizeof(plan->sub)) == 0);
 	int start = same && o->good_k < n ? o->good_k : 0;
 	for (int i = 0; i < n; i++) {
 		int k = (start + i) % n;
@@ -232,10 +240,17 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 		p.rung = (int)choices[k].rung;
 		p.video_plane = choices[k].video_plane;
 		p.primary_plane = choices[k].primary_plane;
+		p.sub_plane = choices[k].sub_plane;
 		g_strlcpy(p.why, choices[k].why, sizeof(p.why));
+		if (p.sub_plane >= 0) {
+			/* Made once per serial: the next frames with the same cue reuse it. */
+			p.sub_fb = kms_frame_cache_sub_fb(o->cache, frame->subpicture);
+			if (!p.sub_fb)
+				continue;
+		}
 		if (choices[k].rung == UMMS_KMS_RUNG_COMPOSITE) {
 			struct kms_dumb *dst = &o->composite[o->next_composite];
-			if (!kms_output_compose(o, dst, frame, l)) {
+			if (!kms_output_compose(o, dst, frame, l, with_sub ? &plan->sub : NULL)) {
 				umms_debug("display: cannot compose %dx%d frames of this format",
 					frame->width, frame->height);
 				continue;
@@ -267,6 +282,8 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 			o->good_layout = *l;
 			o->good_format = in.video_format;
 			o->good_ui = in.ui_visible | in.video_below_ui << 1;
+			o->good_sub = with_sub;
+			o->good_sub_place = plan->sub;
 			g_clear_error(&first);
 			return true;
 		}

@@ -1,0 +1,249 @@
+/*
+ * Subtitle cues rendered into subpictures (service/cues.h), without a
+ * player: text cues in white with an outline near the bottom centre and
+ * nothing elsewhere, SSA/ASS styles (colour, alignment) honoured by libass,
+ * the same subpicture while the same cues stand, a new one when they
+ * change, and which cues are active at a position.
+ */
+#include <string.h>
+#include <glib.h>
+
+#include "cues.h"
+#include "subpicture.h"
+
+#define W 640
+#define H 360
+
+struct pixel {
+	int b, g, r, a;
+};
+
+/* The pixel at (x, y) of the picture, transparent outside the subpicture. */
+static struct pixel
+pixel_at(const struct umms_subpicture *s, int x, int y)
+{
+	struct pixel p = { 0, 0, 0, 0 };
+	int sx = x - s->x, sy = y - s->y;
+	if (sx < 0 || sy < 0 || sx >= s->width || sy >= s->height)
+		return p;
+	const uint8_t *px = (const uint8_t *)s->data + (size_t)sy * s->stride + (size_t)sx * 4;
+	p.b = px[0];
+	p.g = px[1];
+	p.r = px[2];
+	p.a = px[3];
+	return p;
+}
+
+/* Opaque pixels in a box of the picture that are near @r, @g, @b. */
+static int
+count_colour(const struct umms_subpicture *s, int x0, int y0, int x1, int y1, int r, int g,
+	int b)
+{
+	int n = 0;
+	for (int y = y0; y < y1; y++) {
+		for (int x = x0; x < x1; x++) {
+			struct pixel p = pixel_at(s, x, y);
+			if (p.a > 240 && abs(p.r - r) < 40 && abs(p.g - g) < 40 && abs(p.b - b) < 40)
+				n++;
+		}
+	}
+	return n;
+}
+
+static int
+count_visible(const struct umms_subpicture *s, int x0, int y0, int x1, int y1)
+{
+	int n = 0;
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++)
+			n += pixel_at(s, x, y).a > 0;
+	return n;
+}
+
+static void
+test_text(void)
+{
+	struct umms_cues *cues = umms_cues_create_text();
+	umms_cues_add(cues, 1000000, 2000000, "Hello <i>there</i>");
+	umms_cues_add(cues, 3000000, 4000000, "Second cue");
+
+	g_assert_null(umms_cues_render(cues, 500000, W, H));
+	struct umms_subpicture *s = umms_cues_render(cues, 1500000, W, H);
+	g_assert_nonnull(s);
+	g_assert_cmpint(s->picture_width, ==, W);
+	g_assert_cmpint(s->picture_height, ==, H);
+	/* Sealed: nobody may write it any more. */
+	g_assert_cmpint(s->stride, ==, (uint32_t)s->width * 4);
+
+	/* White text in the lower middle, its bottom above the margin (5 %: 18 rows). */
+	int white = count_colour(s, W / 4, H * 3 / 4, W * 3 / 4, H, 255, 255, 255);
+	g_assert_cmpint(white, >, 100);
+	g_assert_cmpint(count_visible(s, 0, H - 12, W, H), ==, 0);
+	/* A dark outline around it. */
+	g_assert_cmpint(count_colour(s, W / 4, H * 3 / 4, W * 3 / 4, H, 0, 0, 0), >, 50);
+	/* Nothing in the upper two thirds, nor at the sides. */
+	g_assert_cmpint(count_visible(s, 0, 0, W, H * 2 / 3), ==, 0);
+	g_assert_cmpint(count_visible(s, 0, 0, W / 8, H), ==, 0);
+	g_assert_cmpint(count_visible(s, W * 7 / 8, 0, W, H), ==, 0);
+	/* Centred: as much text left of the middle as right of it, about. */
+	int left = count_colour(s, 0, 0, W / 2, H, 255, 255, 255);
+	int right = count_colour(s, W / 2, 0, W, H, 255, 255, 255);
+	g_assert_cmpint(abs(left - right), <, (left + right) / 4);
+
+	/* The same cue at the same size: the same subpicture, not drawn again. */
+	struct umms_subpicture *again = umms_cues_render(cues, 1900000, W, H);
+	g_assert_true(again == s);
+	g_assert_cmpuint(again->serial, ==, s->serial);
+	umms_subpicture_unref(again);
+	/* Another size: drawn again for it. */
+	struct umms_subpicture *big = umms_cues_render(cues, 1900000, W * 2, H * 2);
+	g_assert_nonnull(big);
+	g_assert_cmpuint(big->serial, !=, s->serial);
+	g_assert_cmpint(big->height, >, s->height);
+	umms_subpicture_unref(big);
+	/* Another cue: another rendering. */
+	g_assert_null(umms_cues_render(cues, 2500000, W, H));
+	struct umms_subpicture *second = umms_cues_render(cues, 3000000, W, H);
+	g_assert_nonnull(second);
+	g_assert_cmpuint(second->serial, !=, s->serial);
+	umms_subpicture_unref(second);
+	umms_subpicture_unref(s);
+
+	/* Active cues, their text plain and as markup. */
+	g_autoptr(GArray) active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(cues, 1999999, active);
+	g_assert_cmpuint(active->len, ==, 1);
+	struct umms_cue *cue = &g_array_index(active, struct umms_cue, 0);
+	g_assert_cmpint(cue->start, ==, 1000000);
+	g_assert_cmpint(cue->end, ==, 2000000);
+	g_assert_cmpstr(cue->plain, ==, "Hello there");
+	g_assert_cmpstr(cue->markup, ==, "Hello <i>there</i>");
+	g_array_set_size(active, 0);
+	umms_cues_active(cues, 2000000, active);
+	g_assert_cmpuint(active->len, ==, 0);
+	umms_cues_unref(cues);
+}
+
+/* Text that is not markup is shown as it is; hostile sizes are refused. */
+static void
+test_text_not_markup(void)
+{
+	struct umms_cues *cues = umms_cues_create_text();
+	umms_cues_add(cues, 0, 1000000, "a < b & <c");
+	umms_cues_add(cues, 0, 1000000, "\xff\xfe broken UTF-8");
+	g_autoptr(GArray) active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(cues, 0, active);
+	g_assert_cmpuint(active->len, ==, 2);
+	g_assert_cmpstr(g_array_index(active, struct umms_cue, 0).plain, ==, "a < b & <c");
+	g_assert_true(g_utf8_validate(g_array_index(active, struct umms_cue, 1).plain, -1, NULL));
+	struct umms_subpicture *s = umms_cues_render(cues, 0, W, H);
+	g_assert_nonnull(s);
+	umms_subpicture_unref(s);
+	g_assert_null(umms_cues_render(cues, 0, 0, H));
+	g_assert_null(umms_cues_render(cues, 0, W, UMMS_SUBPICTURE_MAX_SIDE + 1));
+	umms_cues_unref(cues);
+}
+
+/* A larger bottom margin (room for a UI) moves the text up. */
+static void
+test_text_margin(void)
+{
+	struct umms_cues *cues = umms_cues_create_text();
+	umms_cues_add(cues, 0, -1, "Above the UI");
+	struct umms_subpicture *low = umms_cues_render(cues, 10, W, H);
+	struct umms_cue_style style;
+	umms_cue_style_init(&style);
+	style.margin_permille = 300;
+	style.size_permille = 100;
+	umms_cues_set_style(cues, &style);
+	struct umms_subpicture *high = umms_cues_render(cues, 10, W, H);
+	g_assert_nonnull(low);
+	g_assert_nonnull(high);
+	g_assert_cmpint(high->y + high->height, <=, H - H * 3 / 10 + 4);
+	g_assert_cmpint(high->height, >, low->height * 3 / 2);
+	g_assert_cmpint(count_visible(high, 0, H - H * 3 / 10 + 4, W, H), ==, 0);
+	umms_subpicture_unref(low);
+	umms_subpicture_unref(high);
+	umms_cues_unref(cues);
+}
+
+static const char ass_script[] =
+	"[Script Info]\n"
+	"ScriptType: v4.00+\n"
+	"PlayResX: 640\n"
+	"PlayResY: 360\n"
+	"\n"
+	"[V4+ Styles]\n"
+	"Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, "
+	"BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, "
+	"BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n"
+	/* Yellow (&HBBGGRR), no outline, top left (alignment 7). */
+	"Style: Top,DejaVu Sans,40,&H0000FFFF,&H000000FF,&H00000000,&H00000000,1,0,0,0,"
+	"100,100,0,0,1,0,0,7,20,20,20,1\n"
+	/* Red, bottom right (3). */
+	"Style: Red,DejaVu Sans,40,&H000000FF,&H000000FF,&H00000000,&H00000000,1,0,0,0,"
+	"100,100,0,0,1,0,0,3,20,20,20,1\n"
+	"\n"
+	"[Events]\n"
+	"Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n"
+	"Dialogue: 0,0:00:01.00,0:00:02.00,Top,,0,0,0,,Yellow {\\i1}top{\\i0}\\Nleft\n"
+	"Dialogue: 0,0:00:03.00,0:00:04.00,Red,,0,0,0,,Red corner\n";
+
+static void
+test_ass(void)
+{
+	GError *error = NULL;
+	struct umms_cues *cues = umms_cues_create_ass(ass_script, sizeof(ass_script) - 1, &error);
+	g_assert_no_error(error);
+	g_assert_true(umms_cues_is_ass(cues));
+	g_assert_cmpuint(umms_cues_count(cues), ==, 2);
+
+	g_autoptr(GArray) active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(cues, 1500000, active);
+	g_assert_cmpuint(active->len, ==, 1);
+	g_assert_cmpstr(g_array_index(active, struct umms_cue, 0).plain, ==, "Yellow top\nleft");
+	g_assert_cmpstr(g_array_index(active, struct umms_cue, 0).markup, ==,
+		"Yellow {\\i1}top{\\i0}\\Nleft");
+
+	g_assert_null(umms_cues_render(cues, 500000, W, H));
+	struct umms_subpicture *s = umms_cues_render(cues, 1500000, W, H);
+	g_assert_nonnull(s);
+	/* Yellow, in the top left quarter; nothing in the bottom half. */
+	g_assert_cmpint(count_colour(s, 0, 0, W / 2, H / 2, 255, 255, 0), >, 100);
+	g_assert_cmpint(count_visible(s, 0, H / 2, W, H), ==, 0);
+	g_assert_cmpint(count_visible(s, W * 3 / 4, 0, W, H), ==, 0);
+	struct umms_subpicture *again = umms_cues_render(cues, 1600000, W, H);
+	g_assert_true(again == s);
+	umms_subpicture_unref(again);
+
+	struct umms_subpicture *red = umms_cues_render(cues, 3500000, W, H);
+	g_assert_nonnull(red);
+	g_assert_cmpuint(red->serial, !=, s->serial);
+	g_assert_cmpint(count_colour(red, W / 2, H / 2, W, H, 255, 0, 0), >, 100);
+	g_assert_cmpint(count_visible(red, 0, 0, W / 2, H), ==, 0);
+	g_assert_cmpint(count_visible(red, 0, 0, W, H / 2), ==, 0);
+	umms_subpicture_unref(red);
+	umms_subpicture_unref(s);
+	umms_cues_unref(cues);
+
+	/* Not a script. */
+	g_assert_null(umms_cues_create_ass("hello", 5, &error));
+	g_assert_nonnull(error);
+	g_clear_error(&error);
+	g_assert_null(umms_cues_create_ass("", 0, &error));
+	g_clear_error(&error);
+}
+
+int
+main(int argc, char *argv[])
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/cues/text", test_text);
+	g_test_add_func("/cues/text-not-markup", test_text_not_markup);
+	g_test_add_func("/cues/text-margin", test_text_margin);
+	g_test_add_func("/cues/ass", test_ass);
+	return g_test_run();
+}

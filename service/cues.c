@@ -220,7 +220,18 @@ umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *ma
 	}
 	g_strchomp(entry.cue.plain);
 	g_mutex_lock(&cues->lock);
-	insert_entry(cues, &entry);
+	bool known = false;
+	for (guint i = cues->entries->len; i > 0 && !known; i--) {
+		const struct entry *other = &g_array_index(cues->entries, struct entry, i - 1);
+		if (other->cue.start < start)
+			break;
+		known = other->cue.start == start && other->cue.end == end &&
+			strcmp(other->cue.markup, entry.cue.markup) == 0;
+	}
+	if (known)
+		umms_cue_clear(&entry.cue);
+	else
+		insert_entry(cues, &entry);
 	g_mutex_unlock(&cues->lock);
 }
 
@@ -247,15 +258,6 @@ umms_cues_forget_before(struct umms_cues *cues, int64_t position)
 		if (entry_end(cues, i - 1) < position)
 			g_array_remove_index(cues->entries, i - 1);
 	}
-	g_mutex_unlock(&cues->lock);
-}
-
-void
-umms_cues_clear(struct umms_cues *cues)
-{
-	g_mutex_lock(&cues->lock);
-	if (!cues->track)
-		g_array_set_size(cues->entries, 0);
 	g_mutex_unlock(&cues->lock);
 }
 

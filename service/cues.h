@@ -67,13 +67,12 @@ void umms_cues_unref(struct umms_cues *cues);
 bool umms_cues_is_ass(struct umms_cues *cues);
 /*
  * Adds a text cue (Pango markup; text that is not valid markup is shown as
- * it is). Cues may come in any order.
+ * it is). Cues may come in any order; one already there (the same times
+ * and text: a stream sent again after a seek) is not added again.
  */
 void umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *markup);
 /* Forgets text cues that ended before @position µs (a stream's old cues). */
 void umms_cues_forget_before(struct umms_cues *cues, int64_t position);
-/* Removes every cue (text only; a seek in a stream whose cues come again). */
-void umms_cues_clear(struct umms_cues *cues);
 unsigned umms_cues_count(struct umms_cues *cues);
 
 /*

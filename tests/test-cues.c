@@ -3,12 +3,19 @@
  * player: text cues in white with an outline near the bottom centre and
  * nothing elsewhere, SSA/ASS styles (colour, alignment) honoured by libass,
  * the same subpicture while the same cues stand, a new one when they
- * change, and which cues are active at a position.
+ * change, and which cues are active at a position. Then on a player's
+ * frames (no D-Bus, no screen): the external file's cue rides on the
+ * frames it belongs to, for the picture's size, drawn once.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <glib.h>
 
+#include "config.h"
 #include "cues.h"
+#include "engine.h"
+#include "frame.h"
+#include "player.h"
 #include "subpicture.h"
 
 #define W 640
@@ -237,6 +244,117 @@ test_ass(void)
 	g_clear_error(&error);
 }
 
+/* ---- on a player's frames ---------------------------------------------------- */
+
+struct watch {
+	struct wl_listener frame;
+	struct umms_frame *last;
+	bool done;
+	GError *error;
+};
+
+static void
+frame_cb(struct wl_listener *listener, void *data)
+{
+	struct watch *watch = wl_container_of(listener, watch, frame);
+	if (watch->last)
+		umms_frame_unref(watch->last);
+	watch->last = umms_frame_ref(data);
+}
+
+static void
+done_cb(const GError *error, void *data)
+{
+	struct watch *watch = data;
+	watch->done = true;
+	if (error)
+		watch->error = g_error_copy(error);
+}
+
+/* Iterates until the request is done and a frame came after it. */
+static void
+wait_done(struct watch *watch)
+{
+	gint64 end = g_get_monotonic_time() + 15 * G_USEC_PER_SEC;
+	while (!watch->done && g_get_monotonic_time() < end)
+		g_main_context_iteration(NULL, FALSE);
+	g_assert_true(watch->done);
+	g_assert_no_error(watch->error);
+	/* The frame the request showed reaches the main loop on its own. */
+	for (int i = 0; i < 50; i++) {
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(2000);
+	}
+	watch->done = false;
+}
+
+static struct umms_subpicture *
+seek_and_take(struct umms_player *player, struct watch *watch, int64_t position)
+{
+	GError *error = NULL;
+	g_clear_pointer(&watch->last, umms_frame_unref);
+	g_assert_true(umms_player_set_position(player, position, done_cb, watch, &error));
+	wait_done(watch);
+	g_assert_nonnull(watch->last);
+	g_assert_cmpint(llabs(watch->last->position - position), <, 40000);
+	return watch->last->subpicture;
+}
+
+static void
+test_frames(void)
+{
+	const char *clips = g_getenv("UMMS_TEST_CLIPS");
+	g_assert_nonnull(clips);
+	g_autofree char *video = g_build_filename(clips, "av.mkv", NULL);
+	g_autofree char *subs = g_build_filename(clips, "subs.en.srt", NULL);
+	struct umms_config config;
+	umms_config_init(&config);
+	GError *error = NULL;
+	g_assert_true(umms_config_set(&config, "engine.audio-output", "none", &error));
+	g_assert_true(umms_engines_init(&config, &error));
+	struct umms_player_options options = { .attended = false };
+	struct umms_player *player = umms_player_create(1, &config, &options);
+	struct watch watch = { .frame.notify = frame_cb };
+	wl_signal_add(&player->events.frame, &watch.frame);
+	g_assert_true(umms_player_set_video_output(player, true, NULL, 0, &error));
+	g_assert_true(umms_player_set_uri(player, video, done_cb, &watch, &error));
+	wait_done(&watch);
+	g_assert_true(umms_player_set_subtitle_uri(player, subs, done_cb, &watch, &error));
+	wait_done(&watch);
+
+	/* "Subtitle two" (0.5 to 0.95 s), on a 320x240 picture. */
+	struct umms_subpicture *two = seek_and_take(player, &watch, 600000);
+	g_assert_nonnull(two);
+	g_assert_cmpint(two->picture_width, ==, 320);
+	g_assert_cmpint(two->picture_height, ==, 240);
+	g_assert_cmpint(count_colour(two, 0, 120, 320, 240, 255, 255, 255), >, 50);
+	g_assert_cmpint(count_visible(two, 0, 0, 320, 120), ==, 0);
+	uint64_t serial = two->serial;
+	/* The same cue a frame later: the same subpicture. */
+	struct umms_subpicture *same = seek_and_take(player, &watch, 640000);
+	g_assert_nonnull(same);
+	g_assert_cmpuint(same->serial, ==, serial);
+	/* Between cues: nothing. */
+	g_assert_null(seek_and_take(player, &watch, 960000));
+	/* Subtitles off: nothing on frames either. */
+	g_assert_true(umms_player_select_track(player, "subtitle", -1, done_cb, &watch, &error));
+	wait_done(&watch);
+	g_assert_null(seek_and_take(player, &watch, 600000));
+	/* A second later with the delay: "one" (0 to 0.45 s) is on at 1.2 s. */
+	g_assert_true(umms_player_select_track(player, "subtitle", 1, done_cb, &watch, &error));
+	wait_done(&watch);
+	g_assert_true(umms_player_set_subtitle_delay(player, 1000000, &error));
+	struct umms_subpicture *one = seek_and_take(player, &watch, 1200000);
+	g_assert_nonnull(one);
+	g_assert_cmpuint(one->serial, !=, serial);
+
+	g_clear_pointer(&watch.last, umms_frame_unref);
+	wl_list_remove(&watch.frame.link);
+	umms_player_destroy(player);
+	umms_engines_finish();
+	umms_config_finish(&config);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -245,5 +363,6 @@ main(int argc, char *argv[])
 	g_test_add_func("/cues/text-not-markup", test_text_not_markup);
 	g_test_add_func("/cues/text-margin", test_text_margin);
 	g_test_add_func("/cues/ass", test_ass);
+	g_test_add_func("/cues/frames", test_frames);
 	return g_test_run();
 }

@@ -248,6 +248,11 @@ parse_bytes(struct gst_subtitles *subtitles)
 		return error;
 	}
 	subtitles->cues = umms_cues_create_text();
+	struct umms_cue_style style = {
+		.size_permille = (int)subtitles->engine->config->engine.subtitle_size,
+		.margin_permille = (int)subtitles->engine->config->engine.subtitle_margin,
+	};
+	umms_cues_set_style(subtitles->cues, &style);
 	GstElement *pipeline = gst_pipeline_new("umms-subtitles-parse");
 	GstElement *source = gst_element_factory_make("appsrc", NULL);
 	GstElement *parse = gst_element_factory_make("subparse", NULL);

@@ -30,6 +30,21 @@ struct umms_cues {
 	struct umms_subpicture *cached;
 	GArray *cached_ids;     /* uint64_t, text cues */
 	int cached_width, cached_height;
+
+	/* Text: the next change drawn ahead on a worker (prefetch_job). */
+	struct umms_subpicture *prefetched;
+	GArray *prefetched_ids;
+	int prefetched_width, prefetched_height;
+	int64_t prefetch_time;  /* asked for, -1 none */
+	int prefetch_width, prefetch_height;
+	bool prefetch_pending;
+	unsigned style_serial;  /* a drawing for another style is not used */
+};
+
+struct prefetch {
+	struct umms_cues *cues; /* a reference */
+	int64_t position;
+	int width, height;
 };
 
 void
@@ -61,6 +76,8 @@ cues_new(void)
 	cues->entries = g_array_new(FALSE, TRUE, sizeof(struct entry));
 	g_array_set_clear_func(cues->entries, entry_clear);
 	cues->cached_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	cues->prefetched_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	cues->prefetch_time = -1;
 	cues->next_id = 1;
 	umms_cue_style_init(&cues->style);
 	return cues;
@@ -187,6 +204,8 @@ umms_cues_unref(struct umms_cues *cues)
 		return;
 	forget_rendering(cues);
 	g_array_unref(cues->cached_ids);
+	umms_subpicture_unref(cues->prefetched);
+	g_array_unref(cues->prefetched_ids);
 	g_array_unref(cues->entries);
 	if (cues->renderer)
 		ass_renderer_done(cues->renderer);
@@ -304,7 +323,10 @@ umms_cues_set_style(struct umms_cues *cues, const struct umms_cue_style *style)
 	g_mutex_lock(&cues->lock);
 	cues->style.size_permille = CLAMP(style->size_permille, 1, 500);
 	cues->style.margin_permille = CLAMP(style->margin_permille, 0, 900);
+	cues->style_serial++;
 	forget_rendering(cues);
+	g_clear_pointer(&cues->prefetched, umms_subpicture_unref);
+	cues->prefetch_time = -1;
 	g_mutex_unlock(&cues->lock);
 }
 
@@ -325,11 +347,11 @@ finish_subpicture(struct umms_subpicture *subpicture)
 
 /* Pango markup (a line per cue) white with a dark outline, centred at the bottom. */
 static struct umms_subpicture *
-render_text(struct umms_cues *cues, const char *markup, int width, int height)
+render_text(const struct umms_cue_style *style, const char *markup, int width, int height)
 {
-	int font_px = MAX(1, height * cues->style.size_permille / 1000);
+	int font_px = MAX(1, height * style->size_permille / 1000);
 	int outline = MAX(1, font_px / 14);
-	int margin = height * cues->style.margin_permille / 1000;
+	int margin = height * style->margin_permille / 1000;
 	int box_width = MAX(1, width * 9 / 10);
 
 	cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
@@ -391,11 +413,10 @@ out:
 	return subpicture;
 }
 
-static struct umms_subpicture *
-render_text_cues(struct umms_cues *cues, int64_t position, int width, int height)
+/* The cues active at @position: their ids, and their markup a line each. */
+static void
+collect_active(struct umms_cues *cues, int64_t position, GArray *ids, GString *markup)
 {
-	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	GString *markup = g_string_new(NULL);
 	for (guint i = 0; i < cues->entries->len; i++) {
 		const struct entry *entry = &g_array_index(cues->entries, struct entry, i);
 		if (entry->cue.start > position)
@@ -411,14 +432,97 @@ render_text_cues(struct umms_cues *cues, int64_t position, int width, int height
 	while (markup->len && (markup->str[markup->len - 1] == '\n' ||
 			markup->str[markup->len - 1] == ' '))
 		g_string_truncate(markup, markup->len - 1);
+}
+
+/* When the active cues change next after @position; -1 never. */
+static int64_t
+next_change(struct umms_cues *cues, int64_t position)
+{
+	int64_t next = G_MAXINT64;
+	for (guint i = 0; i < cues->entries->len; i++) {
+		const struct entry *entry = &g_array_index(cues->entries, struct entry, i);
+		if (entry->cue.start > position) {
+			next = MIN(next, entry->cue.start);
+			break;
+		}
+		if (entry_active(cues, i, position))
+			next = MIN(next, entry_end(cues, i));
+	}
+	return next == G_MAXINT64 ? -1 : next;
+}
+
+static bool
+same_ids(GArray *a, GArray *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len * sizeof(uint64_t)) == 0;
+}
+
+/*
+ * A worker: the cues of the next change drawn ahead, so the thread that
+ * needs them (the video's, at the frame they become due) finds them
+ * drawn. A drawing takes milliseconds (the outline at 1080 lines); made
+ * there, it would make that frame late.
+ */
+static void
+prefetch_job(gpointer data, gpointer unused)
+{
+	struct prefetch *job = data;
+	struct umms_cues *cues = job->cues;
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	GString *markup = g_string_new(NULL);
+	g_mutex_lock(&cues->lock);
+	collect_active(cues, job->position, ids, markup);
+	struct umms_cue_style style = cues->style;
+	unsigned style_serial = cues->style_serial;
+	g_mutex_unlock(&cues->lock);
+	struct umms_subpicture *subpicture = markup->len ?
+		render_text(&style, markup->str, job->width, job->height) : NULL;
+	g_mutex_lock(&cues->lock);
+	cues->prefetch_pending = false;
+	if (subpicture && style_serial == cues->style_serial) {
+		umms_subpicture_unref(cues->prefetched);
+		cues->prefetched = g_steal_pointer(&subpicture);
+		g_array_set_size(cues->prefetched_ids, 0);
+		g_array_append_vals(cues->prefetched_ids, ids->data, ids->len);
+		cues->prefetched_width = job->width;
+		cues->prefetched_height = job->height;
+	}
+	g_mutex_unlock(&cues->lock);
+	umms_subpicture_unref(subpicture);
+	g_string_free(markup, TRUE);
+	g_array_unref(ids);
+	umms_cues_unref(cues);
+	g_free(job);
+}
+
+/* One worker for every cue list in the process: drawings ahead are rare. */
+static GThreadPool *
+prefetch_pool(void)
+{
+	static GThreadPool *pool;
+	if (g_once_init_enter(&pool))
+		g_once_init_leave(&pool, g_thread_pool_new(prefetch_job, NULL, 1, FALSE, NULL));
+	return pool;
+}
+
+static struct umms_subpicture *
+render_text_cues(struct umms_cues *cues, int64_t position, int width, int height)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	GString *markup = g_string_new(NULL);
+	collect_active(cues, position, ids, markup);
 	struct umms_subpicture *subpicture = NULL;
 	if (cues->cached && cues->cached_width == width && cues->cached_height == height &&
-			ids->len == cues->cached_ids->len &&
-			memcmp(ids->data, cues->cached_ids->data, ids->len * sizeof(uint64_t)) == 0) {
+			same_ids(ids, cues->cached_ids)) {
 		subpicture = umms_subpicture_ref(cues->cached);
 	} else if (markup->len) {
 		forget_rendering(cues);
-		subpicture = render_text(cues, markup->str, width, height);
+		if (cues->prefetched && cues->prefetched_width == width &&
+				cues->prefetched_height == height &&
+				same_ids(ids, cues->prefetched_ids))
+			subpicture = g_steal_pointer(&cues->prefetched);
+		else
+			subpicture = render_text(&cues->style, markup->str, width, height);
 		if (subpicture) {
 			cues->cached = umms_subpicture_ref(subpicture);
 			g_array_append_vals(cues->cached_ids, ids->data, ids->len);
@@ -429,6 +533,21 @@ render_text_cues(struct umms_cues *cues, int64_t position, int width, int height
 		forget_rendering(cues);
 	}
 	g_string_free(markup, TRUE);
+
+	int64_t next = next_change(cues, position);
+	if (next >= 0 && !cues->prefetch_pending && (next != cues->prefetch_time ||
+			width != cues->prefetch_width || height != cues->prefetch_height)) {
+		cues->prefetch_time = next;
+		cues->prefetch_width = width;
+		cues->prefetch_height = height;
+		cues->prefetch_pending = true;
+		struct prefetch *job = g_new0(struct prefetch, 1);
+		job->cues = umms_cues_ref(cues);
+		job->position = next;
+		job->width = width;
+		job->height = height;
+		g_thread_pool_push(prefetch_pool(), job, NULL);
+	}
 	return subpicture;
 }
 

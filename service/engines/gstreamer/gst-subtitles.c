@@ -278,14 +278,20 @@ parse_bytes(struct gst_subtitles *subtitles)
 	return NULL;
 }
 
+static gboolean timeout_cb(gpointer data);
+
 static void
 read_done(struct gst_subtitles *subtitles)
 {
 	stop_pipeline(subtitles);
-	subtitles->timeout = NULL;
 	GError *error = parse_bytes(subtitles);
+	/* Parsed, or handed to the parser: the file's bytes are not kept. */
+	g_byte_array_unref(subtitles->bytes);
+	subtitles->bytes = g_byte_array_new();
 	if (error || !subtitles->pipeline)
 		finish_loading(subtitles, error);
+	else
+		subtitles->timeout = umms_source_timeout(LOAD_LIMIT_MS, timeout_cb, subtitles);
 }
 
 static gboolean

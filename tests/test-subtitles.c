@@ -21,17 +21,18 @@ struct cue {
 struct cues {
 	GDBusConnection *bus;
 	guint subscription;
-	GArray *list;            /* struct cue */
+	GPtrArray *list;         /* struct cue *, in the order they came */
 	guint next;              /* the first not yet taken */
 };
 
 static void
-cue_clear(gpointer data)
+cue_free(gpointer data)
 {
 	struct cue *cue = data;
 	g_free(cue->text);
 	g_free(cue->markup);
 	g_free(cue->format);
+	g_free(cue);
 }
 
 static void
@@ -39,10 +40,11 @@ cue_cb(GDBusConnection *bus, const char *sender, const char *path, const char *i
 	const char *member, GVariant *params, gpointer data)
 {
 	struct cues *cues = data;
-	struct cue cue = { .when = g_get_monotonic_time() };
-	g_variant_get(params, "(xxsss)", &cue.start, &cue.end, &cue.text, &cue.markup,
-		&cue.format);
-	g_array_append_val(cues->list, cue);
+	struct cue *cue = g_new0(struct cue, 1);
+	cue->when = g_get_monotonic_time();
+	g_variant_get(params, "(xxsss)", &cue->start, &cue->end, &cue->text, &cue->markup,
+		&cue->format);
+	g_ptr_array_add(cues->list, cue);
 }
 
 static struct cues *
@@ -50,8 +52,7 @@ cues_watch(GDBusConnection *bus, const char *path)
 {
 	struct cues *cues = g_new0(struct cues, 1);
 	cues->bus = g_object_ref(bus);
-	cues->list = g_array_new(FALSE, TRUE, sizeof(struct cue));
-	g_array_set_clear_func(cues->list, cue_clear);
+	cues->list = g_ptr_array_new_with_free_func(cue_free);
 	cues->subscription = g_dbus_connection_signal_subscribe(bus, NULL, UMMS_PLAYER,
 		"SubtitleCue", path, NULL, G_DBUS_SIGNAL_FLAGS_NONE, cue_cb, cues, NULL);
 	/* Round trip: the match rule is in place before the test goes on. */
@@ -65,7 +66,7 @@ static void
 cues_free(struct cues *cues)
 {
 	g_dbus_connection_signal_unsubscribe(cues->bus, cues->subscription);
-	g_array_unref(cues->list);
+	g_ptr_array_unref(cues->list);
 	g_object_unref(cues->bus);
 	g_free(cues);
 }
@@ -81,7 +82,7 @@ cues_next(struct cues *cues, unsigned timeout_ms)
 		g_main_context_iteration(NULL, FALSE);
 		g_usleep(2000);
 	}
-	return &g_array_index(cues->list, struct cue, cues->next++);
+	return g_ptr_array_index(cues->list, cues->next++);
 }
 
 /* Whether a cue arrives within @ms (taken if so). */
@@ -178,7 +179,7 @@ test_within_a_frame(struct umms_test *t, gconstpointer data)
 		g_assert_cmpint(now, >, position);
 		position = now;
 		if (cues_any(cues, 300))
-			two = &g_array_index(cues->list, struct cue, cues->next - 1);
+			two = g_ptr_array_index(cues->list, cues->next - 1);
 		else
 			g_assert_cmpint(position, <, US(0.5));
 	}

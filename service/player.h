@@ -172,7 +172,7 @@ bool umms_player_reopen(struct umms_player *player, const char *uri,
 	enum umms_player_state state, umms_player_done_fn done, void *data, GError **error);
 
 /* Subtitles this much later (negative: earlier); at most ±10 minutes. */
-#define UMMS_PLAYER_MAX_SUBTITLE_DELAY (600 * G_USEC_PER_SEC)
+#define UMMS_PLAYER_MAX_SUBTITLE_DELAY ((int64_t)600 * G_USEC_PER_SEC)
 
 /* Immediate. */
 bool umms_player_set_subtitle_delay(struct umms_player *player, int64_t delay, GError **error);

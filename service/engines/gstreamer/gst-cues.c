@@ -16,8 +16,12 @@
 #include "gst-private.h"
 #include "log.h"
 
-/* The media's own cues are kept this long after they ended. */
-#define EMBEDDED_KEEP_US (10 * G_USEC_PER_SEC)
+/*
+ * The media's own cues are kept this long behind the newest (a seek back
+ * into one finds it: the demuxer does not send it again), and no longer,
+ * so a stream that runs for hours keeps a few hundred.
+ */
+#define EMBEDDED_KEEP_US ((int64_t)30 * 60 * G_USEC_PER_SEC)
 
 struct cue_event {
 	struct umms_cue cue;

@@ -347,6 +347,16 @@ test_embedded(struct umms_test *t, gconstpointer data)
 	/* After a seek back, from where it landed. */
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.3)));
 	assert_cue(cues_next(cues, 3000), US(0.2), US(0.9), "Erster Untertitel");
+	/* The delay moves them too: "Erster" (0.2 to 0.9 s) is on at 1 s. */
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(0.5)),
+		NULL));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.0)));
+	assert_cue(cues_next(cues, 3000), US(0.7), US(1.4), "Erster Untertitel");
+	/* Off: nothing more, wherever it goes. */
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
+	g_assert_false(cues_any(cues, 500));
 	cues_free(cues);
 }
 

@@ -454,9 +454,13 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 		(int64_t)(running + base + latency) : g_get_monotonic_time() * 1000;
 	GstClockTime stream = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
 	frame->base.position = GST_CLOCK_TIME_IS_VALID(stream) ? (int64_t)(stream / 1000) : -1;
-	/* The external subtitle file's cues, drawn for this picture (gst-cues.c). */
-	frame->base.subpicture = gst_cues_subpicture(engine, frame->base.position,
-		frame->base.crop_width, frame->base.crop_height);
+	/*
+	 * The external subtitle file's cues, drawn for this picture
+	 * (gst-cues.c), unless the frame carries the stream's own already.
+	 */
+	if (!frame->base.subpicture)
+		frame->base.subpicture = gst_cues_subpicture(engine, frame->base.position,
+			frame->base.crop_width, frame->base.crop_height);
 
 	g_async_queue_push(engine->frames, frame);
 	g_source_set_ready_time(engine->frame_source, 0);

@@ -49,6 +49,8 @@ static const struct key keys[] = {
 	UKEY("engine", "answer-timeout", engine.answer_timeout, 1000, 600000),
 	KEY("engine", "pitch-correction", KEY_BOOL, engine.pitch_correction),
 	UKEY("engine", "trickmode-rate", engine.trickmode_rate, 1, 64),
+	UKEY("engine", "subtitle-size", engine.subtitle_size, 10, 500),
+	UKEY("engine", "subtitle-margin", engine.subtitle_margin, 0, 900),
 	KEY("video", "enabled", KEY_BOOL, video.enabled),
 	KEY("video", "socket", KEY_STRING, video.socket),
 	UKEY("video", "max-held-frames", video.max_held, 1, 64),
@@ -107,6 +109,8 @@ umms_config_init(struct umms_config *config)
 			.answer_timeout = 20000,
 			.pitch_correction = true,
 			.trickmode_rate = 2,
+			.subtitle_size = 50,
+			.subtitle_margin = 50,
 		},
 		.video = {
 			.enabled = true,

@@ -54,6 +54,8 @@ struct umms_config {
 		unsigned answer_timeout;  /* ms any request waits for GStreamer */
 		bool pitch_correction;    /* keep the pitch at rates != 1 */
 		unsigned trickmode_rate;  /* |rate| above which only key frames play */
+		unsigned subtitle_size;   /* ‰ of the picture's height, subtitle text */
+		unsigned subtitle_margin; /* ‰ of the picture's height, under subtitles */
 	} engine;
 	struct {
 		bool enabled;             /* serve umms_video_v1 */

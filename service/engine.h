@@ -26,6 +26,12 @@
  * it may be emitted more often than needed. While video output is wanted
  * (set_video_output), every frame due on screen is emitted by events.frame
  * (data: struct umms_frame *; a listener that keeps it takes a reference).
+ * Frames carry the selected subtitle track's pixels where the engine draws
+ * them (frame->subpicture). Each subtitle cue of the selected track is
+ * emitted by events.subtitle_cue (data: const struct umms_subtitle_cue *)
+ * when it becomes due on the video's clock: when the first frame at or
+ * past its start (the subtitle delay included) is due on screen; a cue
+ * already on screen at a seek's target is emitted again after the seek.
  *
  * Engines run on the thread-default main context of the thread that created
  * them; streaming threads never emit events directly.
@@ -33,7 +39,7 @@
  * Mandatory members: name, probe_uri, create, destroy, open, set_state,
  * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
  * get_position, get_stats, set_video_output, set_video_delay. Optional: init, finish,
- * list_hardware_decoders, set_hardware_codecs, get_seek_range.
+ * list_hardware_decoders, set_hardware_codecs, get_seek_range, set_subtitle_delay.
  */
 #ifndef UMMS_SERVICE_ENGINE_H
 #define UMMS_SERVICE_ENGINE_H
@@ -62,6 +68,14 @@ struct umms_engine_stats {
 };
 
 struct umms_engine;
+
+/* A subtitle cue due on screen (events.subtitle_cue); the strings live for the emission. */
+struct umms_subtitle_cue {
+	int64_t start, end;     /* µs on Position's timeline, the delay included; end -1: unknown */
+	const char *text;       /* plain text, styling stripped; lines separated by newlines */
+	const char *markup;     /* styled: as @format says */
+	const char *format;     /* "pango" (Pango markup) or "ass" (an SSA/ASS event's text) */
+};
 
 /* A hardware video decoder an engine may plug, for the resource manager's pools. */
 struct umms_engine_decoder {
@@ -135,6 +149,13 @@ struct umms_engine_impl {
 	 */
 	void (*set_video_delay)(struct umms_engine *engine, int64_t ns);
 	/*
+	 * Optional, immediate. Subtitles are shown @us later than the media
+	 * says (negative: earlier), on every subtitle track, external or not,
+	 * from the next frame on; events.subtitle_cue times include it. Kept
+	 * across open.
+	 */
+	void (*set_subtitle_delay)(struct umms_engine *engine, int64_t us);
+	/*
 	 * Optional. Which codecs may be decoded by hardware decoders (decoder
 	 * elements of class Hardware): @codecs, NULL-terminated short names
 	 * ("h264"); NULL: any (no policy), empty: none. The resource manager sets it; it
@@ -164,6 +185,7 @@ struct umms_engine {
 		struct wl_signal eos;
 		struct wl_signal error;   /* const GError * */
 		struct wl_signal frame;   /* struct umms_frame * */
+		struct wl_signal subtitle_cue; /* const struct umms_subtitle_cue * */
 		struct wl_signal destroy;
 	} events;
 };

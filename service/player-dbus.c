@@ -14,7 +14,7 @@ struct umms_player_dbus {
 	GDBusObjectManagerServer *manager;
 	GDBusObjectSkeleton *object;
 	UmmsDbusIface *iface;
-	struct wl_listener changed, seeked, eos, error, resource;
+	struct wl_listener changed, seeked, eos, error, resource, cue;
 };
 
 void
@@ -171,6 +171,8 @@ get_property(void *data, const char *name, GError **error)
 		return g_variant_new_string(umms_player_engine_name(player));
 	if (strcmp(name, "TimeshiftEnabled") == 0)
 		return g_variant_new_boolean(umms_timeshift_enabled(player));
+	if (strcmp(name, "SubtitleDelay") == 0)
+		return g_variant_new_int64(player->subtitle_delay);
 	if (strcmp(name, "TimeshiftWindow") == 0) {
 		int64_t start = -1, end = -1;
 		if (!umms_timeshift_get_window(player, &start, &end))
@@ -197,6 +199,9 @@ set_property(void *data, const char *sender, const char *name, GVariant *value,
 	}
 	if (strcmp(name, "TimeshiftEnabled") == 0)
 		return umms_timeshift_set(dbus->player, g_variant_get_boolean(value), error);
+	if (strcmp(name, "SubtitleDelay") == 0)
+		return umms_player_set_subtitle_delay(dbus->player, g_variant_get_int64(value),
+			error);
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "property %s is read-only", name);
 	return false;
 }
@@ -248,6 +253,15 @@ on_resource(struct wl_listener *listener, void *data)
 	umms_dbus_iface_changed(dbus->iface);
 }
 
+static void
+on_cue(struct wl_listener *listener, void *data)
+{
+	struct umms_player_dbus *dbus = wl_container_of(listener, dbus, cue);
+	const struct umms_subtitle_cue *cue = data;
+	umms_dbus_iface_emit(dbus->iface, "SubtitleCue", g_variant_new("(xxsss)", cue->start,
+		cue->end, cue->text, cue->markup, cue->format));
+}
+
 struct umms_player_dbus *
 umms_player_dbus_create(struct umms_player *player, GDBusObjectManagerServer *manager,
 	const char *path)
@@ -269,6 +283,8 @@ umms_player_dbus_create(struct umms_player *player, GDBusObjectManagerServer *ma
 	wl_signal_add(&player->events.error, &dbus->error);
 	dbus->resource.notify = on_resource;
 	wl_signal_add(&player->events.resource, &dbus->resource);
+	dbus->cue.notify = on_cue;
+	wl_signal_add(&player->events.subtitle_cue, &dbus->cue);
 
 	g_dbus_object_manager_server_export(manager, dbus->object);
 	return dbus;
@@ -283,6 +299,7 @@ umms_player_dbus_destroy(struct umms_player_dbus *dbus)
 	wl_list_remove(&dbus->seeked.link);
 	wl_list_remove(&dbus->eos.link);
 	wl_list_remove(&dbus->resource.link);
+	wl_list_remove(&dbus->cue.link);
 	wl_list_remove(&dbus->error.link);
 	umms_dbus_iface_detach(dbus->iface);
 	g_dbus_object_manager_server_unexport(dbus->manager,

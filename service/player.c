@@ -203,10 +203,18 @@ engine_frame(struct wl_listener *listener, void *data)
 }
 
 static void
+engine_cue(struct wl_listener *listener, void *data)
+{
+	struct umms_player *player = wl_container_of(listener, player, engine_cue);
+	wl_signal_emit_mutable(&player->events.subtitle_cue, data);
+}
+
+static void
 detach_engine(struct umms_player *player)
 {
 	if (!player->engine)
 		return;
+	wl_list_remove(&player->engine_cue.link);
 	wl_list_remove(&player->engine_settled.link);
 	wl_list_remove(&player->engine_info.link);
 	wl_list_remove(&player->engine_eos.link);
@@ -236,7 +244,11 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 	wl_signal_add(&engine->events.error, &player->engine_error);
 	player->engine_frame.notify = engine_frame;
 	wl_signal_add(&engine->events.frame, &player->engine_frame);
+	player->engine_cue.notify = engine_cue;
+	wl_signal_add(&engine->events.subtitle_cue, &player->engine_cue);
 	engine->impl->set_volume(engine, player->volume, player->mute);
+	if (engine->impl->set_subtitle_delay)
+		engine->impl->set_subtitle_delay(engine, player->subtitle_delay);
 	if (player->video_wanted)
 		engine->impl->set_video_output(engine, true, player->video_formats,
 			player->n_video_formats, NULL);
@@ -278,6 +290,7 @@ umms_player_create(unsigned id, const struct umms_config *config,
 	wl_signal_init(&player->events.release);
 	wl_signal_init(&player->events.resource);
 	wl_signal_init(&player->events.frame);
+	wl_signal_init(&player->events.subtitle_cue);
 	wl_signal_init(&player->events.destroy);
 	update_timers(player);
 	umms_info("player %u created (%s, %s)", id, player->attended ? "attended" : "unattended",
@@ -601,6 +614,23 @@ umms_player_set_subtitle_uri(struct umms_player *player, const char *text,
 	if (!player->engine->impl->set_subtitle_uri(player->engine, uri, error))
 		return false;
 	push_request(player, REQUEST_OTHER, player->state, done, data);
+	return true;
+}
+
+bool
+umms_player_set_subtitle_delay(struct umms_player *player, int64_t delay, GError **error)
+{
+	umms_player_touch(player);
+	if (delay < -UMMS_PLAYER_MAX_SUBTITLE_DELAY || delay > UMMS_PLAYER_MAX_SUBTITLE_DELAY) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"a subtitle delay of %" G_GINT64_FORMAT " µs is beyond ±%d s", delay,
+			(int)(UMMS_PLAYER_MAX_SUBTITLE_DELAY / G_USEC_PER_SEC));
+		return false;
+	}
+	player->subtitle_delay = delay;
+	if (player->engine && player->engine->impl->set_subtitle_delay)
+		player->engine->impl->set_subtitle_delay(player->engine, delay);
+	emit_changed(player);
 	return true;
 }
 

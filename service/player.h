@@ -20,6 +20,8 @@
  *              player's ttl ran out, or a client asked it to quit
  *   frame    — data: struct umms_frame *, a frame due on screen now (only
  *              while video output is wanted); listeners ref what they keep
+ *   subtitle_cue — data: const struct umms_subtitle_cue * (engine.h), a cue
+ *              of the selected subtitle track became due on screen
  *   destroy  — the player is going away
  */
 #ifndef UMMS_SERVICE_PLAYER_H
@@ -70,6 +72,7 @@ struct umms_player {
 
 	struct umms_engine *engine;
 	struct wl_listener engine_settled, engine_info, engine_eos, engine_error, engine_frame;
+	struct wl_listener engine_cue;
 	/* Video output asked for, kept across engines. */
 	bool video_wanted;
 	uint32_t *video_formats;
@@ -79,6 +82,7 @@ struct umms_player {
 	uint64_t frames_copied;    /* by whoever showed them (a GL texture upload) */
 	int64_t display_latency_ns; /* smoothed, presented − due */
 	int64_t video_delay_ns;     /* how early frames leave to arrive on time */
+	int64_t subtitle_delay;     /* µs subtitles are shown later (Player1.SubtitleDelay) */
 	GQueue pending;           /* struct pending_request * */
 	GSource *ttl_timer, *stats_timer, *open_timer;
 	/*
@@ -110,6 +114,7 @@ struct umms_player {
 		/* A hardware unit was lost or given back: struct umms_player_resource_event. */
 		struct wl_signal resource;
 		struct wl_signal frame;
+		struct wl_signal subtitle_cue;
 		struct wl_signal destroy;
 	} events;
 };
@@ -166,7 +171,11 @@ bool umms_player_set_subtitle_uri(struct umms_player *player, const char *uri,
 bool umms_player_reopen(struct umms_player *player, const char *uri,
 	enum umms_player_state state, umms_player_done_fn done, void *data, GError **error);
 
+/* Subtitles this much later (negative: earlier); at most ±10 minutes. */
+#define UMMS_PLAYER_MAX_SUBTITLE_DELAY ((int64_t)600 * G_USEC_PER_SEC)
+
 /* Immediate. */
+bool umms_player_set_subtitle_delay(struct umms_player *player, int64_t delay, GError **error);
 bool umms_player_set_rate(struct umms_player *player, double rate, GError **error);
 bool umms_player_set_volume(struct umms_player *player, double volume, GError **error);
 void umms_player_set_mute(struct umms_player *player, bool mute);

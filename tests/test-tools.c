@@ -216,6 +216,77 @@ test_ummsctl(void)
 	run_clear(&r);
 }
 
+/* ummsctl subtitles on|off|N|FILE and subtitle-delay, as a user types them. */
+static void
+test_ummsctl_subtitles(void)
+{
+	struct daemon d;
+	daemon_start(&d);
+	const char *ctl = umms_test_program("ummsctl");
+	g_autofree char *p = umms_test_open(d.bus, "av.mkv");
+	g_assert_cmpint(umms_test_get_int32(d.bus, p, "CurrentSubtitle"), ==, 0);
+
+	struct run r = RUN(ctl, "-p", "1", "subtitles", "off");
+	g_assert_cmpint(r.status, ==, 0);
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int32(d.bus, p, "CurrentSubtitle"), ==, -1);
+	r = RUN(ctl, "-p", "1", "subtitles", "on");
+	g_assert_cmpint(r.status, ==, 0);
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int32(d.bus, p, "CurrentSubtitle"), ==, 0);
+	/* A file: added and shown; "on" after "off" comes back to it. */
+	r = RUN(ctl, "-p", "1", "subtitles", umms_test_clip("subs.en.srt"));
+	g_assert_cmpint(r.status, ==, 0);
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int32(d.bus, p, "CurrentSubtitle"), ==, 1);
+	r = RUN(ctl, "-p", "1", "subtitles", "off");
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int32(d.bus, p, "CurrentSubtitle"), ==, -1);
+	r = RUN(ctl, "-p", "1", "subtitles", "on");
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int32(d.bus, p, "CurrentSubtitle"), ==, 1);
+	r = RUN(ctl, "-p", "1", "subtitles", "0");
+	g_assert_cmpint(r.status, ==, 0);
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int32(d.bus, p, "CurrentSubtitle"), ==, 0);
+	r = RUN(ctl, "-p", "1", "subtitles", "5");
+	g_assert_cmpint(r.status, ==, 1);
+	assert_contains(r.err, "org.umms.Error.InvalidArgument");
+	run_clear(&r);
+
+	r = RUN(ctl, "-p", "1", "subtitle-delay", "250");
+	g_assert_cmpint(r.status, ==, 0);
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int64(d.bus, p, "SubtitleDelay"), ==, 250000);
+	r = RUN(ctl, "-p", "1", "subtitle-delay", "-1500.5");
+	g_assert_cmpint(r.status, ==, 0);
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int64(d.bus, p, "SubtitleDelay"), ==, -1500500);
+	r = RUN(ctl, "-p", "1", "subtitle-delay");
+	g_assert_cmpstr(r.out, ==, "-1500.5 ms\n");
+	run_clear(&r);
+	r = RUN(ctl, "-p", "1", "info");
+	assert_contains(r.out, "SubtitleDelay:    -1500.5 ms");
+	assert_contains(r.out, "subtitle 1: subrip en (Subtitle) external");
+	run_clear(&r);
+	r = RUN(ctl, "-p", "1", "subtitle-delay", "700000");
+	g_assert_cmpint(r.status, ==, 1);
+	assert_contains(r.err, "org.umms.Error.InvalidArgument");
+	run_clear(&r);
+	r = RUN(ctl, "-p", "1", "subtitle-delay", "soon");
+	g_assert_cmpint(r.status, ==, 2);
+	run_clear(&r);
+	g_assert_cmpint(umms_test_get_int64(d.bus, p, "SubtitleDelay"), ==, -1500500);
+
+	/* Media without subtitles: "on" says so. */
+	g_autofree char *audio = umms_test_open(d.bus, "audio.ogg");
+	r = RUN(ctl, "-p", audio, "subtitles", "on");
+	g_assert_cmpint(r.status, ==, 1);
+	assert_contains(r.err, "no subtitles");
+	run_clear(&r);
+	daemon_stop(&d);
+}
+
 static void
 test_playerctl(void)
 {
@@ -324,6 +395,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/tools/ummsd-options", test_ummsd_options);
 	g_test_add_func("/tools/ummsd-instance", test_ummsd_instance);
 	g_test_add_func("/tools/ummsctl", test_ummsctl);
+	g_test_add_func("/tools/ummsctl-subtitles", test_ummsctl_subtitles);
 	g_test_add_func("/tools/playerctl", test_playerctl);
 	g_test_add_func("/tools/activation", test_activation);
 	return g_test_run();

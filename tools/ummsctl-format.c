@@ -265,6 +265,8 @@ umms_ctl_print_info(UmmsPlayer1 *player, const char *path)
 	printf("Priority:         %s\n", or_empty(umms_player1_get_priority(player)));
 	printf("Attended:         %s\n", yes_no(umms_player1_get_attended(player)));
 	printf("BufferingPercent: %d\n", umms_player1_get_buffering_percent(player));
+	printf("SubtitleDelay:    %g ms\n",
+		(double)umms_player1_get_subtitle_delay(player) / 1000.0);
 	GVariant *window = umms_player1_get_timeshift_window(player);
 	gint64 start = -1, end = -1;
 	if (window)
@@ -381,7 +383,12 @@ const char umms_ctl_commands_help[] =
 	"                       it recorded ([recording] timeshift-window)\n"
 	"  track KIND INDEX     select video, audio or subtitle track INDEX\n"
 	"                       (subtitles: -1 or off for none)\n"
-	"  subtitles URI|PATH   add an external subtitle file (\"\" or off removes it)\n"
+	"  subtitles on|off|N   show subtitles (the external file if added, else the\n"
+	"                       media's first track), hide them, or show track N\n"
+	"  subtitles URI|PATH   add an external subtitle file (SRT, WebVTT, SSA/ASS…)\n"
+	"                       and show it; \"\" removes it\n"
+	"  subtitle-delay [MS]  show subtitles MS milliseconds later (negative:\n"
+	"                       earlier); without MS, print the delay\n"
 	"  step [N]             step N video frames (default 1; negative: backwards)\n"
 	"  list                 list the players: path, state, position/duration, URI\n"
 	"  info                 show every property of the player\n"

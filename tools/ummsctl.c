@@ -479,15 +479,55 @@ cmd_track(struct ctl *ctl, char **args, int n_args)
 	return STATUS_OK;
 }
 
+/* "on": the external file where there is one (the last track), else the first; -1 none. */
+static int
+subtitles_on(struct ctl *ctl)
+{
+	GVariant *tracks = umms_player1_get_subtitle_tracks(ctl->player);
+	gsize n = tracks ? g_variant_n_children(tracks) : 0;
+	if (n == 0) {
+		umms_ctl_fail("the media has no subtitles");
+		return -1;
+	}
+	g_autoptr(GVariant) last = g_variant_get_child_value(tracks, n - 1);
+	gboolean external = FALSE;
+	g_variant_lookup(last, "external", "b", &external);
+	return external ? (int)n - 1 : 0;
+}
+
 static int
 cmd_subtitles(struct ctl *ctl, char **args, int n_args)
 {
 	GError *error = NULL;
-	bool off = !args[0][0] || strcmp(args[0], "off") == 0;
-	g_autofree char *uri = off ? g_strdup("") : umms_ctl_to_uri(args[0]);
+	const char *arg = args[0];
+	gint64 index = -1;
+	if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0 ||
+			g_ascii_string_to_signed(arg, 10, -1, G_MAXINT32, &index, NULL)) {
+		if (strcmp(arg, "on") == 0 && (index = subtitles_on(ctl)) < 0)
+			return STATUS_ERROR;
+		if (!umms_player1_call_select_track_sync(ctl->player, "subtitle", (gint)index,
+				NULL, &error))
+			return umms_ctl_report(error);
+		return STATUS_OK;
+	}
+	/* A file: "" removes it. */
+	g_autofree char *uri = arg[0] ? umms_ctl_to_uri(arg) : g_strdup("");
 	if (!umms_player1_call_set_subtitle_uri_sync(ctl->player, uri, NULL, &error))
 		return umms_ctl_report(error);
 	return STATUS_OK;
+}
+
+static int
+cmd_subtitle_delay(struct ctl *ctl, char **args, int n_args)
+{
+	if (n_args == 0) {
+		printf("%g ms\n", (double)umms_player1_get_subtitle_delay(ctl->player) / 1000.0);
+		return STATUS_OK;
+	}
+	double ms;
+	if (!umms_ctl_parse_double(args[0], &ms) || !(ms > -1e12 && ms < 1e12))
+		return usage_error("subtitle-delay %s: expected milliseconds (-500, 1200)", args[0]);
+	return set_property(ctl, "SubtitleDelay", g_variant_new_int64((gint64)(ms * 1000.0)));
 }
 
 static int
@@ -631,7 +671,8 @@ static const struct command commands[] = {
 	{ "mute", "on|off", 1, 1, true, cmd_mute },
 	{ "timeshift", "on|off", 1, 1, true, cmd_timeshift },
 	{ "track", "KIND INDEX", 2, 2, true, cmd_track },
-	{ "subtitles", "URI|PATH", 1, 1, true, cmd_subtitles },
+	{ "subtitles", "on|off|N|URI|PATH", 1, 1, true, cmd_subtitles },
+	{ "subtitle-delay", "[MS]", 0, 1, true, cmd_subtitle_delay },
 	{ "step", "[N]", 0, 1, true, cmd_step },
 	{ "list", "", 0, 0, false, cmd_list },
 	{ "info", "", 0, 0, true, cmd_info },

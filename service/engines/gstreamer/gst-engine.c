@@ -104,6 +104,7 @@ go_idle(struct gst_engine *engine)
 	gst_video_drop_pending(engine);
 	engine->base.state = UMMS_ENGINE_IDLE;
 	gst_video_forget_shown(engine);
+	gst_cues_reset(engine);
 	gst_video_hold(engine, false);
 	engine->buffering = false;
 	engine->base.info.buffering = 100;
@@ -193,6 +194,7 @@ do_seek(struct gst_engine *engine, double rate, int64_t position, GError **error
 	/* Until the seek lands, the position is where it goes, not where it was. */
 	engine->seek_target = position;
 	gst_video_forget_shown(engine);
+	gst_cues_reset(engine);
 	gst_video_hold(engine, false);
 	wait_for(engine, GST_WAIT_ASYNC_DONE);
 	return true;
@@ -652,6 +654,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	engine->seek_target = -1;
 	g_queue_init(&engine->ops);
 	g_mutex_init(&engine->lock);
+	gst_cues_init(engine);
 	engine->qos_dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	engine->stream_caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 		(GDestroyNotify)gst_caps_unref);
@@ -706,6 +709,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	}
 
 	gst_support_watch_pipeline(engine);
+	gst_cues_watch(engine);
 	GstBus *bus = gst_element_get_bus(engine->pipeline);
 	gst_bus_add_watch(bus, bus_cb, engine);
 	gst_object_unref(bus);
@@ -733,6 +737,7 @@ gst_engine_destroy(struct umms_engine *base)
 	g_clear_object(&engine->video_sink);
 	gst_video_finish(engine);
 	gst_media_reset(engine);
+	gst_cues_finish(engine);
 	g_hash_table_unref(engine->stream_caps);
 	g_ptr_array_unref(engine->video_decoders);
 	g_free(engine->current_video_id);

@@ -157,6 +157,7 @@ gst_media_reset(struct gst_engine *engine)
 	g_mutex_unlock(&engine->lock);
 	g_clear_pointer(&engine->missing, g_free);
 	umms_media_info_reset(&engine->base.info);
+	gst_cues_update(engine);
 }
 
 static const struct {
@@ -318,6 +319,7 @@ gst_media_update_tracks(struct gst_engine *engine)
 			engine->want[UMMS_TRACK_SUBTITLE] == external;
 		info->current[UMMS_TRACK_SUBTITLE] = show_external ? external : -1;
 	}
+	gst_cues_update(engine);
 }
 
 void

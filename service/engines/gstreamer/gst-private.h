@@ -10,6 +10,7 @@
  * Files: gst-engine.c (ops, state, bus), gst-media.c (streams, tags, codec
  * names → struct umms_media_info), gst-support.c (URI probing, errors,
  * decoder policy, frame counters), gst-subtitles.c (external subtitle files),
+ * gst-cues.c (subtitle cues on the video's clock: SubtitleCue, pixels),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
@@ -55,6 +56,7 @@ enum gst_wait {
 
 /* External subtitles: a side pipeline reads the file into cues. */
 struct gst_subtitles;
+struct umms_cues;
 
 struct gst_engine {
 	struct umms_engine base;
@@ -106,6 +108,13 @@ struct gst_engine {
 	GAsyncQueue *frames;           /* struct gst_frame *, streaming → main */
 	GSource *frame_source;
 	GHashTable *qos_dropped;       /* element name → guint64 dropped */
+
+	/* Subtitle cues (gst-cues.c). */
+	struct umms_cues *cue_track;   /* the selected track's cues, NULL none (lock) */
+	bool cue_track_drawn;          /* drawn into frames' subpictures: the file's (lock) */
+	int64_t subtitle_delay;        /* µs (lock) */
+	GArray *cues_due;              /* struct umms_cue active at the last frame (lock) */
+	GAsyncQueue *cue_events;       /* cues that became due, streaming → main */
 };
 
 /* gst-engine.c: the op queue, state and bus. */
@@ -199,5 +208,28 @@ bool gst_subtitles_ready(const struct gst_subtitles *subtitles);
 const char *gst_subtitles_codec(const struct gst_subtitles *subtitles);
 const char *gst_subtitles_description(const struct gst_subtitles *subtitles);
 const char *gst_subtitles_language(const struct gst_subtitles *subtitles);
+/* The file's cues once ready, else NULL (the subtitles' reference). */
+struct umms_cues *gst_subtitles_cues(const struct gst_subtitles *subtitles);
+
+/* gst-cues.c */
+void gst_cues_init(struct gst_engine *engine);
+void gst_cues_finish(struct gst_engine *engine);
+/* Probes the media's text tracks as playbin makes them (after the pipeline is made). */
+void gst_cues_watch(struct gst_engine *engine);
+/* Main loop: the selected subtitle track may have changed. */
+void gst_cues_update(struct gst_engine *engine);
+/* Main loop: a seek or a reset; cues on screen at the target are due again. */
+void gst_cues_reset(struct gst_engine *engine);
+void gst_cues_set_delay(struct gst_engine *engine, int64_t us);
+/* Streaming thread: the frame at @position µs is due; queues the cues that became due. */
+void gst_cues_frame_due(struct gst_engine *engine, int64_t position);
+/*
+ * Streaming thread: the selected external file's cues at @position µs drawn
+ * for a picture of @width x @height (a new reference), or NULL.
+ */
+struct umms_subpicture *gst_cues_subpicture(struct gst_engine *engine, int64_t position,
+	int width, int height);
+/* Main loop: emits the queued cues (events.subtitle_cue). */
+void gst_cues_dispatch(struct gst_engine *engine);
 
 #endif

@@ -114,6 +114,12 @@ engine_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **erro
 }
 
 static void
+engine_set_subtitle_delay(struct umms_engine *base, int64_t us)
+{
+	gst_cues_set_delay(gst_engine_from_base(base), us);
+}
+
+static void
 engine_set_volume(struct umms_engine *base, double volume, bool mute)
 {
 	struct gst_engine *engine = gst_engine_from_base(base);
@@ -199,6 +205,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.step = engine_step,
 	.select_track = engine_select_track,
 	.set_subtitle_uri = engine_set_subtitle_uri,
+	.set_subtitle_delay = engine_set_subtitle_delay,
 	.set_volume = engine_set_volume,
 	.set_video_output = engine_set_video_output,
 	.set_video_delay = engine_set_video_delay,

@@ -384,8 +384,13 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 		engine->preroll_buffer = gst_buffer_ref(shown);
 	else
 		engine->presented++;
-	bool wanted = engine->video_wanted && !again && !engine->hold_frames;
+	bool shown_now = !again && !engine->hold_frames;
+	bool wanted = engine->video_wanted && shown_now;
 	g_mutex_unlock(&engine->lock);
+	/* Subtitle cues due with this frame (gst-cues.c). */
+	if (shown_now)
+		gst_cues_frame_due(engine, GST_CLOCK_TIME_IS_VALID(shown_time) ?
+			(int64_t)(shown_time / 1000) : -1);
 
 	GstVideoInfo video;
 	GstBuffer *buffer = gst_sample_get_buffer(sample);
@@ -449,6 +454,13 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 		(int64_t)(running + base + latency) : g_get_monotonic_time() * 1000;
 	GstClockTime stream = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
 	frame->base.position = GST_CLOCK_TIME_IS_VALID(stream) ? (int64_t)(stream / 1000) : -1;
+	/*
+	 * The external subtitle file's cues, drawn for this picture
+	 * (gst-cues.c), unless the frame carries the stream's own already.
+	 */
+	if (!frame->base.subpicture)
+		frame->base.subpicture = gst_cues_subpicture(engine, frame->base.position,
+			frame->base.crop_width, frame->base.crop_height);
 
 	g_async_queue_push(engine->frames, frame);
 	g_source_set_ready_time(engine->frame_source, 0);
@@ -498,6 +510,7 @@ frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 		wl_signal_emit_mutable(&engine->base.events.frame, &newest->base);
 		umms_frame_unref(&newest->base);
 	}
+	gst_cues_dispatch(engine);
 	return G_SOURCE_CONTINUE;
 }
 

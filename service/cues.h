@@ -1,0 +1,94 @@
+/*
+ * Timed subtitle cues and their rendering into subpictures (subpicture.h).
+ *
+ * A cue list holds the cues of one subtitle stream, either text (Pango
+ * markup, what GStreamer's subparse makes of SRT, WebVTT, SAMI…) or
+ * SSA/ASS (the script read by libass, which keeps its styles). It answers
+ * two questions for a position on the media's timeline: which cues are
+ * active (for Player1.SubtitleCue), and what they look like over a picture
+ * of a given size (umms_cues_render).
+ *
+ * Rendering happens once per change: while the same cues are active on a
+ * picture of the same size (and, for SSA/ASS, libass says nothing moved),
+ * umms_cues_render returns the same subpicture, whose serial is unchanged,
+ * so targets need not draw or upload it again.
+ *
+ * Text cues: Pango markup drawn white with a dark outline, a font
+ * size_permille of the picture's height, centred, wrapped to nine tenths of
+ * the width, the last line margin_permille of the height above the bottom
+ * (a placement that leaves room for a UI at the bottom asks for more).
+ * SSA/ASS: libass draws the script at the picture's size, its styles
+ * (colours, fonts, alignment, positions) honoured.
+ *
+ * Cue lists are reference counted (atomically) and every function may be
+ * called from any thread: the engine's streaming thread renders, the main
+ * loop adds cues and reads them.
+ */
+#ifndef UMMS_SERVICE_CUES_H
+#define UMMS_SERVICE_CUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "subpicture.h"
+
+/* Scripts and subtitle files larger than this are refused. */
+#define UMMS_CUES_MAX_FILE (16 * 1024 * 1024)
+
+struct umms_cues;
+
+struct umms_cue {
+	int64_t start, end;     /* µs on the stream's timeline; end -1: until the next cue */
+	char *markup;           /* Pango markup (text), or the SSA/ASS event text */
+	char *plain;            /* the same without styling */
+};
+
+struct umms_cue_style {
+	int size_permille;      /* font size, ‰ of the picture's height: 1..500 */
+	int margin_permille;    /* bottom margin, ‰ of the picture's height: 0..900 */
+};
+
+/* Defaults: 50 ‰ (54 pixels at 1080 lines), 50 ‰ margin. */
+void umms_cue_style_init(struct umms_cue_style *style);
+
+/* An empty list of text cues, filled with umms_cues_add. */
+struct umms_cues *umms_cues_create_text(void);
+/*
+ * An SSA/ASS script (@size bytes, at most UMMS_CUES_MAX_FILE) and its
+ * cues; NULL with InvalidArgument when libass finds no script in it.
+ */
+struct umms_cues *umms_cues_create_ass(const char *data, size_t size, GError **error);
+struct umms_cues *umms_cues_ref(struct umms_cues *cues);
+/* NULL is a no-op. */
+void umms_cues_unref(struct umms_cues *cues);
+
+bool umms_cues_is_ass(struct umms_cues *cues);
+/*
+ * Adds a text cue (Pango markup; text that is not valid markup is shown as
+ * it is). Cues may come in any order; one already there (the same times
+ * and text: a stream sent again after a seek) is not added again.
+ */
+void umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *markup);
+/* Forgets text cues that ended before @position µs (a stream's old cues). */
+void umms_cues_forget_before(struct umms_cues *cues, int64_t position);
+unsigned umms_cues_count(struct umms_cues *cues);
+
+/*
+ * The cues active at @position µs (start <= position < end), by start,
+ * as copies in @out (struct umms_cue, cleared with umms_cue_clear).
+ */
+void umms_cues_active(struct umms_cues *cues, int64_t position, GArray *out);
+void umms_cue_clear(struct umms_cue *cue);
+
+void umms_cues_set_style(struct umms_cues *cues, const struct umms_cue_style *style);
+/*
+ * The active cues at @position µs drawn for a picture of @width x @height
+ * pixels: a new reference, or NULL when nothing is to be shown (or the
+ * picture size is not 1..UMMS_SUBPICTURE_MAX_SIDE).
+ */
+struct umms_subpicture *umms_cues_render(struct umms_cues *cues, int64_t position, int width,
+	int height);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * Subtitle cues on the video's clock: the selected track's cues (the
+ * external file's, or the media's own text track's, caught by probes on
+ * playbin's pads for them) are looked up at each frame due on screen, minus
+ * the subtitle delay. A cue that became active is queued for the main loop
+ * (events.subtitle_cue → Player1.SubtitleCue); the external file's cues
+ * are also drawn (service/cues.h) into the subpicture the frame carries.
+ * The media's own tracks are drawn by playbin (text-offset carries the
+ * delay there).
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <string.h>
+
+#include "cues.h"
+#include "gst-private.h"
+#include "log.h"
+
+/*
+ * The media's own cues are kept this long behind the newest (a seek back
+ * into one finds it: the demuxer does not send it again), and no longer,
+ * so a stream that runs for hours keeps a few hundred.
+ */
+#define EMBEDDED_KEEP_US ((int64_t)30 * 60 * G_USEC_PER_SEC)
+
+struct cue_event {
+	struct umms_cue cue;
+	bool ass;
+};
+
+static void
+cue_event_free(gpointer data)
+{
+	struct cue_event *event = data;
+	umms_cue_clear(&event->cue);
+	g_free(event);
+}
+
+void
+gst_cues_init(struct gst_engine *engine)
+{
+	engine->cues_due = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(engine->cues_due, (GDestroyNotify)umms_cue_clear);
+	engine->cue_events = g_async_queue_new_full(cue_event_free);
+}
+
+void
+gst_cues_finish(struct gst_engine *engine)
+{
+	umms_cues_unref(engine->cue_track);
+	if (engine->cues_due)
+		g_array_unref(engine->cues_due);
+	if (engine->cue_events)
+		g_async_queue_unref(engine->cue_events);
+}
+
+static GQuark
+cues_quark(void)
+{
+	static GQuark quark;
+	if (!quark)
+		quark = g_quark_from_static_string("umms-cues");
+	return quark;
+}
+
+/* Streaming thread: a buffer of one of the media's text tracks. */
+static GstPadProbeReturn
+text_probe_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	struct umms_cues *cues = data;
+	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+	GstCaps *caps = gst_pad_get_current_caps(pad);
+	bool text = caps && !gst_caps_is_empty(caps) &&
+		gst_structure_has_name(gst_caps_get_structure(caps, 0), "text/x-raw");
+	if (caps)
+		gst_caps_unref(caps);
+	GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
+	if (!text || !event || !buffer || !GST_BUFFER_PTS_IS_VALID(buffer)) {
+		if (event)
+			gst_event_unref(event);
+		return GST_PAD_PROBE_OK;
+	}
+	const GstSegment *segment;
+	gst_event_parse_segment(event, &segment);
+	GstClockTime pts = GST_BUFFER_PTS(buffer);
+	GstClockTime start = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
+	GstClockTime end = GST_BUFFER_DURATION_IS_VALID(buffer) ?
+		gst_segment_to_stream_time(segment, GST_FORMAT_TIME,
+			pts + GST_BUFFER_DURATION(buffer)) : GST_CLOCK_TIME_NONE;
+	gst_event_unref(event);
+	GstMapInfo map;
+	if (!GST_CLOCK_TIME_IS_VALID(start) || !gst_buffer_map(buffer, &map, GST_MAP_READ))
+		return GST_PAD_PROBE_OK;
+	/* Hostile sizes: a cue is a few lines. */
+	g_autofree char *markup = g_strndup((const char *)map.data, MIN(map.size, 64 * 1024));
+	gst_buffer_unmap(buffer, &map);
+	int64_t start_us = (int64_t)(start / 1000);
+	umms_cues_forget_before(cues, start_us - EMBEDDED_KEEP_US);
+	umms_cues_add(cues, start_us, GST_CLOCK_TIME_IS_VALID(end) ? (int64_t)(end / 1000) : -1,
+		markup);
+	return GST_PAD_PROBE_OK;
+}
+
+/*
+ * The cues of the media's text track behind @pad (playbin's get-text-pad),
+ * caught from its first buffer on: the demuxer sends text ahead of the
+ * picture (seconds of it while prerolling), so every text track is probed
+ * as soon as playbin has its pad, selected or not, and switching to one
+ * finds its cues there. The pad keeps the list. Cues are kept across
+ * seeks (the demuxer sends again only the cues that start after the
+ * target, so a cue seen before that the target falls inside is still
+ * known); the same cue sent again is not added twice.
+ */
+static struct umms_cues *
+pad_cues(GstPad *pad)
+{
+	GST_OBJECT_LOCK(pad);
+	struct umms_cues *cues = g_object_get_qdata(G_OBJECT(pad), cues_quark());
+	if (!cues) {
+		cues = umms_cues_create_text();
+		g_object_set_qdata_full(G_OBJECT(pad), cues_quark(), cues,
+			(GDestroyNotify)umms_cues_unref);
+	}
+	GST_OBJECT_UNLOCK(pad);
+	return cues;
+}
+
+static void
+probe_text_pad(GstPad *pad)
+{
+	GST_OBJECT_LOCK(pad);
+	bool probed = g_object_get_qdata(G_OBJECT(pad), cues_quark()) != NULL;
+	GST_OBJECT_UNLOCK(pad);
+	if (probed)
+		return;
+	struct umms_cues *cues = pad_cues(pad);
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, text_probe_cb, umms_cues_ref(cues), (GDestroyNotify)umms_cues_unref);
+}
+
+/* Any thread: playbin has new text tracks. */
+static void
+text_changed_cb(GstElement *playbin, gpointer data)
+{
+	int n = 0;
+	g_object_get(playbin, "n-text", &n, NULL);
+	for (int i = 0; i < n; i++) {
+		GstPad *pad = NULL;
+		g_signal_emit_by_name(playbin, "get-text-pad", i, &pad);
+		if (pad) {
+			probe_text_pad(pad);
+			gst_object_unref(pad);
+		}
+	}
+}
+
+void
+gst_cues_watch(struct gst_engine *engine)
+{
+	g_signal_connect(engine->pipeline, "text-changed", G_CALLBACK(text_changed_cb), NULL);
+}
+
+void
+gst_cues_update(struct gst_engine *engine)
+{
+	const struct umms_media_info *info = &engine->base.info;
+	int current = info->current[UMMS_TRACK_SUBTITLE];
+	int internal = 0;
+	if (current >= 0)
+		g_object_get(engine->pipeline, "n-text", &internal, NULL);
+	struct umms_cues *track = NULL;
+	bool drawn = false;
+	if (current >= internal && current >= 0 && engine->subtitles) {
+		track = gst_subtitles_cues(engine->subtitles);
+		drawn = true;
+	} else if (current >= 0 && current < internal) {
+		GstPad *pad = NULL;
+		g_signal_emit_by_name(engine->pipeline, "get-text-pad", current, &pad);
+		if (pad) {
+			probe_text_pad(pad);
+			track = pad_cues(pad);
+			gst_object_unref(pad);
+		}
+	}
+
+	g_mutex_lock(&engine->lock);
+	if (engine->cue_track != track) {
+		umms_cues_unref(engine->cue_track);
+		engine->cue_track = track ? umms_cues_ref(track) : NULL;
+		g_array_set_size(engine->cues_due, 0);
+	}
+	engine->cue_track_drawn = drawn;
+	g_mutex_unlock(&engine->lock);
+}
+
+void
+gst_cues_reset(struct gst_engine *engine)
+{
+	g_mutex_lock(&engine->lock);
+	g_array_set_size(engine->cues_due, 0);
+	g_mutex_unlock(&engine->lock);
+}
+
+void
+gst_cues_set_delay(struct gst_engine *engine, int64_t us)
+{
+	g_mutex_lock(&engine->lock);
+	engine->subtitle_delay = us;
+	g_mutex_unlock(&engine->lock);
+	if (engine->pipeline)
+		g_object_set(engine->pipeline, "text-offset", (gint64)us * 1000, NULL);
+}
+
+static bool
+was_due(GArray *due, const struct umms_cue *cue)
+{
+	for (guint i = 0; i < due->len; i++) {
+		const struct umms_cue *old = &g_array_index(due, struct umms_cue, i);
+		if (old->start == cue->start && strcmp(old->markup, cue->markup) == 0)
+			return true;
+	}
+	return false;
+}
+
+void
+gst_cues_frame_due(struct gst_engine *engine, int64_t position)
+{
+	if (position < 0)
+		return;
+	g_mutex_lock(&engine->lock);
+	struct umms_cues *track = engine->cue_track ? umms_cues_ref(engine->cue_track) : NULL;
+	int64_t delay = engine->subtitle_delay;
+	g_mutex_unlock(&engine->lock);
+	if (!track)
+		return;
+	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(track, position - delay, active);
+	bool queued = false;
+	g_mutex_lock(&engine->lock);
+	/* The track may have changed meanwhile: its cues are not this one's. */
+	if (engine->cue_track == track) {
+		for (guint i = 0; i < active->len; i++) {
+			struct umms_cue *cue = &g_array_index(active, struct umms_cue, i);
+			if (was_due(engine->cues_due, cue))
+				continue;
+			struct cue_event *event = g_new0(struct cue_event, 1);
+			event->cue.start = cue->start + delay;
+			event->cue.end = cue->end >= 0 ? cue->end + delay : -1;
+			event->cue.markup = g_strdup(cue->markup);
+			event->cue.plain = g_strdup(cue->plain);
+			event->ass = umms_cues_is_ass(track);
+			g_async_queue_push(engine->cue_events, event);
+			queued = true;
+		}
+		GArray *old = engine->cues_due;
+		engine->cues_due = active;
+		active = old;
+	}
+	g_mutex_unlock(&engine->lock);
+	g_array_unref(active);
+	umms_cues_unref(track);
+	if (queued)
+		g_source_set_ready_time(engine->frame_source, 0);
+}
+
+struct umms_subpicture *
+gst_cues_subpicture(struct gst_engine *engine, int64_t position, int width, int height)
+{
+	if (position < 0)
+		return NULL;
+	g_mutex_lock(&engine->lock);
+	struct umms_cues *track = engine->cue_track && engine->cue_track_drawn ?
+		umms_cues_ref(engine->cue_track) : NULL;
+	int64_t delay = engine->subtitle_delay;
+	g_mutex_unlock(&engine->lock);
+	if (!track)
+		return NULL;
+	struct umms_subpicture *subpicture = umms_cues_render(track, position - delay, width,
+		height);
+	umms_cues_unref(track);
+	return subpicture;
+}
+
+void
+gst_cues_dispatch(struct gst_engine *engine)
+{
+	struct cue_event *event;
+	while ((event = g_async_queue_try_pop(engine->cue_events))) {
+		struct umms_subtitle_cue cue = {
+			.start = event->cue.start,
+			.end = event->cue.end,
+			.text = event->cue.plain,
+			.markup = event->cue.markup,
+			.format = event->ass ? "ass" : "pango",
+		};
+		umms_debug("subtitle cue %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT " µs: %s",
+			cue.start, cue.end, cue.text);
+		wl_signal_emit_mutable(&engine->base.events.subtitle_cue, &cue);
+		cue_event_free(event);
+	}
+}

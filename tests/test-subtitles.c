@@ -1,0 +1,373 @@
+/*
+ * Subtitles over D-Bus: Player1.SubtitleCue carries each cue of the
+ * selected track (an external file or the media's own) with its text and
+ * times when it is due on the video's clock (within a frame), again after a
+ * seek, shifted by Player1.SubtitleDelay; files too short for typefinding
+ * (an SRT of one cue) are taken by their extension; SSA/ASS keeps its
+ * styling in the cue's markup; bad values are refused by name.
+ */
+#include <string.h>
+
+#include "harness.h"
+
+#define FRAME US(0.04) /* 25 fps clips */
+
+struct cue {
+	int64_t start, end;
+	char *text, *markup, *format;
+	int64_t when;            /* µs, monotonic, arrival */
+};
+
+struct cues {
+	GDBusConnection *bus;
+	guint subscription;
+	GPtrArray *list;         /* struct cue *, in the order they came */
+	guint next;              /* the first not yet taken */
+};
+
+static void
+cue_free(gpointer data)
+{
+	struct cue *cue = data;
+	g_free(cue->text);
+	g_free(cue->markup);
+	g_free(cue->format);
+	g_free(cue);
+}
+
+static void
+cue_cb(GDBusConnection *bus, const char *sender, const char *path, const char *iface,
+	const char *member, GVariant *params, gpointer data)
+{
+	struct cues *cues = data;
+	struct cue *cue = g_new0(struct cue, 1);
+	cue->when = g_get_monotonic_time();
+	g_variant_get(params, "(xxsss)", &cue->start, &cue->end, &cue->text, &cue->markup,
+		&cue->format);
+	g_ptr_array_add(cues->list, cue);
+}
+
+static struct cues *
+cues_watch(GDBusConnection *bus, const char *path)
+{
+	struct cues *cues = g_new0(struct cues, 1);
+	cues->bus = g_object_ref(bus);
+	cues->list = g_ptr_array_new_with_free_func(cue_free);
+	cues->subscription = g_dbus_connection_signal_subscribe(bus, NULL, UMMS_PLAYER,
+		"SubtitleCue", path, NULL, G_DBUS_SIGNAL_FLAGS_NONE, cue_cb, cues, NULL);
+	/* Round trip: the match rule is in place before the test goes on. */
+	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus",
+		"/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId", NULL, NULL,
+		G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+	return cues;
+}
+
+static void
+cues_free(struct cues *cues)
+{
+	g_dbus_connection_signal_unsubscribe(cues->bus, cues->subscription);
+	g_ptr_array_unref(cues->list);
+	g_object_unref(cues->bus);
+	g_free(cues);
+}
+
+/* The next cue signalled, waiting up to @timeout_ms for it. */
+static const struct cue *
+cues_next(struct cues *cues, unsigned timeout_ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	while (cues->next >= cues->list->len) {
+		if (g_get_monotonic_time() > end)
+			g_error("no SubtitleCue within %u ms", timeout_ms);
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(2000);
+	}
+	return g_ptr_array_index(cues->list, cues->next++);
+}
+
+/* Whether a cue arrives within @ms (taken if so). */
+static bool
+cues_any(struct cues *cues, unsigned ms)
+{
+	umms_test_sleep(ms);
+	if (cues->next >= cues->list->len)
+		return false;
+	cues->next++;
+	return true;
+}
+
+static void
+assert_cue(const struct cue *cue, int64_t start, int64_t end, const char *text)
+{
+	g_assert_cmpint(cue->start, ==, start);
+	g_assert_cmpint(cue->end, ==, end);
+	g_assert_cmpstr(cue->text, ==, text);
+}
+
+static void
+assert_error_name(const GError *error, const char *name)
+{
+	g_assert_nonnull(error);
+	g_autofree char *remote = g_dbus_error_get_remote_error(error);
+	g_assert_cmpstr(remote, ==, name);
+}
+
+/* A file in the test's temporary folder. */
+static char *
+write_file(const char *name, const char *contents, gssize length)
+{
+	char *path = g_build_filename(umms_test_tmpdir(), name, NULL);
+	g_assert_true(g_file_set_contents(path, contents, length, NULL));
+	return path;
+}
+
+static void
+test_cues_on_clock(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+	struct cues *cues = cues_watch(t->bus, p);
+	gint64 play = g_get_monotonic_time();
+	umms_test_player_do(t->bus, p, "Play", NULL);
+
+	const struct cue *one = cues_next(cues, 5000);
+	assert_cue(one, 0, US(0.45), "Subtitle one: the bars appear.");
+	g_assert_cmpstr(one->format, ==, "pango");
+	const struct cue *two = cues_next(cues, 5000);
+	assert_cue(two, US(0.5), US(0.95), "Subtitle two: still the bars.");
+	const struct cue *three = cues_next(cues, 5000);
+	assert_cue(three, US(1.0), US(1.45), "Subtitle three: one second in.");
+	/* Due as the video plays: half a second apart, a second in for the third. */
+	g_assert_cmpint(two->when - one->when, >, US(0.3));
+	g_assert_cmpint(three->when - two->when, >, US(0.3));
+	g_assert_cmpint(three->when - play, >, US(0.9));
+	/* Shown as its turn comes: the position is inside it. */
+	int64_t position = umms_test_get_int64(t->bus, p, "Position");
+	g_assert_cmpint(position, >=, US(1.0));
+	g_assert_cmpint(position, <, US(1.5));
+
+	/* Subtitles off: no more cues; on again: they come again. */
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	g_assert_false(cues_any(cues, 1200));
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 1));
+	const struct cue *again = cues_next(cues, 3000);
+	g_assert_true(g_str_has_prefix(again->text, "Subtitle "));
+	cues_free(cues);
+}
+
+/*
+ * Frame by frame: the cue is signalled with the first frame at or past its
+ * start, not before, not a frame later; and again after a seek into it.
+ */
+static void
+test_within_a_frame(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	struct cues *cues = cues_watch(t->bus, p);
+	/* Between "one" (to 0.45 s) and "two" (from 0.5 s). */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.46)));
+	g_assert_false(cues_any(cues, 300));
+	int64_t position = umms_test_get_int64(t->bus, p, "Position");
+	const struct cue *two = NULL;
+	for (int i = 0; i < 4 && !two; i++) {
+		umms_test_player_do(t->bus, p, "StepFrame", g_variant_new("(i)", 1));
+		int64_t now = umms_test_get_int64(t->bus, p, "Position");
+		g_assert_cmpint(now, >, position);
+		position = now;
+		if (cues_any(cues, 300))
+			two = g_ptr_array_index(cues->list, cues->next - 1);
+		else
+			g_assert_cmpint(position, <, US(0.5));
+	}
+	g_assert_nonnull(two);
+	assert_cue(two, US(0.5), US(0.95), "Subtitle two: still the bars.");
+	g_assert_cmpint(position, >=, US(0.5));
+	g_assert_cmpint(position, <, US(0.5) + FRAME);
+
+	/* A seek clears what was shown: the cue at the target is due again. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.7)));
+	assert_cue(cues_next(cues, 3000), US(0.5), US(0.95), "Subtitle two: still the bars.");
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(3.2)));
+	assert_cue(cues_next(cues, 3000), US(3.0), US(3.45), "Subtitle seven: three seconds in.");
+	cues_free(cues);
+}
+
+static void
+test_delay(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "SubtitleDelay"), ==, 0);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(1)), NULL));
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "SubtitleDelay"), ==, US(1));
+	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "SubtitleDelay");
+	g_assert_nonnull(changed);
+	g_assert_cmpint(g_variant_get_int64(changed), ==, US(1));
+	umms_test_signals_free(signals);
+
+	/* Refused by name: beyond ±600 s, or not a number of µs. */
+	GError *error = NULL;
+	g_assert_false(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(601)),
+		&error));
+	assert_error_name(error, "org.umms.Error.InvalidArgument");
+	g_clear_error(&error);
+	g_assert_false(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(-US(601)),
+		&error));
+	assert_error_name(error, "org.umms.Error.InvalidArgument");
+	g_clear_error(&error);
+	g_assert_false(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_string("1"),
+		&error));
+	assert_error_name(error, "org.umms.Error.InvalidArgument");
+	g_clear_error(&error);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "SubtitleDelay"), ==, US(1));
+
+	/* A second later: "one" (0 to 0.45 s) is shown from 1 s to 1.45 s. */
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	struct cues *cues = cues_watch(t->bus, p);
+	gint64 play = g_get_monotonic_time();
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	const struct cue *one = cues_next(cues, 5000);
+	assert_cue(one, US(1.0), US(1.45), "Subtitle one: the bars appear.");
+	g_assert_cmpint(one->when - play, >, US(0.9));
+	int64_t position = umms_test_get_int64(t->bus, p, "Position");
+	g_assert_cmpint(position, >=, US(1.0));
+
+	/* Earlier, while playing: from the next frame on. */
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(-US(1)),
+		NULL));
+	const struct cue *later = cues_next(cues, 3000);
+	g_assert_cmpint(later->start, >=, US(1.0));
+	g_assert_cmpint(later->start, <=, US(3.0));
+	g_assert_cmpint((later->start + US(1)) % US(0.5), ==, 0);
+	cues_free(cues);
+
+	/* Kept across SetUri. */
+	g_autofree char *uri = umms_test_clip_uri("av.mkv");
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "SubtitleDelay"), ==, -US(1));
+}
+
+static void
+assert_external_codec(GDBusConnection *bus, const char *p, const char *codec)
+{
+	g_autoptr(GVariant) tracks = umms_test_get(bus, p, UMMS_PLAYER, "SubtitleTracks");
+	gsize n = g_variant_n_children(tracks);
+	g_assert_cmpuint(n, >=, 1);
+	g_autoptr(GVariant) last = g_variant_get_child_value(tracks, n - 1);
+	const char *value = NULL;
+	gboolean external = FALSE;
+	g_assert_true(g_variant_lookup(last, "codec", "&s", &value));
+	g_assert_cmpstr(value, ==, codec);
+	g_assert_true(g_variant_lookup(last, "external", "b", &external));
+	g_assert_true(external);
+	g_assert_cmpint(umms_test_get_int32(bus, p, "CurrentSubtitle"), ==, (gint32)n - 1);
+}
+
+static const char one_ass[] =
+	"[Script Info]\nScriptType: v4.00+\n\n"
+	"[V4+ Styles]\n"
+	"Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, "
+	"BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, "
+	"BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n"
+	"Style: Default,Sans,20,&H0000FFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,"
+	"100,100,0,0,1,2,0,8,10,10,10,1\n\n"
+	"[Events]\n"
+	"Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n"
+	"Dialogue: 0,0:00:00.20,0:00:01.00,Default,,0,0,0,,{\\b1}Bold{\\b0} top\\Nline\n";
+
+/* Files too short for typefinding: their extension says what they are. */
+static void
+test_short_files(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *srt = write_file("one.srt", "1\n00:00:00,200 --> 00:00:01,000\n"
+		"Only <i>one</i>\n", -1);
+	g_autofree char *vtt = write_file("one.vtt", "WEBVTT\n\n00:00.200 --> 00:01.000\n"
+		"Only vtt\n", -1);
+	g_autofree char *ass = write_file("one.ass", one_ass, -1);
+	g_autofree char *png = write_file("picture.srt", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct cues *cues = cues_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", srt));
+	assert_external_codec(t->bus, p, "subrip");
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.5)));
+	const struct cue *cue = cues_next(cues, 3000);
+	assert_cue(cue, US(0.2), US(1.0), "Only one");
+	g_assert_cmpstr(cue->markup, ==, "Only <i>one</i>");
+
+	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", vtt));
+	assert_external_codec(t->bus, p, "webvtt");
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.6)));
+	assert_cue(cues_next(cues, 3000), US(0.2), US(1.0), "Only vtt");
+
+	/* SSA/ASS: read by libass, the cue's markup keeps its override tags. */
+	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", ass));
+	assert_external_codec(t->bus, p, "ass");
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.7)));
+	cue = cues_next(cues, 3000);
+	assert_cue(cue, US(0.2), US(1.0), "Bold top\nline");
+	g_assert_cmpstr(cue->markup, ==, "{\\b1}Bold{\\b0} top\\Nline");
+	g_assert_cmpstr(cue->format, ==, "ass");
+
+	/* The extension does not overrule content that says otherwise. */
+	g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+		g_variant_new("(s)", png), "org.umms.Error.NotSupported");
+	g_assert_nonnull(strstr(m, "not a subtitle file"));
+	/* Hostile sizes: refused, not read whole. */
+	gsize big_size = 17 * 1024 * 1024;
+	g_autofree char *filler = g_malloc(big_size);
+	memset(filler, '\n', big_size);
+	g_autofree char *big = write_file("big.srt", filler, (gssize)big_size);
+	g_autofree char *m2 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+		g_variant_new("(s)", big), "org.umms.Error.NotSupported");
+	g_assert_nonnull(strstr(m2, "larger than 16 MiB"));
+	cues_free(cues);
+}
+
+/* The media's own text track: its cues too, on the same clock. */
+static void
+test_embedded(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	struct cues *cues = cues_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	const struct cue *first = cues_next(cues, 5000);
+	assert_cue(first, US(0.2), US(0.9), "Erster Untertitel");
+	g_assert_cmpstr(first->format, ==, "pango");
+	const struct cue *second = cues_next(cues, 5000);
+	assert_cue(second, US(1.2), US(1.9), "Zweiter Untertitel");
+	g_assert_cmpint(second->when - first->when, >, US(0.8));
+
+	/* After a seek back, from where it landed. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.3)));
+	assert_cue(cues_next(cues, 3000), US(0.2), US(0.9), "Erster Untertitel");
+	/* The delay moves them too: "Erster" (0.2 to 0.9 s) is on at 1 s. */
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(0.5)),
+		NULL));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.0)));
+	assert_cue(cues_next(cues, 3000), US(0.7), US(1.4), "Erster Untertitel");
+	/* Off: nothing more, wherever it goes. */
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
+	g_assert_false(cues_any(cues, 500));
+	cues_free(cues);
+}
+
+int
+main(int argc, char *argv[])
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/subtitles/cues-on-clock", test_cues_on_clock);
+	UMMS_TEST_ADD("/subtitles/within-a-frame", test_within_a_frame);
+	UMMS_TEST_ADD("/subtitles/delay", test_delay);
+	UMMS_TEST_ADD("/subtitles/short-files", test_short_files);
+	UMMS_TEST_ADD("/subtitles/embedded", test_embedded);
+	return g_test_run();
+}

@@ -197,6 +197,7 @@ feedback_presented(void *data, struct wp_presentation_feedback *proxy, uint32_t 
 				video->client->core.manager) >= 3)
 			flags = (flags & ~UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_ZERO_COPY) |
 				UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_COPIED;
+		video->presented_flags = flags;
 		umms_core_video_presented(video->core, feedback->serial, when, refresh, flags);
 	} else if (video) {
 		video->n_feedbacks--;

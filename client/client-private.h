@@ -107,6 +107,7 @@ struct umms_client_video {
 	struct client_buffer *waiting;
 	uint32_t waiting_serial;
 	struct umms_client_video_counts counts;
+	uint32_t presented_flags;     /* the newest presented's, as sent to ummsd */
 };
 
 /* buffer.c: the core's buffers, imported into the compositor (core.h's impl members). */

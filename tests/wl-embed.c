@@ -8,7 +8,9 @@
  *
  * Prints "path /org/umms/player/N" once the player exists, "frame N" after
  * the Nth frame committed to the video's surface (with what the compositor
- * said of them so far: headless sway says nothing), then reads commands on
+ * said of them so far: headless sway says nothing), "presented N flags 0xF"
+ * when the compositor's count of frames shown grows (F: how the newest was
+ * shown, umms_client_video_get_presented_flags), then reads commands on
  * stdin:
  *   rect X Y W H    move the video and redraw the frame around it, one commit;
  *                   with --ui-delay, says "moving" once the video's part is
@@ -51,6 +53,7 @@ struct app {
 	struct umms_client *client;
 	struct umms_client_video *video;
 	unsigned frames_reported;
+	unsigned presented_reported;
 	int ui_delay_ms;
 	bool running;
 };
@@ -242,6 +245,12 @@ report_frames(struct app *app)
 	while (app->frames_reported < counts.committed) {
 		printf("frame %u (%u presented, %u discarded, %u unanswered)\n",
 			++app->frames_reported, counts.presented, counts.discarded, counts.unanswered);
+		fflush(stdout);
+	}
+	if (app->presented_reported != counts.presented) {
+		app->presented_reported = counts.presented;
+		printf("presented %u flags 0x%x\n", counts.presented,
+			umms_client_video_get_presented_flags(app->video));
 		fflush(stdout);
 	}
 }

@@ -15,4 +15,11 @@
 /* Registers the plugin (after gst_init); false if GStreamer refused it. */
 bool umms_test_fwht_register(void);
 
+/*
+ * videotestsrc's smpte100 bars, @seconds at UMMS_TEST_FWHT_FPS and
+ * @width x @height (BGRx), encoded by vicodec (v4l2fwhtenc) into a raw FWHT
+ * file at @path; fails the test if it cannot. In the KMS test VM only.
+ */
+void umms_test_fwht_make_clip(const char *path, int width, int height, int seconds);
+
 #endif

@@ -99,3 +99,26 @@ umms_test_embed_free(struct umms_test_embed *e)
 	g_free(e);
 }
 
+bool
+umms_test_embed_find_rect(const struct umms_test_image *image, int rect[4])
+{
+	int x0 = G_MAXINT, y0 = G_MAXINT, x1 = -1, y1 = -1;
+	for (int y = 0; y < umms_test_image_height(image); y++) {
+		for (int x = 0; x < umms_test_image_width(image); x++) {
+			if (!umms_test_color_near(umms_test_image_pixel(image, x, y),
+					UMMS_TEST_EMBED_FRAME, 16))
+				continue;
+			x0 = MIN(x0, x);
+			y0 = MIN(y0, y);
+			x1 = MAX(x1, x);
+			y1 = MAX(y1, y);
+		}
+	}
+	if (x1 < 0)
+		return false;
+	rect[0] = x0 + 4;
+	rect[1] = y0 + 4;
+	rect[2] = x1 - x0 + 1 - 8;
+	rect[3] = y1 - y0 + 1 - 8;
+	return true;
+}

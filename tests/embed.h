@@ -9,6 +9,11 @@
 #include <gio/gio.h>
 
 #include "compositor.h"
+#include "image.h"
+
+/* wl-embed's colours: its window, and the frame 4 px around the video rectangle. */
+#define UMMS_TEST_EMBED_UI 0x808080u
+#define UMMS_TEST_EMBED_FRAME 0xffff00u
 
 struct umms_test_embed {
 	GSubprocess *process;
@@ -31,5 +36,10 @@ void umms_test_embed_send(struct umms_test_embed *e, const char *command);
 void umms_test_embed_command(struct umms_test_embed *e, const char *command);
 /* quit, then asserts a clean exit (no crash, no sanitizer report). */
 void umms_test_embed_free(struct umms_test_embed *e);
+/*
+ * The video rectangle of a wl-embed window in @image (x, y, width, height):
+ * inside its yellow frame. False if no frame is on screen.
+ */
+bool umms_test_embed_find_rect(const struct umms_test_image *image, int rect[4]);
 
 #endif

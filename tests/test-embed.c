@@ -14,8 +14,8 @@
 #include "embed.h"
 #include "harness.h"
 
-#define UI 0x808080u     /* wl-embed's window */
-#define FRAME 0xffff00u  /* wl-embed's frame, 4 px around the video rectangle */
+#define UI UMMS_TEST_EMBED_UI
+#define FRAME UMMS_TEST_EMBED_FRAME
 #define BLACK 0x000000u
 #define RED 0xff0000u
 #define GREEN 0x00ff00u
@@ -26,30 +26,6 @@
 #define TOLERANCE 24
 
 /* ---- screenshots -------------------------------------------------------------- */
-
-/* The video rectangle: inside wl-embed's yellow frame. False if no frame is on screen. */
-static bool
-find_rect(const struct umms_test_image *image, int rect[4])
-{
-	int x0 = G_MAXINT, y0 = G_MAXINT, x1 = -1, y1 = -1;
-	for (int y = 0; y < umms_test_image_height(image); y++) {
-		for (int x = 0; x < umms_test_image_width(image); x++) {
-			if (!umms_test_color_near(umms_test_image_pixel(image, x, y), FRAME, 16))
-				continue;
-			x0 = MIN(x0, x);
-			y0 = MIN(y0, y);
-			x1 = MAX(x1, x);
-			y1 = MAX(y1, y);
-		}
-	}
-	if (x1 < 0)
-		return false;
-	rect[0] = x0 + 4;
-	rect[1] = y0 + 4;
-	rect[2] = x1 - x0 + 1 - 8;
-	rect[3] = y1 - y0 + 1 - 8;
-	return true;
-}
 
 struct check {
 	double x, y;        /* fractions of the video rectangle */
@@ -83,7 +59,7 @@ expect_screen(struct umms_test_compositor *compositor, const int size[2], const 
 	for (;;) {
 		umms_test_image_free(image);
 		image = umms_test_compositor_screenshot(compositor);
-		bool found = find_rect(image, rect);
+		bool found = umms_test_embed_find_rect(image, rect);
 		if (found && rect[2] == size[0] && rect[3] == size[1] &&
 				checks_pass(image, rect, checks, n))
 			break;
@@ -275,7 +251,7 @@ test_move(gconstpointer data)
 				g_free(umms_test_embed_wait(e, "ok", 5000));
 			struct umms_test_image *image = umms_test_compositor_screenshot(compositor);
 			int rect[4];
-			if (find_rect(image, rect)) {
+			if (umms_test_embed_find_rect(image, rect)) {
 				g_autofree char *why = unglued(image, rect);
 				if (why && sync) {
 					g_autofree char *file = g_strdup_printf("%s-unglued-%u.png",

@@ -157,37 +157,11 @@ test_composited(struct umms_test *t, gconstpointer data)
 	assert_bars(t, "composited", 32, 24, W - 64, H - 48);
 }
 
-/*
- * vicodec answers the frames queued before its first source change with no
- * picture (the stream's first frames are not shown), and GStreamer 1.22's
- * v4l2 decoder warns of them when it drains: a known fault of the virtual
- * driver, not ours. GStreamer logs it structured, which
- * g_test_log_set_fatal_handler() cannot let through; so warnings are taken
- * out of the always-fatal levels and this writer makes every other one
- * fatal, as g_test_init() had.
- */
-static GLogWriterOutput
-log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
-{
-	GLogWriterOutput out = g_log_writer_default(level, fields, n_fields, data);
-	if (!(level & G_LOG_LEVEL_WARNING))
-		return out;
-	const char *message = "";
-	for (gsize i = 0; i < n_fields; i++) {
-		if (strcmp(fields[i].key, "MESSAGE") == 0 && fields[i].length < 0)
-			message = fields[i].value;
-	}
-	if (!strstr(message, "v4l2fwhtdec") || !strstr(message, "left undrained after CMD_STOP"))
-		abort();
-	return out;
-}
-
 int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
-	g_log_set_writer_func(log_writer, NULL, NULL);
+	umms_test_fwht_log_undrained();
 	gst_init(NULL, NULL);
 	if (access("/dev/dri/card0", F_OK) != 0)
 		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test vicodec)");

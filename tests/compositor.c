@@ -558,9 +558,13 @@ umms_test_compositor_screenshot(struct umms_test_compositor *compositor)
 {
 	GError *error = NULL;
 	struct umms_test_image *image = take_screenshot(compositor, &error);
+	if (!image && exited(compositor->process)) {
+		g_subprocess_wait(compositor->process, NULL, NULL);
+		g_autofree char *how = describe_exit(compositor->process);
+		fail(compositor, "screenshot failed (the compositor %s): %s", how, error->message);
+	}
 	if (!image)
-		fail(compositor, "screenshot failed%s: %s", exited(compositor->process) ?
-			" (the compositor has exited)" : "", error->message);
+		fail(compositor, "screenshot failed: %s", error->message);
 	return image;
 }
 

@@ -102,11 +102,16 @@ umms_test_embed_free(struct umms_test_embed *e)
 bool
 umms_test_embed_find_rect(const struct umms_test_image *image, int rect[4])
 {
+	return umms_test_embed_find_rect_of(image, UMMS_TEST_EMBED_FRAME, rect);
+}
+
+bool
+umms_test_embed_find_rect_of(const struct umms_test_image *image, uint32_t frame, int rect[4])
+{
 	int x0 = G_MAXINT, y0 = G_MAXINT, x1 = -1, y1 = -1;
 	for (int y = 0; y < umms_test_image_height(image); y++) {
 		for (int x = 0; x < umms_test_image_width(image); x++) {
-			if (!umms_test_color_near(umms_test_image_pixel(image, x, y),
-					UMMS_TEST_EMBED_FRAME, 16))
+			if (!umms_test_color_near(umms_test_image_pixel(image, x, y), frame, 16))
 				continue;
 			x0 = MIN(x0, x);
 			y0 = MIN(y0, y);

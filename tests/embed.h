@@ -41,5 +41,8 @@ void umms_test_embed_free(struct umms_test_embed *e);
  * inside its yellow frame. False if no frame is on screen.
  */
 bool umms_test_embed_find_rect(const struct umms_test_image *image, int rect[4]);
+/* The same, with the frame drawn in @frame (0xRRGGBB) by the compositor. */
+bool umms_test_embed_find_rect_of(const struct umms_test_image *image, uint32_t frame,
+	int rect[4]);
 
 #endif

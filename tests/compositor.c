@@ -19,7 +19,7 @@
  * tool to finish.
  */
 #define START_TIMEOUT_MS 10000
-#define DRM_START_TIMEOUT_MS 60000
+#define DRM_START_TIMEOUT_MS 120000
 #define TOOL_TIMEOUT_MS 10000
 #define STOP_TIMEOUT_MS 5000
 /* sway refuses to run as root: it runs as nobody then. */

@@ -44,7 +44,7 @@ struct umms_test_compositor;
 /*
  * Starts @kind with one @width x @height output (0 for either: 1280x720);
  * fails the test with the compositor's log if it is not up within 10 s
- * (60 s for UMMS_TEST_WESTON_DRM).
+ * (120 s for UMMS_TEST_WESTON_DRM).
  * sway: windows get no borders or title bars (default_border none) and are
  * tiled over the whole output; its first xdg_toplevel configure is 0x0.
  * weston: no panel, no startup fade, no screen lock.

@@ -27,200 +27,46 @@
 #include "renderer-dmabuf.h"
 #include "umms-gl.h"
 #include "umms-video-v1-protocol.h"
+#include "video-peer.h"
 
 #define SOCKET "umms-core-test"
 #define WIDTH 64
 #define HEIGHT 32
 #define STRIDE (WIDTH * 4)
 
-/* ---- the peer: a server of umms_video_v1 ---------------------------------------- */
-
-struct peer {
-	struct wl_display *display;
-	GThread *thread;
-	gint stop;
-	/* What it sends: one buffer, shown once. */
-	size_t memory_size;          /* memfd: its size; 0: a dma-buf */
-	struct test_dmabuf dmabuf;   /* the dma-buf, if so */
-	/* What the client did, under lock. */
-	GMutex lock;
-	unsigned releases, discarded, presented;
-	uint32_t discarded_serial, presented_flags;
-};
-
-static void
-resource_destroy(struct wl_client *client, struct wl_resource *resource)
+/* The peer's one buffer: @fd as XRGB8888 (memfd) or a dma-buf of @b. */
+static struct umms_test_peer *
+peer_start(int memfd, const struct test_dmabuf *b)
 {
-	wl_resource_destroy(resource);
+	struct umms_test_peer_buffer buffer = {
+		.kind = b ? UMMS_VIDEO_BUFFER_V1_KIND_DMABUF : UMMS_VIDEO_BUFFER_V1_KIND_MEMFD,
+		.format = b ? DRM_FORMAT_XRGB8888 : WL_SHM_FORMAT_XRGB8888,
+		.width = WIDTH, .height = HEIGHT,
+		.modifier = b ? b->modifier : 0,
+		.fd = b ? b->fd : memfd,
+		.offset = b ? b->offset : 0,
+		.stride = b ? b->stride : STRIDE,
+		/* Due in a minute: libumms-client-gl queues it until then. */
+		.due_in_s = 60,
+	};
+	return umms_test_peer_start(SOCKET, &buffer);
 }
 
-static void
-buffer_release(struct wl_client *client, struct wl_resource *resource)
+/* A memfd of @size bytes. */
+static int
+make_memfd(size_t size)
 {
-	struct peer *peer = wl_resource_get_user_data(resource);
-	g_mutex_lock(&peer->lock);
-	peer->releases++;
-	g_mutex_unlock(&peer->lock);
-}
-
-static const struct umms_video_buffer_v1_interface buffer_impl = {
-	.release = buffer_release,
-	.destroy = resource_destroy,
-};
-
-static void
-player_presented(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
-	uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t flags)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	g_mutex_lock(&peer->lock);
-	peer->presented++;
-	peer->presented_flags = flags;
-	g_mutex_unlock(&peer->lock);
-}
-
-static void
-player_discarded(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	g_mutex_lock(&peer->lock);
-	peer->discarded++;
-	peer->discarded_serial = serial;
-	g_mutex_unlock(&peer->lock);
-}
-
-static void
-player_place(struct wl_client *client, struct wl_resource *resource, struct wl_resource *surface,
-	int32_t x, int32_t y, int32_t width, int32_t height, uint32_t scale, uint32_t stacking)
-{
-	wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR,
-		"this peer is not a compositor");
-}
-
-static const struct umms_video_player_v1_interface player_impl = {
-	.destroy = resource_destroy,
-	.presented = player_presented,
-	.discarded = player_discarded,
-	.place = player_place,
-};
-
-/* A player with one XRGB8888 buffer of the peer's memory size, shown due in a minute. */
-static void
-manager_create_player(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	int version = wl_resource_get_version(resource);
-	struct wl_resource *player = wl_resource_create(client, &umms_video_player_v1_interface,
-		version, id);
-	wl_resource_set_implementation(player, &player_impl, peer, NULL);
-	umms_video_player_v1_send_path(player, "/org/umms/player/1");
-	umms_video_player_v1_send_geometry(player, WIDTH, HEIGHT, 0, 0, WIDTH, HEIGHT, 1, 1);
-
-	struct wl_resource *buffer = wl_resource_create(client, &umms_video_buffer_v1_interface,
-		1, 0);
-	wl_resource_set_implementation(buffer, &buffer_impl, peer, NULL);
-	if (peer->memory_size == 0) {
-		const struct test_dmabuf *b = &peer->dmabuf;
-		umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_DMABUF,
-			DRM_FORMAT_XRGB8888, WIDTH, HEIGHT, (uint32_t)(b->modifier >> 32),
-			(uint32_t)b->modifier);
-		umms_video_buffer_v1_send_plane(buffer, b->fd, b->offset, b->stride);
-	} else {
-		umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_MEMFD,
-			WL_SHM_FORMAT_XRGB8888, WIDTH, HEIGHT, 0, 0);
-		int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
-		g_assert_cmpint(fd, >=, 0);
-		g_assert_cmpint(ftruncate(fd, (off_t)peer->memory_size), ==, 0);
-		umms_video_buffer_v1_send_plane(buffer, fd, 0, STRIDE);
-		close(fd);
-	}
-	umms_video_buffer_v1_send_done(buffer);
-
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	uint64_t due = (uint64_t)now.tv_sec + 60;
-	umms_video_player_v1_send_show(player, buffer, 1, (uint32_t)(due >> 32), (uint32_t)due,
-		0);
-}
-
-static void
-manager_attach(struct wl_client *client, struct wl_resource *resource, uint32_t id,
-	const char *path)
-{
-	manager_create_player(client, resource, id);
-}
-
-static void
-manager_format(struct wl_client *client, struct wl_resource *resource, uint32_t format)
-{
-}
-
-static void
-manager_dmabuf_format(struct wl_client *client, struct wl_resource *resource, uint32_t format,
-	uint32_t modifier_hi, uint32_t modifier_lo)
-{
-}
-
-static const struct umms_video_manager_v1_interface manager_impl = {
-	.destroy = resource_destroy,
-	.shm_format = manager_format,
-	.dmabuf_format = manager_dmabuf_format,
-	.attach = manager_attach,
-	.create_player = manager_create_player,
-};
-
-static void
-manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *resource = wl_resource_create(client,
-		&umms_video_manager_v1_interface, (int)version, id);
-	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
-}
-
-static gpointer
-peer_run(gpointer data)
-{
-	struct peer *peer = data;
-	struct wl_event_loop *loop = wl_display_get_event_loop(peer->display);
-	while (!g_atomic_int_get(&peer->stop)) {
-		wl_event_loop_dispatch(loop, 20);
-		wl_display_flush_clients(peer->display);
-	}
-	return NULL;
-}
-
-static struct peer *
-peer_start(size_t memory_size, const struct test_dmabuf *dmabuf)
-{
-	struct peer *peer = g_new0(struct peer, 1);
-	peer->memory_size = memory_size;
-	if (dmabuf)
-		peer->dmabuf = *dmabuf;
-	g_mutex_init(&peer->lock);
-	peer->display = wl_display_create();
-	g_assert_cmpint(wl_display_add_socket(peer->display, SOCKET), ==, 0);
-	g_assert_nonnull(wl_global_create(peer->display, &umms_video_manager_v1_interface, 3,
-		peer, manager_bind));
-	peer->thread = g_thread_new("umms-core-peer", peer_run, peer);
-	return peer;
-}
-
-static void
-peer_stop(struct peer *peer)
-{
-	g_atomic_int_set(&peer->stop, 1);
-	g_thread_join(peer->thread);
-	wl_display_destroy_clients(peer->display);
-	wl_display_destroy(peer->display);
-	g_mutex_clear(&peer->lock);
-	g_free(peer);
+	int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
+	return fd;
 }
 
 /* ---- the client --------------------------------------------------------------------- */
 
 /* Dispatches until @done says so (the peer's counts under its lock), for up to 5 s. */
 static void
-client_wait(struct umms_gl *gl, struct peer *peer, bool (*done)(struct peer *peer),
+client_wait(struct umms_gl *gl, struct umms_test_peer *peer, bool (*done)(struct umms_test_peer *peer),
 	const char *what)
 {
 	for (int i = 0; i < 250; i++) {
@@ -237,7 +83,7 @@ client_wait(struct umms_gl *gl, struct peer *peer, bool (*done)(struct peer *pee
 }
 
 static bool
-discarded_and_released(struct peer *peer)
+discarded_and_released(struct umms_test_peer *peer)
 {
 	return peer->discarded == 1 && peer->releases == 1;
 }
@@ -246,7 +92,8 @@ static void
 test_short_memory(void)
 {
 	/* Rows of 256 bytes, 32 of them, in 4 KiB: the frame would be read past the end. */
-	struct peer *peer = peer_start(4096, NULL);
+	int memfd = make_memfd(4096);
+	struct umms_test_peer *peer = peer_start(memfd, NULL);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
 	client_wait(gl, peer, discarded_and_released, "the bad frame discarded and released");
@@ -260,14 +107,16 @@ test_short_memory(void)
 	g_assert_cmpuint(counts.discarded, ==, 1);
 	g_assert_cmpuint(counts.uploaded, ==, 0);
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
+	close(memfd);
 }
 
 static void
 test_fitting_memory(void)
 {
 	/* The same frame in memory that holds it: queued until its time, not answered. */
-	struct peer *peer = peer_start(STRIDE * HEIGHT, NULL);
+	int memfd = make_memfd(STRIDE * HEIGHT);
+	struct umms_test_peer *peer = peer_start(memfd, NULL);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
 	struct umms_gl_counts counts = { 0 };
@@ -284,11 +133,12 @@ test_fitting_memory(void)
 	g_assert_cmpuint(peer->releases, ==, 0);
 	g_mutex_unlock(&peer->lock);
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
+	close(memfd);
 }
 
 static bool
-presented(struct peer *peer)
+presented(struct umms_test_peer *peer)
 {
 	return peer->presented == 1;
 }
@@ -310,7 +160,7 @@ test_dmabuf_egl(void)
 	g_assert_true(test_dmabuf_make(&b, GL_RGBA, GL_RGBA, WIDTH, HEIGHT, pixels, WIDTH));
 	g_free(pixels);
 
-	struct peer *peer = peer_start(0, &b);
+	struct umms_test_peer *peer = peer_start(-1, &b);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
 	struct umms_gl_counts counts = { 0 };
@@ -356,7 +206,7 @@ test_dmabuf_egl(void)
 	g_assert_cmpuint(peer->discarded, ==, 0);
 	g_mutex_unlock(&peer->lock);
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
 	test_dmabuf_finish(&b);
 	umms_renderer_destroy(r);
 }

@@ -5,6 +5,7 @@
  *
  *   wl-embed [--size WxH] [--rect X,Y,W,H] [--scale letterbox|fill|crop|none]
  *            [--player PATH] [--desync] [--below] [--crop X,Y,W,H] [--ui-delay MS]
+ *            [--umms SOCKET]
  *
  * Prints "path /org/umms/player/N" once the player exists, "frame N" after
  * the Nth frame committed to the video's surface (with what the compositor
@@ -298,7 +299,7 @@ main(int argc, char *argv[])
 {
 	struct app app = { .width = 640, .height = 360, .rect = { 40, 40, 320, 180 }, .running = true };
 	enum umms_client_scale scale = UMMS_CLIENT_SCALE_LETTERBOX;
-	const char *player = NULL;
+	const char *player = NULL, *umms = NULL;
 	bool desync = false, below = false;
 	int crop[4] = { 0, 0, 0, 0 };
 	for (int i = 1; i < argc; i++) {
@@ -313,6 +314,8 @@ main(int argc, char *argv[])
 			i++;
 		else if (strcmp(argv[i], "--player") == 0 && i + 1 < argc)
 			player = argv[++i];
+		else if (strcmp(argv[i], "--umms") == 0 && i + 1 < argc)
+			umms = argv[++i];   /* ummsd's socket, or a test's stand-in */
 		else if (strcmp(argv[i], "--desync") == 0)
 			desync = true;
 		else if (strcmp(argv[i], "--below") == 0)
@@ -345,7 +348,7 @@ main(int argc, char *argv[])
 	xdg_toplevel_set_title(app.toplevel, "wl-embed");
 	wl_surface_commit(app.surface);
 
-	app.client = umms_client_connect(app.display, NULL);
+	app.client = umms_client_connect(app.display, umms);
 	if (!app.client) {
 		fprintf(stderr, "wl-embed: cannot reach ummsd: %s\n", strerror(errno));
 		return 1;

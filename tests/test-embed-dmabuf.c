@@ -26,6 +26,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <drm_fourcc.h>
+#include <xf86drm.h>
 #include <gst/gst.h>
 
 #include "compositor.h"
@@ -33,6 +37,8 @@
 #include "fwht-parse.h"
 #include "harness.h"
 #include "image.h"
+#include "umms-video-v1-client-protocol.h"
+#include "video-peer.h"
 
 /* vkms's preferred mode: weston's output. */
 #define W 1024
@@ -47,6 +53,9 @@
 
 #define DRM_STATE "/sys/kernel/debug/dri/0/state"
 
+/* weston on vkms, one for every test. */
+static struct umms_test_compositor *weston;
+
 /*
  * wl-embed's frame around the picture as weston's GL renderer on llvmpipe
  * draws it: wl_shm XRGB8888 comes out with the blue channel's value in red
@@ -56,19 +65,23 @@
 #define FRAME_SHOWN 0x00ff00u
 
 /*
- * wl-embed's video rectangle on screen, once its window is mapped (the
- * picture still black: nothing but wl_shm is composited yet).
+ * wl-embed's video rectangle on screen, once its window is mapped and the
+ * middle of the picture is @rgb (black: before the first frame).
  */
 static void
-find_video_rect(struct umms_test_compositor *compositor, int rect[4])
+find_video_rect(int rect[4], uint32_t rgb, const char *what)
 {
+	struct umms_test_compositor *compositor = weston;
 	gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
 	for (;;) {
 		struct umms_test_image *image = umms_test_compositor_screenshot(compositor);
 		bool found = umms_test_embed_find_rect_of(image, FRAME_SHOWN, rect);
-		if (found && rect[2] == CLIP_W && rect[3] == CLIP_H) {
-			umms_test_image_assert_pixel(image, rect[0] + CLIP_W / 2, rect[1] + CLIP_H / 2,
-				0x000000, 0, "the picture before its first frame");
+		if (found && rect[2] == CLIP_W && rect[3] == CLIP_H &&
+				umms_test_image_pixel(image, rect[0] + CLIP_W / 2,
+					rect[1] + CLIP_H / 2) == rgb) {
+			/* Edge to edge, and nothing else in the picture. */
+			umms_test_image_assert_rect(image, rect[0], rect[1], CLIP_W, CLIP_H, 0, rgb, 0,
+				what);
 			umms_test_image_assert_pixel(image, rect[0] - 8, rect[1] - 8,
 				UMMS_TEST_EMBED_UI, 0, "wl-embed's window");
 			umms_test_image_free(image);
@@ -82,9 +95,9 @@ find_video_rect(struct umms_test_compositor *compositor, int rect[4])
 					g_string_append_printf(grid, " %06x", umms_test_image_pixel(image, x, y));
 				g_string_append_c(grid, '\n');
 			}
-			g_error("no %dx%d video rectangle on screen (%s, %dx%d); the screen:\n%s",
-				CLIP_W, CLIP_H, found ? "a frame" : "no frame", found ? rect[2] : 0,
-				found ? rect[3] : 0, grid->str);
+			g_error("%s: no %dx%d video rectangle of #%06x on screen (%s, %dx%d); the "
+				"screen:\n%s", what, CLIP_W, CLIP_H, rgb, found ? "a frame" : "no frame",
+				found ? rect[2] : 0, found ? rect[3] : 0, grid->str);
 		}
 		umms_test_image_free(image);
 		umms_test_sleep(200);
@@ -93,8 +106,8 @@ find_video_rect(struct umms_test_compositor *compositor, int rect[4])
 
 /*
  * The plane (from the device's atomic state in debugfs) that scans out a
- * CLIP_W x CLIP_H XRGB8888 framebuffer at (@x, @y) unscaled, as
- * "plane[N]: name fb=F", or NULL if none does.
+ * CLIP_W x CLIP_H XRGB8888 framebuffer at (@x, @y) unscaled (anywhere if @x
+ * is negative), as "plane[N]: name fb=F", or NULL if none does.
  */
 static char *
 video_plane(int x, int y)
@@ -115,7 +128,7 @@ video_plane(int x, int y)
 				sscanf(fb, "\tfb=%u", &id) != 1)
 			continue;
 		if (id != 0 && w == CLIP_W && h == CLIP_H && sw == CLIP_W && sh == CLIP_H &&
-				px == x && py == y) {
+				(x < 0 || (px == x && py == y))) {
 			g_autofree char *name = g_strndup(*p, strcspn(*p, "\n"));
 			return g_strdup_printf("plane[%s fb=%u", name, id);
 		}
@@ -148,19 +161,14 @@ static void
 test_vicodec(gconstpointer data)
 {
 	const char *clip = data;
-	/* The device's atomic state, where the planes say what they show. */
-	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) != 0 && errno != EBUSY)
-		g_error("cannot mount debugfs: %s", g_strerror(errno));
-	struct umms_test_compositor *compositor = umms_test_compositor_start(UMMS_TEST_WESTON_DRM,
-		W, H);
 	static const char *const overrides[] = { "engine.open-timeout=120000",
 		"engine.answer-timeout=120000", NULL };
 	struct umms_test_service *service = umms_test_service_start(overrides);
 	GDBusConnection *bus = umms_test_connect();
-	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
+	struct umms_test_embed *e = umms_test_embed_start(weston, (const char *const[]){
 		"--size", "720x560", "--rect", "40,40,640,480", NULL });
 	int rect[4];
-	find_video_rect(compositor, rect);
+	find_video_rect(rect, 0x000000, "the picture before its first frame");
 
 	/* Paused: one frame, a buffer's first show, sent before weston answered its import. */
 	g_autofree char *uri = g_filename_to_uri(clip, NULL, NULL);
@@ -199,7 +207,160 @@ test_vicodec(gconstpointer data)
 	umms_test_embed_free(e);
 	g_object_unref(bus);
 	umms_test_service_stop(service);
-	umms_test_compositor_stop(compositor);
+}
+
+/* ---- a stand-in for ummsd: what it never sends ------------------------------- */
+
+#define PEER_SOCKET "umms-embed-peer"
+
+enum peer_case {
+	PEER_DUMB,     /* a dumb buffer of vkms's: a dma-buf weston reads in place */
+	PEER_MEMFD,    /* a memfd called a dma-buf: weston refuses it, the client copies */
+	PEER_TILED,    /* a dumb buffer said to be X-tiled: refused, and no one can copy it */
+};
+
+/*
+ * The colours the peer's frames hold (XRGB8888). A copied frame reaches
+ * weston as wl_shm XRGB8888, which its GL renderer shows with blue's value
+ * in red: that one's red and blue are alike.
+ */
+#define DUMB_FILL 0x2080e0u
+#define COPY_FILL 0x60a060u
+
+/* A CLIP_W x CLIP_H XRGB8888 dumb buffer of vkms's, all @fill, as a dma-buf. */
+static int
+make_dumb(uint32_t fill, uint32_t *stride)
+{
+	int card = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
+	g_assert_cmpint(card, >=, 0);
+	struct drm_mode_create_dumb create = { .width = CLIP_W, .height = CLIP_H, .bpp = 32 };
+	g_assert_cmpint(drmIoctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &create), ==, 0);
+	struct drm_mode_map_dumb map = { .handle = create.handle };
+	g_assert_cmpint(drmIoctl(card, DRM_IOCTL_MODE_MAP_DUMB, &map), ==, 0);
+	uint8_t *pixels = mmap(NULL, create.size, PROT_READ | PROT_WRITE, MAP_SHARED, card,
+		(off_t)map.offset);
+	g_assert_true(pixels != MAP_FAILED);
+	for (int y = 0; y < CLIP_H; y++) {
+		uint32_t *row = (uint32_t *)(void *)(pixels + (size_t)y * create.pitch);
+		for (int x = 0; x < CLIP_W; x++)
+			row[x] = 0xff000000u | fill;
+	}
+	munmap(pixels, create.size);
+	int fd = -1;
+	g_assert_cmpint(drmPrimeHandleToFD(card, create.handle, DRM_CLOEXEC | DRM_RDWR, &fd), ==,
+		0);
+	/* The dma-buf keeps the buffer: an object of vkms's own, when weston imports it. */
+	close(card);
+	*stride = create.pitch;
+	return fd;
+}
+
+/* A memfd of one CLIP_W x CLIP_H XRGB8888 frame, all @fill. */
+static int
+make_memfd(uint32_t fill)
+{
+	size_t size = (size_t)CLIP_W * CLIP_H * 4;
+	int fd = memfd_create("umms-embed-peer", MFD_CLOEXEC);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
+	uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	g_assert_true(pixels != MAP_FAILED);
+	for (size_t i = 0; i < size / 4; i++)
+		pixels[i] = 0xff000000u | fill;
+	munmap(pixels, size);
+	return fd;
+}
+
+/* The peer's counts, once @done says so (under its lock), for up to @ms. */
+static void
+peer_wait(struct umms_test_peer *peer, bool (*done)(struct umms_test_peer *peer),
+	const char *what, unsigned ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+	for (;;) {
+		g_mutex_lock(&peer->lock);
+		bool ok = done(peer);
+		unsigned presented = peer->presented, discarded = peer->discarded;
+		unsigned releases = peer->releases;
+		g_mutex_unlock(&peer->lock);
+		if (ok)
+			return;
+		if (g_get_monotonic_time() > end)
+			g_error("the peer never saw %s (presented %u, discarded %u, released %u)",
+				what, presented, discarded, releases);
+		umms_test_sleep(50);
+	}
+}
+
+static bool
+presented_and_released(struct umms_test_peer *peer)
+{
+	return peer->presented == 1 && peer->releases == 1;
+}
+
+static bool
+presented_once(struct umms_test_peer *peer)
+{
+	return peer->presented == 1;
+}
+
+static bool
+discarded_and_released(struct umms_test_peer *peer)
+{
+	return peer->discarded == 1 && peer->releases == 1;
+}
+
+static void
+test_peer(gconstpointer data)
+{
+	enum peer_case which = GPOINTER_TO_INT(data);
+	uint32_t stride = CLIP_W * 4;
+	int fd = which == PEER_MEMFD ? make_memfd(COPY_FILL) :
+		make_dumb(which == PEER_DUMB ? DUMB_FILL : COPY_FILL, &stride);
+	struct umms_test_peer_buffer buffer = {
+		.kind = UMMS_VIDEO_BUFFER_V1_KIND_DMABUF,
+		.format = DRM_FORMAT_XRGB8888,
+		.width = CLIP_W, .height = CLIP_H,
+		.modifier = which == PEER_TILED ? I915_FORMAT_MOD_X_TILED : DRM_FORMAT_MOD_LINEAR,
+		.fd = fd, .stride = stride,
+	};
+	struct umms_test_peer *peer = umms_test_peer_start(PEER_SOCKET, &buffer);
+	struct umms_test_embed *e = umms_test_embed_start(weston, (const char *const[]){
+		"--size", "720x560", "--rect", "40,40,640,480", "--umms", PEER_SOCKET, NULL });
+	int rect[4];
+	if (which == PEER_DUMB) {
+		/* Read in place: answered zero-copy before any screenshot takes it off its plane. */
+		peer_wait(peer, presented_once, "the frame presented", 60000);
+		g_autofree char *plane = video_plane(-1, -1);
+		g_mutex_lock(&peer->lock);
+		uint32_t flags = peer->presented_flags;
+		g_mutex_unlock(&peer->lock);
+		g_test_message("dumb buffer: flags %#x, on %s", flags, plane ? plane : "no plane");
+		g_assert_cmphex(flags & (FLAG_ZERO_COPY | FLAG_COPIED), ==, FLAG_ZERO_COPY);
+		g_assert_nonnull(plane);
+		/* Composited by GL for the screenshot: the same pixels, exactly. */
+		find_video_rect(rect, DUMB_FILL, "vkms's dumb buffer");
+	} else if (which == PEER_MEMFD) {
+		/* Refused by weston, copied by the client into shared memory, and said so. */
+		peer_wait(peer, presented_and_released, "the copy presented and released", 60000);
+		g_mutex_lock(&peer->lock);
+		uint32_t flags = peer->presented_flags;
+		g_mutex_unlock(&peer->lock);
+		find_video_rect(rect, COPY_FILL, "the copy of a memfd");
+		g_test_message("memfd as dma-buf: flags %#x", flags);
+		g_assert_cmphex(flags & (FLAG_ZERO_COPY | FLAG_COPIED), ==, FLAG_COPIED);
+	} else {
+		/* Refused, and not linear: nothing can show it. Discarded, released, no crash. */
+		peer_wait(peer, discarded_and_released, "the frame discarded and released", 60000);
+		find_video_rect(rect, 0x000000, "a tiled buffer no one could show");
+		g_mutex_lock(&peer->lock);
+		g_assert_cmpuint(peer->presented, ==, 0);
+		g_assert_cmpuint(peer->discarded_serial, ==, 1);
+		g_mutex_unlock(&peer->lock);
+	}
+	umms_test_embed_free(e);
+	umms_test_peer_stop(peer);
+	close(fd);
 }
 
 int
@@ -213,6 +374,15 @@ main(int argc, char *argv[])
 	g_assert_true(umms_test_fwht_register());
 	g_autofree char *clip = g_build_filename(umms_test_tmpdir(), "bars.fwht", NULL);
 	umms_test_fwht_make_clip(clip, CLIP_W, CLIP_H, 10);
+	weston = umms_test_compositor_start(UMMS_TEST_WESTON_DRM, W, H);
+	/* The device's atomic state, where the planes say what they show. */
+	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) != 0 && errno != EBUSY)
+		g_error("cannot mount debugfs: %s", g_strerror(errno));
 	g_test_add_data_func("/embed-dmabuf/vicodec", clip, test_vicodec);
-	return g_test_run();
+	g_test_add_data_func("/embed-dmabuf/peer/dumb", GINT_TO_POINTER(PEER_DUMB), test_peer);
+	g_test_add_data_func("/embed-dmabuf/peer/memfd", GINT_TO_POINTER(PEER_MEMFD), test_peer);
+	g_test_add_data_func("/embed-dmabuf/peer/tiled", GINT_TO_POINTER(PEER_TILED), test_peer);
+	int ret = g_test_run();
+	umms_test_compositor_stop(weston);
+	return ret;
 }

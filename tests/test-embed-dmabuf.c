@@ -20,6 +20,12 @@
  * A paused video's one frame must reach the screen too: weston answers the
  * client's dma-buf import seconds after it was sent, and the show waits for
  * that answer.
+ *
+ * Then a stand-in for ummsd (video-peer.c) sends what ummsd never would: a
+ * dumb buffer of vkms's own (read in place, and mappable by llvmpipe, so a
+ * screenshot shows its exact colour), a memfd called a dma-buf (refused by
+ * weston: copied by the client and reported so) and a buffer said to be
+ * X-tiled (refused, and not linear: discarded and released).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -21,6 +21,11 @@
 #define START_TIMEOUT_MS 10000
 #define DRM_START_TIMEOUT_MS 120000
 #define TOOL_TIMEOUT_MS 10000
+/*
+ * weston on the KMS device compiles a shader for each new kind of surface
+ * before it can answer a screenshot: over 10 s under emulation and load.
+ */
+#define DRM_TOOL_TIMEOUT_MS 60000
 #define STOP_TIMEOUT_MS 5000
 /* sway refuses to run as root: it runs as nobody then. */
 #define NOBODY 65534
@@ -498,11 +503,13 @@ run_tool(struct umms_test_compositor *compositor, const char *dir, const char *c
 		g_prefix_error(error, "cannot run %s: ", argv[0]);
 		return false;
 	}
-	if (!wait_until(tool, g_get_monotonic_time() + TOOL_TIMEOUT_MS * 1000)) {
+	int timeout_ms = compositor->kind == UMMS_TEST_WESTON_DRM ? DRM_TOOL_TIMEOUT_MS :
+		TOOL_TIMEOUT_MS;
+	if (!wait_until(tool, g_get_monotonic_time() + (gint64)timeout_ms * 1000)) {
 		g_subprocess_force_exit(tool);
 		g_subprocess_wait(tool, NULL, NULL);
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "%s hung for %d ms",
-			argv[0], TOOL_TIMEOUT_MS);
+			argv[0], timeout_ms);
 		return false;
 	}
 	if (!g_subprocess_get_successful(tool)) {

@@ -78,7 +78,7 @@ static void
 find_video_rect(int rect[4], uint32_t rgb, const char *what)
 {
 	struct umms_test_compositor *compositor = weston;
-	gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+	gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
 	for (;;) {
 		struct umms_test_image *image = umms_test_compositor_screenshot(compositor);
 		bool found = umms_test_embed_find_rect_of(image, FRAME_SHOWN, rect);

@@ -72,6 +72,17 @@ import_memfd(struct client_buffer *buffer)
 	umms_core_buffer_close_fds(base);
 }
 
+/* The import was answered: a show that waited for it goes on now. */
+static void
+show_waiting(struct client_buffer *buffer)
+{
+	struct umms_client_video *video = buffer->video;
+	if (video->waiting != buffer)
+		return;
+	video->waiting = NULL;
+	client_buffer_show(buffer, video->waiting_serial);
+}
+
 static void
 dmabuf_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_buffer *wl_buffer)
 {
@@ -80,6 +91,7 @@ dmabuf_created(void *data, struct zwp_linux_buffer_params_v1 *params, struct wl_
 	zwp_linux_buffer_params_v1_destroy(params);
 	buffer->params = NULL;
 	umms_core_buffer_close_fds(&buffer->base);
+	show_waiting(buffer);
 }
 
 static void
@@ -90,6 +102,7 @@ dmabuf_failed(void *data, struct zwp_linux_buffer_params_v1 *params)
 	buffer->refused = true;
 	zwp_linux_buffer_params_v1_destroy(params);
 	buffer->params = NULL;
+	show_waiting(buffer);
 }
 
 static const struct zwp_linux_buffer_params_v1_listener params_listener = {
@@ -138,6 +151,9 @@ client_buffer_free(struct umms_core_video *core, struct umms_core_buffer *base)
 	struct umms_client_video *video = core->data;
 	if (video->current == buffer)
 		video->current = NULL;
+	/* Only when the video goes: a waiting show keeps its buffer otherwise. */
+	if (video->waiting == buffer)
+		video->waiting = NULL;
 	/* Gone before the compositor answered the import: no answer may reach it now. */
 	if (buffer->params)
 		zwp_linux_buffer_params_v1_destroy(buffer->params);
@@ -181,6 +197,7 @@ feedback_presented(void *data, struct wp_presentation_feedback *proxy, uint32_t 
 				video->client->core.manager) >= 3)
 			flags = (flags & ~UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_ZERO_COPY) |
 				UMMS_VIDEO_PLAYER_V1_PRESENTATION_FLAGS_COPIED;
+		video->presented_flags = flags;
 		umms_core_video_presented(video->core, feedback->serial, when, refresh, flags);
 	} else if (video) {
 		video->n_feedbacks--;
@@ -368,6 +385,12 @@ void
 client_buffer_show(struct client_buffer *buffer, uint32_t serial)
 {
 	struct umms_client_video *video = buffer->video;
+	if (video->waiting) {
+		/* This one is newer: the one waiting for its import never shows. */
+		struct client_buffer *replaced = video->waiting;
+		video->waiting = NULL;
+		client_buffer_skip(replaced, video->waiting_serial);
+	}
 	if (!video->video_surface || !video->in.width || !video->have_geometry) {
 		/* Nowhere to show it. */
 		client_buffer_skip(buffer, serial);
@@ -377,6 +400,11 @@ client_buffer_show(struct client_buffer *buffer, uint32_t serial)
 	bool copied = false;
 	if (attach_picture(buffer)) {
 		video->current = buffer;
+	} else if (buffer->params) {
+		/* The compositor has not answered the import yet: shown when it does. */
+		video->waiting = buffer;
+		video->waiting_serial = serial;
+		return;
 	} else {
 		struct wl_buffer *copy = buffer->refused ? copy_to_shm(buffer) : NULL;
 		if (!copy) {

@@ -99,7 +99,15 @@ struct umms_client_video {
 	struct wl_list feedbacks;     /* presentation feedback still pending, newest first */
 	unsigned n_feedbacks;
 	struct client_buffer *current; /* attached to the video surface */
+	/*
+	 * The newest show of a dma-buf whose import the compositor has not
+	 * answered yet (NULL: none): shown once it answers, discarded if a
+	 * newer show comes first.
+	 */
+	struct client_buffer *waiting;
+	uint32_t waiting_serial;
 	struct umms_client_video_counts counts;
+	uint32_t presented_flags;     /* the newest presented's, as sent to ummsd */
 
 	/* Subtitles (subtitles.c): a subsurface of the picture's. */
 	struct wl_surface *sub_surface;
@@ -119,7 +127,9 @@ void client_buffer_import(struct umms_core_video *core, struct umms_core_buffer 
 void client_buffer_free(struct umms_core_video *core, struct umms_core_buffer *buffer);
 /*
  * Shows it (attach, viewport source from video->layout, damage, commit)
- * with presentation feedback for @serial.
+ * with presentation feedback for @serial. A dma-buf whose import is not
+ * answered yet waits for the answer (video->waiting); any newer show
+ * replaces a waiting one, which is reported discarded and released.
  */
 void client_buffer_show(struct client_buffer *buffer, uint32_t serial);
 /*

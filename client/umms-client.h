@@ -153,6 +153,14 @@ struct umms_client_video_counts {
 };
 UMMS_CLIENT_EXPORT void umms_client_video_get_counts(struct umms_client_video *video,
 	struct umms_client_video_counts *counts);
+/*
+ * How the newest presented frame was shown, as reported to ummsd: the
+ * compositor's wp_presentation kind bits (1 vsync, 2 hw clock, 4 hw
+ * completion, 8 zero copy: read in place, on a plane), with 0x10 (copied)
+ * in place of zero copy where the library copied a dma-buf the compositor
+ * refused. 0 before the first.
+ */
+UMMS_CLIENT_EXPORT uint32_t umms_client_video_get_presented_flags(struct umms_client_video *video);
 
 /*
  * Subtitles (ummsd with umms_video_manager_v1 version 4). @images (the

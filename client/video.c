@@ -465,3 +465,9 @@ umms_client_video_get_counts(struct umms_client_video *video,
 {
 	*counts = video->counts;
 }
+
+uint32_t
+umms_client_video_get_presented_flags(struct umms_client_video *video)
+{
+	return video->presented_flags;
+}

@@ -13,9 +13,19 @@
 #include "compositor.h"
 #include "harness.h"
 
-/* How long a compositor has to come up, and a screenshot tool to finish. */
+/*
+ * How long a compositor has to come up (weston on the emulated KMS device
+ * compiles its shaders with llvmpipe under TCG: longer), and a screenshot
+ * tool to finish.
+ */
 #define START_TIMEOUT_MS 10000
+#define DRM_START_TIMEOUT_MS 120000
 #define TOOL_TIMEOUT_MS 10000
+/*
+ * weston on the KMS device compiles a shader for each new kind of surface
+ * before it can answer a screenshot: over 10 s under emulation and load.
+ */
+#define DRM_TOOL_TIMEOUT_MS 60000
 #define STOP_TIMEOUT_MS 5000
 /* sway refuses to run as root: it runs as nobody then. */
 #define NOBODY 65534
@@ -217,6 +227,13 @@ spawn_compositor(struct umms_test_compositor *compositor, bool drop_root)
 		g_subprocess_launcher_setenv(launcher, "WLR_RENDERER", "pixman", TRUE);
 		compositor->process = g_subprocess_launcher_spawn(launcher, &error, "sway", "-c",
 			config, NULL);
+	} else if (compositor->kind == UMMS_TEST_WESTON_DRM) {
+		g_autofree char *config_arg = g_strdup_printf("--config=%s", config);
+		compositor->process = g_subprocess_launcher_spawn(launcher, &error, "weston",
+			"--backend=drm-backend.so", "--tty=2", "--continue-without-input",
+			"--shell=desktop-shell.so", "--socket=wayland-0", "--idle-time=0",
+			config_arg, "--debug", NULL);
+		compositor->display = g_build_filename(compositor->runtime_dir, "wayland-0", NULL);
 	} else {
 		g_autofree char *width = g_strdup_printf("--width=%d", compositor->width);
 		g_autofree char *height = g_strdup_printf("--height=%d", compositor->height);
@@ -337,7 +354,7 @@ shows_background(const struct umms_test_image *image, int width, int height)
  * weston-desktop-shell, after the socket is open).
  */
 static unsigned
-wait_until_up(struct umms_test_compositor *compositor, gint64 deadline)
+wait_until_up(struct umms_test_compositor *compositor, gint64 deadline, int timeout_ms)
 {
 	struct probe probe = {
 		.wanted = { "wl_compositor", "wl_shm", "xdg_wm_base",
@@ -352,7 +369,7 @@ wait_until_up(struct umms_test_compositor *compositor, gint64 deadline)
 		}
 		if (g_get_monotonic_time() > deadline)
 			fail(compositor, "no client could connect within %d ms (socket %s)",
-				START_TIMEOUT_MS,
+				timeout_ms,
 				compositor->display ? compositor->display : "not created");
 		if (!compositor->display)
 			compositor->display = find_socket(compositor->runtime_dir);
@@ -388,7 +405,7 @@ wait_until_up(struct umms_test_compositor *compositor, gint64 deadline)
 				saved) : NULL;
 			fail(compositor, "the output did not show the #%06x background at %dx%d "
 				"within %d ms: %s%s%s", UMMS_TEST_COMPOSITOR_BACKGROUND,
-				compositor->width, compositor->height, START_TIMEOUT_MS,
+				compositor->width, compositor->height, timeout_ms,
 				found ? found : "", found && error ? "; " : "",
 				error ? error->message : "");
 		}
@@ -403,7 +420,8 @@ umms_test_compositor_start(enum umms_test_compositor_kind kind, int width, int h
 {
 	static unsigned started;
 	g_assert_nonnull(umms_test_tmpdir());
-	g_assert_true(kind == UMMS_TEST_SWAY || kind == UMMS_TEST_WESTON);
+	g_assert_true(kind == UMMS_TEST_SWAY || kind == UMMS_TEST_WESTON ||
+		kind == UMMS_TEST_WESTON_DRM);
 	gint64 begin = g_get_monotonic_time();
 	struct umms_test_compositor *compositor = g_new0(struct umms_test_compositor, 1);
 	compositor->kind = kind;
@@ -422,7 +440,8 @@ umms_test_compositor_start(enum umms_test_compositor_kind kind, int width, int h
 		g_error("cannot chown %s: %s", compositor->runtime_dir, g_strerror(errno));
 
 	spawn_compositor(compositor, drop_root);
-	unsigned shots = wait_until_up(compositor, begin + START_TIMEOUT_MS * 1000);
+	int timeout_ms = kind == UMMS_TEST_WESTON_DRM ? DRM_START_TIMEOUT_MS : START_TIMEOUT_MS;
+	unsigned shots = wait_until_up(compositor, begin + (gint64)timeout_ms * 1000, timeout_ms);
 	g_test_message("%s %dx%d up on %s in %.0f ms (%u screenshot%s)%s",
 		umms_test_compositor_name(compositor), compositor->width, compositor->height,
 		compositor->display, (g_get_monotonic_time() - begin) / 1000.0, shots,
@@ -484,11 +503,13 @@ run_tool(struct umms_test_compositor *compositor, const char *dir, const char *c
 		g_prefix_error(error, "cannot run %s: ", argv[0]);
 		return false;
 	}
-	if (!wait_until(tool, g_get_monotonic_time() + TOOL_TIMEOUT_MS * 1000)) {
+	int timeout_ms = compositor->kind == UMMS_TEST_WESTON_DRM ? DRM_TOOL_TIMEOUT_MS :
+		TOOL_TIMEOUT_MS;
+	if (!wait_until(tool, g_get_monotonic_time() + (gint64)timeout_ms * 1000)) {
 		g_subprocess_force_exit(tool);
 		g_subprocess_wait(tool, NULL, NULL);
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "%s hung for %d ms",
-			argv[0], TOOL_TIMEOUT_MS);
+			argv[0], timeout_ms);
 		return false;
 	}
 	if (!g_subprocess_get_successful(tool)) {
@@ -544,9 +565,13 @@ umms_test_compositor_screenshot(struct umms_test_compositor *compositor)
 {
 	GError *error = NULL;
 	struct umms_test_image *image = take_screenshot(compositor, &error);
+	if (!image && exited(compositor->process)) {
+		g_subprocess_wait(compositor->process, NULL, NULL);
+		g_autofree char *how = describe_exit(compositor->process);
+		fail(compositor, "screenshot failed (the compositor %s): %s", how, error->message);
+	}
 	if (!image)
-		fail(compositor, "screenshot failed%s: %s", exited(compositor->process) ?
-			" (the compositor has exited)" : "", error->message);
+		fail(compositor, "screenshot failed: %s", error->message);
 	return image;
 }
 

@@ -3,7 +3,8 @@
  * pixel assertions on them: "this colour is at this place on screen".
  *
  * umms_test_compositor_start() runs sway (wlroots headless backend, pixman
- * renderer) or weston (headless backend, pixman, desktop-shell) with one
+ * renderer) or weston (headless backend, pixman, desktop-shell; or its DRM
+ * backend with GL in the KMS test VM) with one
  * output of the given size, filled with UMMS_TEST_COMPOSITOR_BACKGROUND, and
  * returns once a client can connect and a screenshot shows that background
  * over the whole output at the requested size. The compositor's stdout and
@@ -28,13 +29,22 @@
 enum umms_test_compositor_kind {
 	UMMS_TEST_SWAY,
 	UMMS_TEST_WESTON,
+	/*
+	 * weston on the KMS device (the test VM's vkms, tests/vm/): its DRM
+	 * backend and GL renderer (Mesa's llvmpipe through GBM), which offers
+	 * zwp_linux_dmabuf_v1. As root, on VT 2 (its direct launcher: no
+	 * logind in the VM), without input devices; the output has the
+	 * connector's preferred mode, which @width and @height must be.
+	 */
+	UMMS_TEST_WESTON_DRM,
 };
 
 struct umms_test_compositor;
 
 /*
  * Starts @kind with one @width x @height output (0 for either: 1280x720);
- * fails the test with the compositor's log if it is not up within 10 s.
+ * fails the test with the compositor's log if it is not up within 10 s
+ * (120 s for UMMS_TEST_WESTON_DRM).
  * sway: windows get no borders or title bars (default_border none) and are
  * tiled over the whole output; its first xdg_toplevel configure is 0x0.
  * weston: no panel, no startup fade, no screen lock.

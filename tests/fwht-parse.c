@@ -11,6 +11,8 @@
  * and says video/x-fwht with the header's size and a fixed frame rate
  * (the stream carries none), as v4l2fwhtdec takes it.
  */
+#include <stdlib.h>
+#include <string.h>
 #include <gst/base/base.h>
 
 #include "fwht-parse.h"
@@ -163,4 +165,64 @@ umms_test_fwht_register(void)
 	return gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "ummsfwht",
 		"Raw FWHT streams (umms tests only)", plugin_init, "1.0", "LGPL", "umms", "umms",
 		"https://example.invalid/umms");
+}
+
+void
+umms_test_fwht_make_clip(const char *path, int width, int height, int seconds)
+{
+	g_autofree char *description = g_strdup_printf("videotestsrc num-buffers=%d "
+		"pattern=smpte100 ! video/x-raw,format=BGRx,width=%d,height=%d,framerate=%d/1 ! "
+		"v4l2fwhtenc ! filesink location=%s", seconds * UMMS_TEST_FWHT_FPS, width, height,
+		UMMS_TEST_FWHT_FPS, path);
+	g_autoptr(GError) error = NULL;
+	GstElement *pipeline = gst_parse_launch(description, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(gst_element_set_state(pipeline, GST_STATE_PLAYING), !=,
+		GST_STATE_CHANGE_FAILURE);
+	GstBus *bus = gst_element_get_bus(pipeline);
+	GstMessage *message = gst_bus_timed_pop_filtered(bus, 120 * GST_SECOND,
+		GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+	g_assert_nonnull(message);
+	if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+		g_autoptr(GError) failure = NULL;
+		g_autofree char *debug = NULL;
+		gst_message_parse_error(message, &failure, &debug);
+		g_error("encoding the clip with vicodec: %s (%s)", failure->message, debug);
+	}
+	gst_message_unref(message);
+	gst_object_unref(bus);
+	gst_element_set_state(pipeline, GST_STATE_NULL);
+	gst_object_unref(pipeline);
+}
+
+/*
+ * vicodec answers the frames queued before its first source change with no
+ * picture (the stream's first frames are not shown), and GStreamer 1.22's
+ * v4l2 decoder warns of them when it drains: a known fault of the virtual
+ * driver, not ours. GStreamer logs it structured, which
+ * g_test_log_set_fatal_handler() cannot let through; so warnings are taken
+ * out of the always-fatal levels and this writer makes every other one
+ * fatal, as g_test_init() had.
+ */
+static GLogWriterOutput
+log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+	GLogWriterOutput out = g_log_writer_default(level, fields, n_fields, data);
+	if (!(level & G_LOG_LEVEL_WARNING))
+		return out;
+	const char *message = "";
+	for (gsize i = 0; i < n_fields; i++) {
+		if (strcmp(fields[i].key, "MESSAGE") == 0 && fields[i].length < 0)
+			message = fields[i].value;
+	}
+	if (!strstr(message, "v4l2fwhtdec") || !strstr(message, "left undrained after CMD_STOP"))
+		abort();
+	return out;
+}
+
+void
+umms_test_fwht_log_undrained(void)
+{
+	g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+	g_log_set_writer_func(log_writer, NULL, NULL);
 }

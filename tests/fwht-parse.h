@@ -15,4 +15,18 @@
 /* Registers the plugin (after gst_init); false if GStreamer refused it. */
 bool umms_test_fwht_register(void);
 
+/*
+ * videotestsrc's smpte100 bars, @seconds at UMMS_TEST_FWHT_FPS and
+ * @width x @height (BGRx), encoded by vicodec (v4l2fwhtenc) into a raw FWHT
+ * file at @path; fails the test if it cannot. In the KMS test VM only.
+ */
+void umms_test_fwht_make_clip(const char *path, int width, int height, int seconds);
+
+/*
+ * Every warning fatal but one: GStreamer 1.22's v4l2fwhtdec warns that the
+ * frames vicodec never answered were "left undrained after CMD_STOP" (see
+ * fwht-parse.c). After umms_test_init(), in place of its fatal warnings.
+ */
+void umms_test_fwht_log_undrained(void);
+
 #endif

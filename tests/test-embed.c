@@ -4,7 +4,7 @@
  * rectangle in every scale mode with bars where expected, geometry moving in
  * the same frame as the application's UI, and ummsd freeing a killed
  * client's buffers while serving the next one. Subtitles, from a
- * umms_video_v1 peer of the test's (video-peer.c) since ummsd's engine does
+ * umms_video_v1 peer of the test's (subtitle-peer.c) since ummsd's engine does
  * not render them yet: over the picture, scaled with it, attached once for
  * two frames, hidden on request.
  */
@@ -14,10 +14,11 @@
 #include <dirent.h>
 
 #include "compositor.h"
+#include "embed.h"
 #include "harness.h"
 
-#define UI 0x808080u     /* wl-embed's window */
-#define FRAME 0xffff00u  /* wl-embed's frame, 4 px around the video rectangle */
+#define UI UMMS_TEST_EMBED_UI
+#define FRAME UMMS_TEST_EMBED_FRAME
 #define BLACK 0x000000u
 #define RED 0xff0000u
 #define GREEN 0x00ff00u
@@ -27,143 +28,7 @@
 #define CYAN 0x00ffffu
 #define TOLERANCE 24
 
-/* ---- wl-embed, driven through its stdin and stdout ------------------------------ */
-
-struct embed {
-	GSubprocess *process;
-	GOutputStream *in;
-	GAsyncQueue *lines;
-	GThread *reader;
-	char *path;
-};
-
-static gpointer
-read_lines(gpointer data)
-{
-	struct embed *e = data;
-	GInputStream *out = g_subprocess_get_stdout_pipe(e->process);
-	g_autoptr(GDataInputStream) lines = g_data_input_stream_new(out);
-	char *line;
-	while ((line = g_data_input_stream_read_line(lines, NULL, NULL, NULL)))
-		g_async_queue_push(e->lines, line);
-	g_async_queue_push(e->lines, g_strdup("<exit>"));
-	return NULL;
-}
-
-/* The next line starting with @prefix (others are skipped); fails after @ms. */
-static char *
-embed_wait(struct embed *e, const char *prefix, unsigned ms)
-{
-	gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
-	for (;;) {
-		gint64 left = end - g_get_monotonic_time();
-		char *line = left > 0 ? g_async_queue_timeout_pop(e->lines, (guint64)left) : NULL;
-		if (!line)
-			g_error("wl-embed said no \"%s\" within %u ms", prefix, ms);
-		if (g_str_has_prefix(line, prefix))
-			return line;
-		if (strcmp(line, "<exit>") == 0)
-			g_error("wl-embed exited while waiting for \"%s\"", prefix);
-		g_free(line);
-	}
-}
-
-static struct embed *
-embed_start_on(struct umms_test_compositor *compositor, const char *umms_display,
-	const char *const *args)
-{
-	struct embed *e = g_new0(struct embed, 1);
-	e->lines = g_async_queue_new_full(g_free);
-	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
-		G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY",
-		umms_test_compositor_display(compositor), TRUE);
-	if (umms_display)
-		g_subprocess_launcher_setenv(launcher, "UMMS_DISPLAY", umms_display, TRUE);
-	GPtrArray *argv = g_ptr_array_new();
-	g_autofree char *program = g_build_filename(umms_test_build_root(), "tests", "wl-embed",
-		NULL);
-	g_ptr_array_add(argv, program);
-	for (const char *const *a = args; a && *a; a++)
-		g_ptr_array_add(argv, (char *)*a);
-	g_ptr_array_add(argv, NULL);
-	GError *error = NULL;
-	e->process = g_subprocess_launcher_spawnv(launcher, (const char *const *)argv->pdata,
-		&error);
-	g_assert_no_error(error);
-	g_ptr_array_unref(argv);
-	e->in = g_subprocess_get_stdin_pipe(e->process);
-	e->reader = g_thread_new("wl-embed", read_lines, e);
-	g_autofree char *line = embed_wait(e, "path ", 10000);
-	e->path = g_strdup(line + strlen("path "));
-	return e;
-}
-
-static struct embed *
-embed_start(struct umms_test_compositor *compositor, const char *const *args)
-{
-	return embed_start_on(compositor, NULL, args);
-}
-
-static void
-embed_send(struct embed *e, const char *command)
-{
-	g_autofree char *text = g_strdup_printf("%s\n", command);
-	g_assert_true(g_output_stream_write_all(e->in, text, strlen(text), NULL, NULL, NULL));
-	g_output_stream_flush(e->in, NULL, NULL);
-}
-
-/* Sends a command and waits until it is committed. */
-static void
-embed_command(struct embed *e, const char *command)
-{
-	embed_send(e, command);
-	g_free(embed_wait(e, "ok", 5000));
-}
-
-static void
-embed_free(struct embed *e)
-{
-	if (g_subprocess_get_identifier(e->process)) {
-		g_output_stream_write_all(e->in, "quit\n", 5, NULL, NULL, NULL);
-		g_output_stream_close(e->in, NULL, NULL);
-		g_assert_true(g_subprocess_wait(e->process, NULL, NULL));
-		/* A clean exit: no crash, and (sanitizer builds) no leak report. */
-		g_assert_true(g_subprocess_get_if_exited(e->process));
-		g_assert_cmpint(g_subprocess_get_exit_status(e->process), ==, 0);
-	}
-	g_thread_join(e->reader);
-	g_async_queue_unref(e->lines);
-	g_object_unref(e->process);
-	g_free(e->path);
-	g_free(e);
-}
-
 /* ---- screenshots -------------------------------------------------------------- */
-
-/* The video rectangle: inside wl-embed's yellow frame. False if no frame is on screen. */
-static bool
-find_rect(const struct umms_test_image *image, int rect[4])
-{
-	int x0 = G_MAXINT, y0 = G_MAXINT, x1 = -1, y1 = -1;
-	for (int y = 0; y < umms_test_image_height(image); y++) {
-		for (int x = 0; x < umms_test_image_width(image); x++) {
-			if (!umms_test_color_near(umms_test_image_pixel(image, x, y), FRAME, 16))
-				continue;
-			x0 = MIN(x0, x);
-			y0 = MIN(y0, y);
-			x1 = MAX(x1, x);
-			y1 = MAX(y1, y);
-		}
-	}
-	if (x1 < 0)
-		return false;
-	rect[0] = x0 + 4;
-	rect[1] = y0 + 4;
-	rect[2] = x1 - x0 + 1 - 8;
-	rect[3] = y1 - y0 + 1 - 8;
-	return true;
-}
 
 struct check {
 	double x, y;        /* fractions of the video rectangle */
@@ -197,7 +62,7 @@ expect_screen(struct umms_test_compositor *compositor, const int size[2], const 
 	for (;;) {
 		umms_test_image_free(image);
 		image = umms_test_compositor_screenshot(compositor);
-		bool found = find_rect(image, rect);
+		bool found = umms_test_embed_find_rect(image, rect);
 		if (found && rect[2] == size[0] && rect[3] == size[1] &&
 				checks_pass(image, rect, checks, n))
 			break;
@@ -240,7 +105,7 @@ test_scale_modes(gconstpointer data)
 	GDBusConnection *bus = umms_test_connect();
 
 	/* pattern.mkv: 4:3, quadrants R G / B W, a magenta band on top, cyan at the bottom. */
-	struct embed *e = embed_start(compositor, (const char *const[]){
+	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
 		"--size", "1260x700", "--rect", "40,40,320,180", "--scale", "letterbox", NULL });
 	open_paused(bus, e->path, "pattern.mkv", 0.5);
 
@@ -255,7 +120,7 @@ test_scale_modes(gconstpointer data)
 		"letterbox");
 
 	/* Fill: stretched edge to edge, both bands squeezed but there. */
-	embed_command(e, "scale fill");
+	umms_test_embed_command(e, "scale fill");
 	static const struct check fill[] = {
 		{ 3.0 / 320, 0.3, RED, "left-edge" }, { 316.0 / 320, 0.7, WHITE, "right-edge" },
 		{ 0.5, 4.0 / 180, MAGENTA, "top-band" }, { 0.5, 176.0 / 180, CYAN, "bottom-band" },
@@ -265,7 +130,7 @@ test_scale_modes(gconstpointer data)
 	expect_screen(compositor, (const int[]){ 320, 180 }, fill, G_N_ELEMENTS(fill), "fill");
 
 	/* Crop to fill: 30 rows cut top and bottom, so the bands are gone. */
-	embed_command(e, "scale crop");
+	umms_test_embed_command(e, "scale crop");
 	static const struct check crop[] = {
 		{ 0.25, 3.0 / 180, RED, "top-left" }, { 0.75, 3.0 / 180, GREEN, "top-right" },
 		{ 0.25, 176.0 / 180, BLUE, "bottom-left" }, { 0.75, 176.0 / 180, WHITE, "bottom-right" },
@@ -274,8 +139,8 @@ test_scale_modes(gconstpointer data)
 	expect_screen(compositor, (const int[]){ 320, 180 }, crop, G_N_ELEMENTS(crop), "crop");
 
 	/* None, in a larger rectangle: 320x240 at one pixel per unit, bars around. */
-	embed_command(e, "scale none");
-	embed_command(e, "rect 40 40 400 300");
+	umms_test_embed_command(e, "scale none");
+	umms_test_embed_command(e, "rect 40 40 400 300");
 	static const struct check none[] = {
 		{ 20.0 / 400, 0.5, BLACK, "left-bar" }, { 0.5, 15.0 / 300, BLACK, "top-bar" },
 		{ 0.5, 40.0 / 300, MAGENTA, "top-band" }, { 0.5, 260.0 / 300, CYAN, "bottom-band" },
@@ -284,14 +149,14 @@ test_scale_modes(gconstpointer data)
 	expect_screen(compositor, (const int[]){ 400, 300 }, none, G_N_ELEMENTS(none), "none");
 
 	/* The media's own pixel aspect ratio: 352x288 at 12/11 is 384x288 on screen. */
-	embed_command(e, "rect 40 40 480 300");
+	umms_test_embed_command(e, "rect 40 40 480 300");
 	open_paused(bus, e->path, "anamorphic.mkv", 0.5);
-	g_autofree char *size = embed_wait(e, "size 384x288", 5000);
+	g_autofree char *size = umms_test_embed_wait(e, "size 384x288", 5000);
 
-	embed_free(e);
+	umms_test_embed_free(e);
 
 	/* Large, in a window of its own: bars scaled ~75 times from a small buffer stay black. */
-	struct embed *big = embed_start(compositor, (const char *const[]){
+	struct umms_test_embed *big = umms_test_embed_start(compositor, (const char *const[]){
 		"--size", "1260x700", "--rect", "20,20,1200,660", NULL });
 	open_paused(bus, big->path, "pattern.mkv", 0.5);
 	static const struct check large[] = {
@@ -301,10 +166,10 @@ test_scale_modes(gconstpointer data)
 		{ 0.3, 0.3, RED, "red" }, { 0.7, 0.7, WHITE, "white" },
 	};
 	expect_screen(compositor, (const int[]){ 1200, 660 }, large, G_N_ELEMENTS(large), "large");
-	embed_free(big);
+	umms_test_embed_free(big);
 
 	/* A source crop: the red quadrant alone (x 0-160, rows 20-120), filling the rectangle. */
-	struct embed *cropped = embed_start(compositor, (const char *const[]){
+	struct umms_test_embed *cropped = umms_test_embed_start(compositor, (const char *const[]){
 		"--size", "1260x700", "--rect", "40,40,320,200", "--scale", "fill",
 		"--crop", "0,20,160,100", NULL });
 	open_paused(bus, cropped->path, "pattern.mkv", 0.5);
@@ -315,7 +180,7 @@ test_scale_modes(gconstpointer data)
 	};
 	expect_screen(compositor, (const int[]){ 320, 200 }, red_only, G_N_ELEMENTS(red_only),
 		"source-crop");
-	embed_free(cropped);
+	umms_test_embed_free(cropped);
 
 	g_object_unref(bus);
 	umms_test_service_stop(service);
@@ -363,14 +228,14 @@ test_move(gconstpointer data)
 	struct umms_test_service *service = umms_test_service_start(NULL);
 	GDBusConnection *bus = umms_test_connect();
 	/* A slow application: 300 ms between sending the video's new place and its UI's. */
-	struct embed *e = embed_start(compositor, (const char *const[]){
+	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
 		"--size", "800x450", "--rect", "40,40,320,180", "--ui-delay", "300",
 		sync ? NULL : "--desync", NULL });
 	/* pattern.mkv has no grey: grey inside the frame can only be the UI. */
 	g_autofree char *uri = umms_test_clip_uri("pattern.mkv");
 	umms_test_player_do(bus, e->path, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(bus, e->path, "Play", NULL);
-	g_free(embed_wait(e, "frame 5", 5000));
+	g_free(umms_test_embed_wait(e, "frame 5", 5000));
 
 	/* Moves and resizes while frames keep coming, screenshots in between. */
 	static const int places[][4] = {
@@ -381,15 +246,15 @@ test_move(gconstpointer data)
 	for (int round = 0; round < 12; round++) {
 		const int *p = places[round % G_N_ELEMENTS(places)];
 		g_autofree char *command = g_strdup_printf("rect %d %d %d %d", p[0], p[1], p[2], p[3]);
-		embed_send(e, command);
+		umms_test_embed_send(e, command);
 		/* One screenshot while the application is still drawing, one after. */
-		g_free(embed_wait(e, "moving", 5000));
+		g_free(umms_test_embed_wait(e, "moving", 5000));
 		for (int k = 0; k < 2; k++) {
 			if (k == 1)
-				g_free(embed_wait(e, "ok", 5000));
+				g_free(umms_test_embed_wait(e, "ok", 5000));
 			struct umms_test_image *image = umms_test_compositor_screenshot(compositor);
 			int rect[4];
-			if (find_rect(image, rect)) {
+			if (umms_test_embed_find_rect(image, rect)) {
 				g_autofree char *why = unglued(image, rect);
 				if (why && sync) {
 					g_autofree char *file = g_strdup_printf("%s-unglued-%u.png",
@@ -414,7 +279,7 @@ test_move(gconstpointer data)
 	if (!sync)
 		g_assert_cmpuint(torn, >=, 2);
 
-	embed_free(e);
+	umms_test_embed_free(e);
 	g_object_unref(bus);
 	umms_test_service_stop(service);
 	umms_test_compositor_stop(compositor);
@@ -443,19 +308,19 @@ test_client_killed(void)
 	umms_test_wait_name(bus, UMMS_NAME, true);
 	GPid pid = (GPid)atoi(g_subprocess_get_identifier(ummsd));
 	/* One player played once: what a fresh player costs stays out of the count. */
-	struct embed *warm = embed_start(compositor, NULL);
+	struct umms_test_embed *warm = umms_test_embed_start(compositor, NULL);
 	g_autofree char *uri = umms_test_clip_uri("long.mkv");
 	umms_test_player_do(bus, warm->path, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(bus, warm->path, "Play", NULL);
-	g_free(embed_wait(warm, "frame 5", 5000));
-	embed_free(warm);
+	g_free(umms_test_embed_wait(warm, "frame 5", 5000));
+	umms_test_embed_free(warm);
 	umms_test_sleep(300);
 	unsigned baseline = fd_count(pid);
 
-	struct embed *e = embed_start(compositor, NULL);
+	struct umms_test_embed *e = umms_test_embed_start(compositor, NULL);
 	umms_test_player_do(bus, e->path, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(bus, e->path, "Play", NULL);
-	g_free(embed_wait(e, "frame 10", 5000));
+	g_free(umms_test_embed_wait(e, "frame 10", 5000));
 	unsigned playing = fd_count(pid);
 	g_test_message("ummsd fds: %u before, %u while showing", baseline, playing);
 	g_assert_cmpuint(playing, >, baseline);
@@ -469,14 +334,14 @@ test_client_killed(void)
 	g_assert_cmpuint(fd_count(pid), <=, baseline);
 	g_autofree char *m = umms_test_call_error(bus, e->path, UMMS_PLAYER, "Play", NULL,
 		"org.umms.Error.NotFound");
-	embed_free(e);
+	umms_test_embed_free(e);
 
 	/* And it serves the next client. */
-	struct embed *next = embed_start(compositor, NULL);
+	struct umms_test_embed *next = umms_test_embed_start(compositor, NULL);
 	umms_test_player_do(bus, next->path, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(bus, next->path, "Play", NULL);
-	g_free(embed_wait(next, "frame 10", 5000));
-	embed_free(next);
+	g_free(umms_test_embed_wait(next, "frame 10", 5000));
+	umms_test_embed_free(next);
 
 	g_subprocess_send_signal(ummsd, SIGTERM);
 	g_assert_true(g_subprocess_wait(ummsd, NULL, NULL));
@@ -486,7 +351,7 @@ test_client_killed(void)
 	umms_test_compositor_stop(compositor);
 }
 
-/* video-peer's picture and subtitles (tests/video-peer.c), premultiplied half-white over blue. */
+/* subtitle-peer's picture and subtitles (tests/subtitle-peer.c), premultiplied half-white over blue. */
 #define PEER_W 160
 #define PEER_H 90
 #define PEER_SUB_X 40
@@ -501,7 +366,7 @@ test_subtitles(gconstpointer data)
 	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
 	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
 	/* The peer on its socket: "ready" once it listens. */
-	g_autofree char *program = g_build_filename(umms_test_build_root(), "tests", "video-peer",
+	g_autofree char *program = g_build_filename(umms_test_build_root(), "tests", "subtitle-peer",
 		NULL);
 	GError *error = NULL;
 	GSubprocess *peer = g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
@@ -514,9 +379,9 @@ test_subtitles(gconstpointer data)
 	g_assert_cmpstr(ready, ==, "ready");
 
 	/* 160x90 scaled twice into 320x180: the subtitles at 80,140, 160x20 of it. */
-	struct embed *e = embed_start_on(compositor, "umms-embed-peer", (const char *const[]){
-		"--size", "1260x700", "--rect", "40,40,320,180", "--scale", "fill", NULL });
-	g_free(embed_wait(e, "frame 2", 10000));
+	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
+		"--umms", "umms-embed-peer", "--size", "1260x700", "--rect", "40,40,320,180", "--scale", "fill", NULL });
+	g_free(umms_test_embed_wait(e, "frame 2", 10000));
 	double sx = 320.0 / PEER_W, sy = 180.0 / PEER_H;
 	const struct check subtitled[] = {
 		{ (PEER_SUB_X + PEER_SUB_W / 2) * sx / 320, (PEER_SUB_Y + PEER_SUB_H / 2) * sy / 180,
@@ -532,13 +397,13 @@ test_subtitles(gconstpointer data)
 	expect_screen(compositor, (const int[]){ 320, 180 }, subtitled, G_N_ELEMENTS(subtitled),
 		"subtitles");
 	/* Two frames, one subtitle image: copied and attached once. */
-	embed_send(e, "subtitles");
-	g_autofree char *counts = embed_wait(e, "subtitles ", 5000);
+	umms_test_embed_send(e, "subtitles");
+	g_autofree char *counts = umms_test_embed_wait(e, "subtitles ", 5000);
 	g_test_message("wl-embed: %s", counts);
 	g_assert_cmpstr(counts, ==, "subtitles 1 received, 0 refused, 1 copied, 1 attached");
 
 	/* Off: gone from the screen, and the peer is told (0: neither images nor text). */
-	embed_command(e, "subtitles off");
+	umms_test_embed_command(e, "subtitles off");
 	static const struct check off[] = {
 		{ (PEER_SUB_X + PEER_SUB_W / 2.0) / PEER_W, (PEER_SUB_Y + PEER_SUB_H / 2.0) / PEER_H,
 		  BLUE, "no-subtitles" },
@@ -549,7 +414,7 @@ test_subtitles(gconstpointer data)
 	g_assert_no_error(error);
 	g_assert_cmpstr(told, ==, "subtitles 0");
 
-	embed_free(e);
+	umms_test_embed_free(e);
 	g_output_stream_close(g_subprocess_get_stdin_pipe(peer), NULL, NULL);
 	g_assert_true(g_subprocess_wait_check(peer, NULL, &error));
 	g_assert_no_error(error);

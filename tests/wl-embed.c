@@ -5,10 +5,13 @@
  *
  *   wl-embed [--size WxH] [--rect X,Y,W,H] [--scale letterbox|fill|crop|none]
  *            [--player PATH] [--desync] [--below] [--crop X,Y,W,H] [--ui-delay MS]
+ *            [--umms SOCKET]
  *
  * Prints "path /org/umms/player/N" once the player exists, "frame N" after
  * the Nth frame committed to the video's surface (with what the compositor
- * said of them so far: headless sway says nothing), then reads commands on
+ * said of them so far: headless sway says nothing), "presented N flags 0xF"
+ * when the compositor's count of frames shown grows (F: how the newest was
+ * shown, umms_client_video_get_presented_flags), then reads commands on
  * stdin:
  *   rect X Y W H    move the video and redraw the frame around it, one commit;
  *                   with --ui-delay, says "moving" once the video's part is
@@ -54,6 +57,7 @@ struct app {
 	struct umms_client *client;
 	struct umms_client_video *video;
 	unsigned frames_reported;
+	unsigned presented_reported;
 	int ui_delay_ms;
 	bool running;
 };
@@ -247,6 +251,12 @@ report_frames(struct app *app)
 			++app->frames_reported, counts.presented, counts.discarded, counts.unanswered);
 		fflush(stdout);
 	}
+	if (app->presented_reported != counts.presented) {
+		app->presented_reported = counts.presented;
+		printf("presented %u flags 0x%x\n", counts.presented,
+			umms_client_video_get_presented_flags(app->video));
+		fflush(stdout);
+	}
 }
 
 static void
@@ -301,7 +311,7 @@ main(int argc, char *argv[])
 {
 	struct app app = { .width = 640, .height = 360, .rect = { 40, 40, 320, 180 }, .running = true };
 	enum umms_client_scale scale = UMMS_CLIENT_SCALE_LETTERBOX;
-	const char *player = NULL;
+	const char *player = NULL, *umms = NULL;
 	bool desync = false, below = false;
 	int crop[4] = { 0, 0, 0, 0 };
 	for (int i = 1; i < argc; i++) {
@@ -316,6 +326,8 @@ main(int argc, char *argv[])
 			i++;
 		else if (strcmp(argv[i], "--player") == 0 && i + 1 < argc)
 			player = argv[++i];
+		else if (strcmp(argv[i], "--umms") == 0 && i + 1 < argc)
+			umms = argv[++i];   /* ummsd's socket, or a test's stand-in */
 		else if (strcmp(argv[i], "--desync") == 0)
 			desync = true;
 		else if (strcmp(argv[i], "--below") == 0)
@@ -348,7 +360,7 @@ main(int argc, char *argv[])
 	xdg_toplevel_set_title(app.toplevel, "wl-embed");
 	wl_surface_commit(app.surface);
 
-	app.client = umms_client_connect(app.display, NULL);
+	app.client = umms_client_connect(app.display, umms);
 	if (!app.client) {
 		fprintf(stderr, "wl-embed: cannot reach ummsd: %s\n", strerror(errno));
 		return 1;

@@ -280,9 +280,9 @@ external_subtitles(struct gst_engine *engine)
 }
 
 /*
- * "Subtitles off" and the external file are decided at our own text sink;
- * playbin keeps feeding it its text track (if any). The external file is the
- * track after the media's own.
+ * "Subtitles off" and the external file are decided here: playbin keeps
+ * its text track (if any) selected, and its overlays are hidden
+ * (gst-overlay.c). The external file is the track after the media's own.
  */
 static bool
 subtitles_ours(struct gst_engine *engine)
@@ -318,6 +318,7 @@ gst_media_update_tracks(struct gst_engine *engine)
 			engine->want[UMMS_TRACK_SUBTITLE] == external;
 		info->current[UMMS_TRACK_SUBTITLE] = show_external ? external : -1;
 	}
+	gst_overlay_set_shown(engine, !subtitles_ours(engine));
 }
 
 void

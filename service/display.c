@@ -308,6 +308,7 @@ get_property(void *data, const char *name, GError **error)
 		g_variant_dict_insert(&dict, "renderer", "s", st.renderer);
 		g_variant_dict_insert(&dict, "redraws", "t", st.redraws);
 		g_variant_dict_insert(&dict, "uploads", "t", st.uploads);
+		g_variant_dict_insert(&dict, "subpictures", "t", st.subpictures);
 		return g_variant_dict_end(&dict);
 	}
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);

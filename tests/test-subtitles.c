@@ -20,7 +20,7 @@
 
 static const char *renderer = "pixman";
 
-enum colour { WHITE, NOT_BLUE };
+enum colour { WHITE, RED, NOT_BLUE };
 
 static bool
 is(uint32_t rgb, enum colour c)
@@ -29,6 +29,8 @@ is(uint32_t rgb, enum colour c)
 	switch (c) {
 	case WHITE:
 		return r > 120 && g > 120 && b > 120;
+	case RED:
+		return r > 170 && g < 80 && b < 80;
 	case NOT_BLUE:
 		/* The picture is about 0, 0, 128. */
 		return r > 40 || g > 40 || b < 90 || b > 170;
@@ -182,6 +184,23 @@ test_text(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(drawn, <=, 2);
 }
 
+/* subs.mkv's SSA/ASS track: "REDRED" in pure red (its style) from 1 s to 2 s. */
+static void
+test_ass(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "subs.mkv");
+	select_subtitle(t, p, 1);
+	seek(t, p, 1.5);
+	expect(t, "ass-in-cue", RED, 200);
+	expect(t, "ass-no-white", WHITE, 0);
+	seek(t, p, 2.5);
+	expect(t, "ass-after-cue", RED, 0);
+	seek(t, p, 1.2);
+	expect(t, "ass-again", RED, 200);
+	select_subtitle(t, p, -1);
+	expect(t, "ass-off", RED, 0);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -195,5 +214,6 @@ main(int argc, char *argv[])
 	}
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/subtitles/text", test_text);
+	UMMS_TEST_ADD("/subtitles/ass", test_ass);
 	return g_test_run();
 }

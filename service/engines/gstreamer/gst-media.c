@@ -305,6 +305,7 @@ gst_media_update_tracks(struct gst_engine *engine)
 			g_ptr_array_add(info->tracks[k], track_from_stream(engine, k, i));
 	}
 	int external = internal_count(engine, UMMS_TRACK_SUBTITLE);
+	gst_overlay_watch_text_pads(engine, external);
 	if (external_subtitles(engine)) {
 		struct umms_track *track = umms_track_create();
 		track->codec = g_strdup(gst_subtitles_codec(engine->subtitles));

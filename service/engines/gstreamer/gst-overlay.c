@@ -76,19 +76,25 @@ answer_caps(GstPad *pad, GstQuery *query)
 {
 	GstCaps *filter = NULL;
 	gst_query_parse_caps(query, &filter);
-	if (!filter || !has_overlay_feature(filter))
+	/* Some (assrender) ask without a filter and look for the feature in the answer. */
+	if (filter && !has_overlay_feature(filter))
 		return false;
 	GstPad *peer = gst_pad_get_peer(pad);
 	if (!peer)
 		return false;
-	GstCaps *plain = without_overlay_feature(filter);
+	GstCaps *plain = filter ? without_overlay_feature(filter) : NULL;
 	GstCaps *result = with_overlay_feature(gst_pad_query_caps(peer, plain));
-	gst_caps_unref(plain);
+	if (plain)
+		gst_caps_unref(plain);
 	gst_object_unref(peer);
-	GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
+	if (filter) {
+		GstCaps *filtered = gst_caps_intersect_full(filter, result,
+			GST_CAPS_INTERSECT_FIRST);
+		gst_caps_unref(result);
+		result = filtered;
+	}
+	gst_query_set_caps_result(query, result);
 	gst_caps_unref(result);
-	gst_query_set_caps_result(query, filtered);
-	gst_caps_unref(filtered);
 	return true;
 }
 
@@ -301,6 +307,69 @@ gst_overlay_set_shown(struct gst_engine *engine, bool shown)
 	}
 	g_value_unset(&item);
 	gst_iterator_free(it);
+}
+
+/*
+ * Streaming thread: a buffer into playbin's text selector. GStreamer
+ * 1.22's input-selector forgets to send on the caps of the pad it switched
+ * to when a flush (a seek) follows the switch, as when a track is chosen
+ * while paused: the overlay would take an SSA/ASS track for plain text (and
+ * show its markup) or a text track for SSA/ASS. The active pad's caps go
+ * first, when they are not the ones downstream has.
+ */
+static GstPadProbeReturn
+text_pad_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstElement *selector = gst_pad_get_parent_element(pad);
+	if (!selector)
+		return GST_PAD_PROBE_OK;
+	GstPad *active = NULL;
+	g_object_get(selector, "active-pad", &active, NULL);
+	GstPad *src = gst_element_get_static_pad(selector, "src");
+	if (active == pad && src) {
+		GstCaps *mine = gst_pad_get_current_caps(pad);
+		GstCaps *sent = gst_pad_get_current_caps(src);
+		if (mine && (!sent || !gst_caps_is_equal(mine, sent))) {
+			g_autofree char *text = gst_caps_to_string(mine);
+			umms_debug("subtitles: %s after the switch", text);
+			gst_pad_push_event(src, gst_event_new_caps(mine));
+		}
+		if (mine)
+			gst_caps_unref(mine);
+		if (sent)
+			gst_caps_unref(sent);
+	}
+	if (src)
+		gst_object_unref(src);
+	if (active)
+		gst_object_unref(active);
+	gst_object_unref(selector);
+	return GST_PAD_PROBE_OK;
+}
+
+static GQuark
+probed_quark(void)
+{
+	static GQuark quark;
+	if (!quark)
+		quark = g_quark_from_static_string("umms-text-pad-probed");
+	return quark;
+}
+
+void
+gst_overlay_watch_text_pads(struct gst_engine *engine, int n)
+{
+	for (int i = 0; i < n; i++) {
+		GstPad *pad = NULL;
+		g_signal_emit_by_name(engine->pipeline, "get-text-pad", i, &pad);
+		if (!pad)
+			continue;
+		if (!g_object_get_qdata(G_OBJECT(pad), probed_quark())) {
+			g_object_set_qdata(G_OBJECT(pad), probed_quark(), GINT_TO_POINTER(1));
+			gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, text_pad_probe, NULL, NULL);
+		}
+		gst_object_unref(pad);
+	}
 }
 
 /* ---- compositions into subpictures --------------------------------------- */

@@ -158,6 +158,8 @@ void gst_support_finish(void);
 /* gst-overlay.c: the stream's own subtitles, as playbin's overlays render them. */
 /* Streaming thread: @element joined the pipeline; renderers are made to attach. */
 void gst_overlay_element_added(struct gst_engine *engine, GstElement *element);
+/* Main loop: playbin's @n text pads (its selector's) send their caps on when switched to. */
+void gst_overlay_watch_text_pads(struct gst_engine *engine, int n);
 /* Main loop: whether the stream's own subtitle track is the one shown. */
 void gst_overlay_set_shown(struct gst_engine *engine, bool shown);
 /*

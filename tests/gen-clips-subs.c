@@ -2,7 +2,7 @@
  * gen-clips: the clips with subtitles a stream carries itself, for the
  * tests that look for them on screen (gen-clips.h).
  *
- * They show 4 s of one dark blue (BT.601 limited range, about
+ * Both show 4 s of one dark blue (BT.601 limited range, about
  * 0, 0, 128 in RGB) at 320x240, 25 fps, so any subtitle pixel stands out.
  */
 #include <string.h>
@@ -135,6 +135,72 @@ out:
 		gst_object_unref(text);
 	if (ass)
 		gst_object_unref(ass);
+	gst_object_unref(pipeline);
+	return ok;
+}
+
+/* ---- dvbsub.ts ------------------------------------------------------------ */
+
+/* The DVB subtitle's box, opaque green, in the picture's pixels. */
+#define DVB_BOX_X 96
+#define DVB_BOX_Y 160
+#define DVB_BOX_W 128
+#define DVB_BOX_H 48
+
+/* An AYUV picture, transparent but for the green box. */
+static guint8 *
+dvb_picture(gsize *size)
+{
+	*size = (gsize)SUBS_WIDTH * SUBS_HEIGHT * 4;
+	guint8 *data = g_malloc0(*size);
+	for (int y = 0; y < SUBS_HEIGHT; y++) {
+		for (int x = 0; x < SUBS_WIDTH; x++) {
+			guint8 *p = data + ((gsize)y * SUBS_WIDTH + (gsize)x) * 4;
+			bool inside = x >= DVB_BOX_X && x < DVB_BOX_X + DVB_BOX_W &&
+				y >= DVB_BOX_Y && y < DVB_BOX_Y + DVB_BOX_H;
+			/* A, Y, U, V: BT.601 limited range green (0, 255, 0) where inside. */
+			p[0] = inside ? 255 : 0;
+			p[1] = inside ? 145 : 16;
+			p[2] = inside ? 54 : 128;
+			p[3] = inside ? 34 : 128;
+		}
+	}
+	return data;
+}
+
+/*
+ * dvbsub.ts: the blue picture with a DVB subtitle track (dvbsubenc): an
+ * opaque green 128x48 box at 96,160 from 1 s to 2 s, nothing before or after.
+ */
+bool
+make_dvbsub_ts(const struct job *job, GError **error)
+{
+	bool ok = false;
+	g_autofree char *video = blue_branch();
+	g_autofree char *description = g_strdup_printf(
+		"mpegtsmux name=mux ! filesink name=sink "
+		"%s ! mux. "
+		"appsrc name=dvb format=time caps=video/x-raw,format=AYUV,width=%u,height=%u,"
+		"framerate=0/1,pixel-aspect-ratio=1/1 ! dvbsubenc ! queue ! mux.",
+		video, SUBS_WIDTH, SUBS_HEIGHT);
+	gsize size;
+	g_autofree guint8 *box = dvb_picture(&size);
+	GstElement *pipeline = launch(description, error);
+	if (!pipeline)
+		return false;
+	GstElement *dvb = get_src(pipeline, "dvb", error);
+	if (!dvb)
+		goto out;
+	push_timed(dvb, box, size, 1000, 1000);
+	/* dvbsubenc ends the page it shows at the next gap after its end. */
+	gst_element_send_event(dvb, gst_event_new_gap(2 * GST_SECOND, 2 * GST_SECOND));
+	end_of_stream(dvb);
+	if (!set_on(pipeline, "sink", "location", job->tmp, error))
+		goto out;
+	ok = run_pipeline(pipeline, error);
+out:
+	if (dvb)
+		gst_object_unref(dvb);
 	gst_object_unref(pipeline);
 	return ok;
 }

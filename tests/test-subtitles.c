@@ -20,7 +20,7 @@
 
 static const char *renderer = "pixman";
 
-enum colour { WHITE, RED, NOT_BLUE };
+enum colour { WHITE, RED, GREEN, NOT_BLUE };
 
 static bool
 is(uint32_t rgb, enum colour c)
@@ -31,6 +31,8 @@ is(uint32_t rgb, enum colour c)
 		return r > 120 && g > 120 && b > 120;
 	case RED:
 		return r > 170 && g < 80 && b < 80;
+	case GREEN:
+		return g > 170 && r < 80 && b < 80;
 	case NOT_BLUE:
 		/* The picture is about 0, 0, 128. */
 		return r > 40 || g > 40 || b < 90 || b > 170;
@@ -106,9 +108,9 @@ subpictures(struct umms_test *t)
 	return v;
 }
 
-/* Paused, on screen. */
+/* Paused, on screen; @play: played instead (from 0), for media not seekable yet. */
 static char *
-show(struct umms_test *t, const char *clip)
+show(struct umms_test *t, const char *clip, bool play)
 {
 	g_autofree char *r = g_strdup_printf("display.renderer=%s", renderer);
 	const char *const overrides[] = { "display.enabled=true", "display.headless=true", r,
@@ -118,6 +120,8 @@ show(struct umms_test *t, const char *clip)
 	umms_test_player_do(t->bus, player, "Pause", NULL);
 	g_autoptr(GVariant) v = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
 		g_variant_new("(o)", player));
+	if (play)
+		umms_test_player_do(t->bus, player, "Play", NULL);
 	for (int i = 0; i < 200; i++) {
 		g_autoptr(GVariant) path = umms_test_get(t->bus, DISPLAY, DISPLAY1, "VideoPath");
 		if (strcmp(g_variant_get_string(path, NULL), "composited") == 0)
@@ -144,7 +148,7 @@ select_subtitle(struct umms_test *t, const char *player, int index)
 static void
 test_text(struct umms_test *t, gconstpointer data)
 {
-	g_autofree char *p = show(t, "subs.mkv");
+	g_autofree char *p = show(t, "subs.mkv", false);
 	/* The first track is shown unless asked otherwise. */
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
 	expect(t, "text-before", WHITE, 0);
@@ -188,7 +192,7 @@ test_text(struct umms_test *t, gconstpointer data)
 static void
 test_ass(struct umms_test *t, gconstpointer data)
 {
-	g_autofree char *p = show(t, "subs.mkv");
+	g_autofree char *p = show(t, "subs.mkv", false);
 	select_subtitle(t, p, 1);
 	seek(t, p, 1.5);
 	expect(t, "ass-in-cue", RED, 200);
@@ -199,6 +203,35 @@ test_ass(struct umms_test *t, gconstpointer data)
 	expect(t, "ass-again", RED, 200);
 	select_subtitle(t, p, -1);
 	expect(t, "ass-off", RED, 0);
+}
+
+/* dvbsub.ts: an opaque green box 128x48 at 96,160 from about 1 s to 2 s. */
+static void
+test_dvb(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "dvbsub.ts", true);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	umms_test_wait_position(t->bus, p, US(1.5), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	/* 2x on screen: 256x96, less the edges scaling blends. */
+	expect(t, "dvb-in-cue", GREEN, 200 * 80);
+	g_autofree char *path = g_strdup_printf("%s/dvb-box.png", umms_test_tmpdir());
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	umms_test_image_assert_rect(image, 2 * 96, 2 * 160, 2 * 128, 2 * 48, 4, 0x00ff00, 40,
+		"the DVB subtitle's box");
+	umms_test_image_free(image);
+	/* Off and on again while paused. */
+	select_subtitle(t, p, -1);
+	expect(t, "dvb-off", GREEN, 0);
+	select_subtitle(t, p, 0);
+	expect(t, "dvb-on", GREEN, 200 * 80);
+	/* Its page ends with the cue. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(2.8), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "dvb-after", GREEN, 0);
 }
 
 int
@@ -215,5 +248,6 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/subtitles/text", test_text);
 	UMMS_TEST_ADD("/subtitles/ass", test_ass);
+	UMMS_TEST_ADD("/subtitles/dvb", test_dvb);
 	return g_test_run();
 }

@@ -171,7 +171,7 @@ factory_is(GstElement *element, const char *name)
  * seek into a cue in two). The first frame after a flush waits (up to
  * SYNC_WAIT_US) until the subtitle stream's segment is in.
  */
-#define SYNC_WAIT_US (500 * 1000)
+#define SYNC_WAIT_US (1000 * 1000)
 
 struct overlay_sync {
 	GMutex lock;

@@ -186,6 +186,26 @@ test_text(struct umms_test *t, gconstpointer data)
 		renderer, drawn);
 	g_assert_cmpuint(drawn, >=, 1);
 	g_assert_cmpuint(drawn, <=, 2);
+
+	/* At rate 2 the cue still comes and goes with the picture. */
+	seek(t, p, 2.5);
+	GError *error = NULL;
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(2.0), &error));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(3.15), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, US(3.5));
+	expect(t, "text-rate-2", WHITE, 20);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(3.7), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "text-rate-2-after", WHITE, 0);
+
+	/* Frames still come in the engine's memory: subtitles cost no copy. */
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, p, UMMS_PLAYER, "Stats");
+	uint64_t copies = 1;
+	g_assert_true(g_variant_lookup(stats, "copies", "t", &copies));
+	g_assert_cmpuint(copies, ==, 0);
 }
 
 /* subs.mkv's SSA/ASS track: "REDRED" in pure red (its style) from 1 s to 2 s. */

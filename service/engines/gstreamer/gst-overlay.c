@@ -210,7 +210,7 @@ sync_video_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	struct overlay_sync *sync = data;
 	g_mutex_lock(&sync->lock);
-	if (info->type & GST_PAD_PROBE_TYPE_EVENT_BOTH) {
+	if (!(info->type & GST_PAD_PROBE_TYPE_BUFFER)) {
 		GstEventType type = GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info));
 		if (type == GST_EVENT_FLUSH_START)
 			sync->flushing = true;

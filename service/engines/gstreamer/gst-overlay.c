@@ -169,7 +169,9 @@ factory_is(GstElement *element, const char *name)
  * it takes the subtitle stream to be ahead of the frame, does not wait for
  * its cue and sends the frame bare, and paused, that frame stays (about one
  * seek into a cue in two). The first frame after a flush waits (up to
- * SYNC_WAIT_US) until the subtitle stream's segment is in.
+ * SYNC_WAIT_US) until the renderer has the subtitle stream's segment: until
+ * something after it comes down the subtitle stream (a probe sees an event
+ * before the renderer does; the next one, once the renderer is done with it).
  */
 #define SYNC_WAIT_US (1000 * 1000)
 
@@ -179,6 +181,7 @@ struct overlay_sync {
 	bool flushing;       /* between flush-start and flush-stop of the video */
 	bool video_flushed;  /* no frame since the video's flush-stop */
 	bool text_segment;   /* the subtitle stream's segment came since its flush-stop */
+	bool text_ready;     /* and the renderer has it: something came after it */
 };
 
 static void
@@ -194,12 +197,15 @@ static GstPadProbeReturn
 sync_text_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	struct overlay_sync *sync = data;
-	GstEventType type = GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info));
+	GstEventType type = info->type & GST_PAD_PROBE_TYPE_BUFFER ? GST_EVENT_UNKNOWN :
+		GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info));
 	g_mutex_lock(&sync->lock);
 	if (type == GST_EVENT_FLUSH_STOP)
-		sync->text_segment = false;
-	else if (type == GST_EVENT_SEGMENT || type == GST_EVENT_EOS)
+		sync->text_segment = sync->text_ready = false;
+	else if (type == GST_EVENT_SEGMENT)
 		sync->text_segment = true;
+	else if (sync->text_segment || type == GST_EVENT_EOS)
+		sync->text_ready = true;
 	g_cond_broadcast(&sync->cond);
 	g_mutex_unlock(&sync->lock);
 	return GST_PAD_PROBE_OK;
@@ -219,7 +225,7 @@ sync_video_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		g_cond_broadcast(&sync->cond);
 	} else if (sync->video_flushed) {
 		gint64 until = g_get_monotonic_time() + SYNC_WAIT_US;
-		while (!sync->text_segment && !sync->flushing &&
+		while (!sync->text_ready && !sync->flushing &&
 				g_cond_wait_until(&sync->cond, &sync->lock, until))
 			;
 		sync->video_flushed = false;
@@ -237,10 +243,11 @@ sync_streams(GstElement *overlay)
 		struct overlay_sync *sync = g_new0(struct overlay_sync, 1);
 		g_mutex_init(&sync->lock);
 		g_cond_init(&sync->cond);
-		sync->text_segment = true;
+		sync->text_segment = sync->text_ready = true;
 		g_object_set_data_full(G_OBJECT(overlay), "umms-overlay-sync", sync, sync_free);
 		gst_pad_add_probe(text, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
-			GST_PAD_PROBE_TYPE_EVENT_FLUSH, sync_text_probe, sync, NULL);
+			GST_PAD_PROBE_TYPE_EVENT_FLUSH | GST_PAD_PROBE_TYPE_BUFFER, sync_text_probe,
+			sync, NULL);
 		gst_pad_add_probe(video, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
 			GST_PAD_PROBE_TYPE_EVENT_FLUSH | GST_PAD_PROBE_TYPE_BUFFER,
 			sync_video_probe, sync, NULL);

@@ -122,11 +122,12 @@ show(struct umms_test *t, const char *clip, bool play)
 		g_variant_new("(o)", player));
 	if (play)
 		umms_test_player_do(t->bus, player, "Play", NULL);
-	for (int i = 0; i < 200; i++) {
+	/* Sanitizer builds on a busy machine take seconds to start an MPEG-TS playing. */
+	for (int i = 0; i < 400; i++) {
 		g_autoptr(GVariant) path = umms_test_get(t->bus, DISPLAY, DISPLAY1, "VideoPath");
 		if (strcmp(g_variant_get_string(path, NULL), "composited") == 0)
 			return player;
-		umms_test_sleep(25);
+		umms_test_sleep(50);
 	}
 	g_error("the player's video never reached the screen");
 }

@@ -6,6 +6,7 @@
 #ifndef UMMS_TARGETS_FRAME_IMAGE_H
 #define UMMS_TARGETS_FRAME_IMAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "frame.h"
@@ -45,5 +46,19 @@ uint64_t umms_subpicture_image_id(uint64_t serial);
 void umms_frame_layout(const struct umms_frame *frame, const int area[4],
 	enum umms_layout_scale zoom, const struct umms_screen_video_place *place,
 	struct umms_layout *out);
+
+/* Image ids of subpictures: apart from frames' memory ids and UI surfaces'. */
+#define UMMS_SUBPICTURE_IMAGE_ID (UINT64_C(1) << 62)
+
+/*
+ * @frame's subpicture (frame->subpicture, not NULL) as an image, and where
+ * it goes for the picture laid out by @layout: scaled and placed exactly as
+ * the picture, clipped to the part of the picture shown. False when none
+ * of it is shown. Its id is UMMS_SUBPICTURE_IMAGE_ID | serial, and it is
+ * marked unchanged: a serial never changes its pixels.
+ */
+bool umms_frame_subpicture_image(const struct umms_frame *frame,
+	const struct umms_layout *layout, struct umms_render_image *image,
+	struct umms_render_box *src, struct umms_render_box *dst);
 
 #endif

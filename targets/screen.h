@@ -88,7 +88,7 @@ struct umms_screen_stats {
 	const char *renderer;     /* "gles2 (…)", "pixman" */
 	uint64_t redraws;         /* pictures composited by the renderer */
 	uint64_t uploads;         /* images it uploaded (video frames and UI surfaces) */
-	uint64_t subpictures;     /* subtitle images made ready for a plane (one per serial) */
+	uint64_t subpictures;     /* subtitle images new to the screen: one per serial */
 };
 
 struct umms_screen_impl {

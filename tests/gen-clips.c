@@ -31,6 +31,8 @@
 #include <glib/gstdio.h>
 #include <gst/gst.h>
 
+#include "gen-clips.h"
+
 /* No pipeline may run longer than this; it fails instead of hanging. */
 #define PIPELINE_TIMEOUT_US (30 * G_USEC_PER_SEC)
 
@@ -44,31 +46,6 @@
 #define COLORS_HEIGHT 240
 #define COLORS_FPS 25
 #define COLORS_SECONDS 4
-
-struct job;
-
-struct clip {
-	const char *name;
-	bool (*make)(const struct job *job, GError **error);
-	/* make_truncated: the clip to cut and the percentage of it to keep. */
-	const char *source;
-	unsigned percent;
-};
-
-/* One clip to make: write it to tmp; outdir holds the clips made before it. */
-struct job {
-	const struct clip *clip;
-	const char *outdir;
-	const char *tmp;
-};
-
-static GQuark
-gen_error_quark(void)
-{
-	return g_quark_from_static_string("gen-clips-error");
-}
-
-#define GEN_ERROR (gen_error_quark())
 
 /* ---- Pipelines ---- */
 
@@ -132,7 +109,7 @@ aac_branch(unsigned seconds, unsigned channels, unsigned freq)
 }
 
 /* Builds a pipeline with gst_parse_launch, failing on any missing element. */
-static GstElement *
+GstElement *
 launch(const char *description, GError **error)
 {
 	GError *local = NULL;
@@ -156,7 +133,7 @@ launch(const char *description, GError **error)
 }
 
 /* Sets a property of the element called name in the pipeline. */
-static bool
+bool
 set_on(GstElement *pipeline, const char *name, const char *property,
 	const char *value, GError **error)
 {
@@ -211,7 +188,7 @@ set_message_error(GstMessage *msg, GError **error)
  * state change and after PIPELINE_TIMEOUT_US. Leaves it in NULL state, with
  * its files closed.
  */
-static bool
+bool
 run_pipeline(GstElement *pipeline, GError **error)
 {
 	bool ok = false;
@@ -284,11 +261,6 @@ out:
 }
 
 /* ---- Text files ---- */
-
-struct cue {
-	unsigned start_ms, end_ms;
-	const char *text;
-};
 
 /* The subtitle track of av.mkv (German, five cues over the 5 s). */
 static const struct cue muxed_cues[] = {
@@ -690,6 +662,8 @@ static const struct clip clips[] = {
 	{ "truncated.mkv", make_truncated, "av.mkv", 50 },
 	{ "subs.en.srt", make_english_srt, NULL, 0 },
 	{ "two-video.mkv", make_two_video_mkv, NULL, 0 },
+	{ "subs.mkv", make_subs_mkv, NULL, 0 },
+	{ "dvbsub.ts", make_dvbsub_ts, NULL, 0 },
 };
 
 /* Size of path, or -1 when it does not exist or is no regular file. */

@@ -51,6 +51,8 @@ struct headless {
 	struct umms_frame geometry;  /* of the frames the maps belong to */
 	uint64_t copies;
 	uint64_t redraws;
+	uint64_t subpicture_id;    /* image id of the subpicture drawn last, 0 none */
+	uint64_t subpictures;      /* new subpictures drawn */
 	bool said_fallback;
 	const struct umms_screen_ui_impl *ui;
 	void *ui_data;
@@ -206,6 +208,26 @@ draw_mapped_dmabuf(struct headless *h, const struct umms_frame *frame,
 
 /* ---- drawing ---------------------------------------------------------------------- */
 
+/* The frame's subtitles over its picture, placed and scaled with it. */
+static void
+draw_subpicture(struct headless *h, const struct umms_frame *frame, const struct umms_layout *l)
+{
+	struct umms_render_image image;
+	struct umms_render_box src, dst;
+	if (!frame->subpicture || !umms_frame_subpicture_image(frame, l, &image, &src, &dst))
+		return;
+	if (image.id != h->subpicture_id) {
+		/* Another rendering: the last one's upload is of no more use. */
+		if (h->subpicture_id)
+			umms_renderer_forget(h->renderer, h->subpicture_id);
+		h->subpicture_id = image.id;
+		h->subpictures++;
+	}
+	g_autoptr(GError) error = NULL;
+	if (!umms_renderer_draw(h->renderer, &image, &src, &dst, &error))
+		umms_warn("display: cannot draw subtitles: %s", error->message);
+}
+
 static void
 draw_video(struct headless *h)
 {
@@ -227,6 +249,7 @@ draw_video(struct headless *h)
 	if (umms_renderer_can_draw(h->renderer, &image) &&
 			umms_renderer_draw(h->renderer, &image, &src, &dst, &error)) {
 		h->copies += umms_renderer_stats(h->renderer)->uploads - uploads;
+		draw_subpicture(h, frame, &l);
 		return;
 	}
 	if (image.dmabuf) {
@@ -236,8 +259,10 @@ draw_video(struct headless *h)
 			h->said_fallback = true;
 		}
 		g_clear_error(&error);
-		if (draw_mapped_dmabuf(h, frame, &src, &dst, &error))
+		if (draw_mapped_dmabuf(h, frame, &src, &dst, &error)) {
+			draw_subpicture(h, frame, &l);
 			return;
+		}
 	}
 	umms_warn("display: cannot draw a %.4s frame: %s", (const char *)&image.format,
 		error ? error->message : "format not taken");
@@ -611,7 +636,7 @@ get_stats(struct umms_target *t, struct umms_screen_stats *stats)
 {
 	struct headless *h = headless(t);
 	*stats = (struct umms_screen_stats){ .renderer = h->description, .redraws = h->redraws,
-		.uploads = umms_renderer_stats(h->renderer)->uploads };
+		.uploads = umms_renderer_stats(h->renderer)->uploads, .subpictures = h->subpictures };
 }
 
 static const struct umms_screen_impl headless_screen_impl = {

@@ -415,6 +415,9 @@ run_op(struct gst_engine *engine, struct gst_op *op, GError **error)
 		return run_step(engine, op, error);
 	case GST_OP_SELECT:
 		engine->want[op->select.kind] = op->select.index;
+		/* Off at once, even before the streams are known. */
+		if (op->select.kind == UMMS_TRACK_SUBTITLE && op->select.index == -1)
+			gst_overlay_set_shown(engine, false);
 		/* Idle: applied when the next preroll brings the streams back. */
 		if (gst_engine_prerolled(engine))
 			gst_media_apply_selection(engine);
@@ -652,6 +655,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	engine->rate = 1.0;
 	engine->start_position = -1;
 	engine->seek_target = -1;
+	engine->stream_subtitles_shown = true;
 	g_queue_init(&engine->ops);
 	g_mutex_init(&engine->lock);
 	gst_cues_init(engine);
@@ -681,26 +685,21 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	GstElement *audio_sink = config->engine.audio_output == UMMS_AUDIO_NONE ?
 		make_sink("fakesink", "umms-audio-sink", error) :
 		make_sink("autoaudiosink", "umms-audio-sink", error);
-	GstElement *text_sink = make_sink("fakesink", "umms-text-sink", error);
-	if (!engine->video_sink || !audio_sink || !text_sink) {
+	if (!engine->video_sink || !audio_sink) {
 		g_clear_object(&engine->video_sink);
 		if (audio_sink)
 			gst_object_unref(gst_object_ref_sink(audio_sink));
-		if (text_sink)
-			gst_object_unref(gst_object_ref_sink(text_sink));
 		goto fail;
 	}
 	if (config->engine.audio_output == UMMS_AUDIO_NONE)
 		g_object_set(audio_sink, "sync", TRUE, NULL);
 	/*
-	 * Cues carry their own times; the text sink must never hold the
-	 * pipeline (a clocked one deadlocks playsink on sparse subtitles from
-	 * push-mode sources such as HTTP in GStreamer 1.22).
+	 * No text sink: playbin's subtitleoverlay renders the stream's own
+	 * subtitles, as overlays riding on the frames (gst-overlay.c).
 	 */
-	g_object_set(text_sink, "sync", FALSE, "async", FALSE, "enable-last-sample", FALSE, NULL);
 	gst_object_ref(engine->video_sink);
 	g_object_set(engine->pipeline, "video-sink", engine->video_sink,
-		"audio-sink", audio_sink, "text-sink", text_sink, NULL);
+		"audio-sink", audio_sink, NULL);
 
 	if (config->engine.pitch_correction) {
 		GstElement *tempo = gst_element_factory_make("scaletempo", NULL);

@@ -281,9 +281,9 @@ external_subtitles(struct gst_engine *engine)
 }
 
 /*
- * "Subtitles off" and the external file are decided at our own text sink;
- * playbin keeps feeding it its text track (if any). The external file is the
- * track after the media's own.
+ * "Subtitles off" and the external file are decided here: playbin keeps
+ * its text track (if any) selected, and its overlays are hidden
+ * (gst-overlay.c). The external file is the track after the media's own.
  */
 static bool
 subtitles_ours(struct gst_engine *engine)
@@ -306,6 +306,7 @@ gst_media_update_tracks(struct gst_engine *engine)
 			g_ptr_array_add(info->tracks[k], track_from_stream(engine, k, i));
 	}
 	int external = internal_count(engine, UMMS_TRACK_SUBTITLE);
+	gst_overlay_watch_text_pads(engine, external);
 	if (external_subtitles(engine)) {
 		struct umms_track *track = umms_track_create();
 		track->codec = g_strdup(gst_subtitles_codec(engine->subtitles));
@@ -320,6 +321,7 @@ gst_media_update_tracks(struct gst_engine *engine)
 		info->current[UMMS_TRACK_SUBTITLE] = show_external ? external : -1;
 	}
 	gst_cues_update(engine);
+	gst_overlay_set_shown(engine, !subtitles_ours(engine));
 }
 
 void

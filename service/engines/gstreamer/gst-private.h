@@ -11,6 +11,7 @@
  * names → struct umms_media_info), gst-support.c (URI probing, errors,
  * decoder policy, frame counters), gst-subtitles.c (external subtitle files),
  * gst-cues.c (subtitle cues on the video's clock: SubtitleCue, pixels),
+ * gst-overlay.c (the stream's own subtitles, rendered by playbin, as subpictures),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
@@ -57,6 +58,13 @@ enum gst_wait {
 /* External subtitles: a side pipeline reads the file into cues. */
 struct gst_subtitles;
 struct umms_cues;
+
+/* The last overlay composition made into a subpicture (gst-overlay.c). */
+struct gst_overlay_cache {
+	guint seqnum;                  /* of the composition */
+	int crop[4];                   /* the picture it was placed in */
+	struct umms_subpicture *subpicture; /* NULL: nothing to show */
+};
 
 struct gst_engine {
 	struct umms_engine base;
@@ -105,8 +113,11 @@ struct gst_engine {
 	GstBuffer *preroll_buffer;     /* last frame shown from a preroll (lock) */
 	int64_t shown_position;        /* µs of the last video frame shown, -1 none (lock) */
 	bool hold_frames;              /* prerolling only to seek elsewhere: show nothing (lock) */
+	bool stream_subtitles_shown;   /* the selected track is the stream's own (lock) */
+	struct gst_overlay_cache overlay_cache; /* (lock) */
 	GAsyncQueue *frames;           /* struct gst_frame *, streaming → main */
 	GSource *frame_source;
+	struct umms_frame *last_frame; /* main loop: the last frame handed on */
 	GHashTable *qos_dropped;       /* element name → guint64 dropped */
 
 	/* Subtitle cues (gst-cues.c). */
@@ -153,6 +164,21 @@ void gst_support_set_hardware_codecs(struct gst_engine *engine, const char *cons
 bool gst_support_init(const struct umms_config *config, GError **error);
 void gst_support_finish(void);
 
+/* gst-overlay.c: the stream's own subtitles, as playbin's overlays render them. */
+/* Streaming thread: @element joined the pipeline; renderers are made to attach. */
+void gst_overlay_element_added(struct gst_engine *engine, GstElement *element);
+/* Main loop: playbin's @n text pads (its selector's) send their caps on when switched to. */
+void gst_overlay_watch_text_pads(struct gst_engine *engine, int n);
+/* Main loop: whether the stream's own subtitle track is the one shown. */
+void gst_overlay_set_shown(struct gst_engine *engine, bool shown);
+/*
+ * The subpicture for @buffer's overlays (a reference), or NULL: none, or
+ * hidden. @crop: x, y, width, height of the picture in the buffer.
+ */
+struct umms_subpicture *gst_overlay_subpicture(struct gst_engine *engine, GstBuffer *buffer,
+	const int crop[4]);
+void gst_overlay_finish(struct gst_engine *engine);
+
 /* gst-preload.c: hardware decoder plugins loaded on a thread at start, once. */
 void gst_preload_start(void);
 /* Returns once the loading gst_preload_start() began is over (at once if none). */
@@ -190,6 +216,11 @@ int64_t gst_video_shown_position(struct gst_engine *engine);
 void gst_video_forget_shown(struct gst_engine *engine);
 /* Frames on their way to the main loop are dropped (the pipeline was reset). */
 void gst_video_drop_pending(struct gst_engine *engine);
+/*
+ * Main loop: shows the last frame again if what is to be drawn over it
+ * changed (subtitles turned off or on while paused).
+ */
+void gst_video_refresh(struct gst_engine *engine);
 /* While set, frames are not shown (a preroll on the way to a seek). */
 void gst_video_hold(struct gst_engine *engine, bool hold);
 

@@ -24,6 +24,7 @@
 #include "error.h"
 #include "gst-private.h"
 #include "log.h"
+#include "subpicture.h"
 
 /* ---- memfd memory -------------------------------------------------------- */
 
@@ -166,16 +167,28 @@ format_of(GstVideoFormat video, uint32_t *shm, uint32_t *drm)
 static GstCaps *
 caps_for(const uint32_t *shm_formats, size_t n)
 {
+	GstCaps *caps = NULL;
 	if (n == 0)
-		return gst_caps_new_empty_simple("video/x-raw");
-	for (size_t f = 0; f < G_N_ELEMENTS(formats); f++) {
-		for (size_t i = 0; i < n; i++) {
+		caps = gst_caps_new_empty_simple("video/x-raw");
+	for (size_t f = 0; f < G_N_ELEMENTS(formats) && !caps; f++) {
+		for (size_t i = 0; i < n && !caps; i++) {
 			if (formats[f].shm == shm_formats[i])
-				return gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
+				caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
 					gst_video_format_to_string(formats[f].video), NULL);
 		}
 	}
-	return NULL;
+	if (!caps)
+		return NULL;
+	/*
+	 * The same with subtitles riding along as an overlay composition
+	 * (gst-overlay.c): a renderer right upstream attaches them instead
+	 * of blending them into the picture.
+	 */
+	GstCaps *overlay = gst_caps_copy(caps);
+	gst_caps_set_features(overlay, 0, gst_caps_features_new(
+		GST_CAPS_FEATURE_META_GST_VIDEO_OVERLAY_COMPOSITION, NULL));
+	gst_caps_append(caps, overlay);
+	return caps;
 }
 
 bool
@@ -237,6 +250,8 @@ allocation_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	gst_query_add_allocation_pool(query, pool, (guint)video.size, 2, 0);
 	gst_query_add_allocation_param(query, engine->memfd_allocator, NULL);
 	gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
+	/* Subtitles as a meta, not blended (gst-overlay.c). */
+	gst_query_add_allocation_meta(query, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, NULL);
 	gst_object_unref(pool);
 	return GST_PAD_PROBE_HANDLED;
 }
@@ -413,12 +428,16 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 	frame->base.crop_y = crop ? (int)crop->y : 0;
 	frame->base.crop_width = crop ? (int)crop->width : frame->base.width;
 	frame->base.crop_height = crop ? (int)crop->height : frame->base.height;
+	const int picture[4] = { frame->base.crop_x, frame->base.crop_y, frame->base.crop_width,
+		frame->base.crop_height };
+	frame->base.subpicture = gst_overlay_subpicture(engine, buffer, picture);
 
 	if (!fill_planes(engine, &frame->base, buffer, &video)) {
 		GstBuffer *copy = copy_into_memfd(engine, sample, &video);
 		if (!copy || !fill_planes(engine, &frame->base, copy, &video)) {
 			if (copy)
 				gst_buffer_unref(copy);
+			umms_subpicture_unref(frame->base.subpicture);
 			g_free(frame);
 			gst_sample_unref(sample);
 			return GST_FLOW_OK;
@@ -507,11 +526,42 @@ frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 		g_mutex_unlock(&engine->lock);
 	}
 	if (newest) {
+		/* Kept: gst_video_refresh() shows it again with other subtitles. */
+		g_clear_pointer(&engine->last_frame, umms_frame_unref);
+		engine->last_frame = umms_frame_ref(&newest->base);
 		wl_signal_emit_mutable(&engine->base.events.frame, &newest->base);
 		umms_frame_unref(&newest->base);
 	}
 	gst_cues_dispatch(engine);
 	return G_SOURCE_CONTINUE;
+}
+
+void
+gst_video_refresh(struct gst_engine *engine)
+{
+	if (!engine->last_frame)
+		return;
+	struct gst_frame *last = wl_container_of(engine->last_frame, last, base);
+	const struct umms_frame *base = &last->base;
+	const int picture[4] = { base->crop_x, base->crop_y, base->crop_width,
+		base->crop_height };
+	struct umms_subpicture *subpicture = gst_overlay_subpicture(engine,
+		gst_sample_get_buffer(last->sample), picture);
+	bool same = subpicture == base->subpicture;
+	umms_subpicture_unref(subpicture);
+	if (same)
+		return;
+	/* The same picture in the same memory, with what is to be shown over it now. */
+	struct gst_frame *frame = g_new0(struct gst_frame, 1);
+	frame->base = *base;
+	frame->base.refs = 1;
+	frame->base.subpicture = NULL;
+	frame->base.present_ns = g_get_monotonic_time() * 1000;
+	frame->sample = gst_sample_ref(last->sample);
+	frame->base.subpicture = gst_overlay_subpicture(engine,
+		gst_sample_get_buffer(frame->sample), picture);
+	g_async_queue_push(engine->frames, frame);
+	g_source_set_ready_time(engine->frame_source, 0);
 }
 
 static GSourceFuncs frame_source_funcs = {
@@ -565,6 +615,8 @@ gst_video_finish(struct gst_engine *engine)
 	}
 	if (engine->frames)
 		g_async_queue_unref(engine->frames);
+	g_clear_pointer(&engine->last_frame, umms_frame_unref);
+	gst_overlay_finish(engine);
 	gst_clear_buffer(&engine->preroll_buffer);
 	if (engine->copy_pool) {
 		gst_buffer_pool_set_active(engine->copy_pool, FALSE);
@@ -597,6 +649,7 @@ gst_video_drop_pending(struct gst_engine *engine)
 	struct gst_frame *frame;
 	while ((frame = g_async_queue_try_pop(engine->frames)))
 		umms_frame_unref(&frame->base);
+	g_clear_pointer(&engine->last_frame, umms_frame_unref);
 }
 
 void

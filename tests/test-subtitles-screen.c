@@ -1,0 +1,274 @@
+/*
+ * Subtitles a stream carries, on the headless screen (targets/headless/):
+ * what a viewer sees, read back with Display1.Capture. The clips show one
+ * dark blue picture (tests/gen-clips-subs.c), 320x240 on a 640x480 screen
+ * (2x); subtitles belong in its lower part, the subtitle area, and nowhere
+ * else. Runs once per renderer, like test-headless.c.
+ */
+#include <string.h>
+
+#include "harness.h"
+#include "image.h"
+
+#define DISPLAY "/org/umms/display/0"
+#define DISPLAY1 "org.umms.Display1"
+
+#define SCREEN_W 640
+#define SCREEN_H 480
+/* The subtitle area: the picture's rows from 150 of 240 down (on screen: 2x). */
+#define AREA_Y 300
+
+static const char *renderer = "pixman";
+
+enum colour { WHITE, RED, GREEN, NOT_BLUE };
+
+static bool
+is(uint32_t rgb, enum colour c)
+{
+	int r = (int)(rgb >> 16 & 0xff), g = (int)(rgb >> 8 & 0xff), b = (int)(rgb & 0xff);
+	switch (c) {
+	case WHITE:
+		return r > 120 && g > 120 && b > 120;
+	case RED:
+		return r > 170 && g < 80 && b < 80;
+	case GREEN:
+		return g > 170 && r < 80 && b < 80;
+	case NOT_BLUE:
+		/* The picture is about 0, 0, 128. */
+		return r > 40 || g > 40 || b < 90 || b > 170;
+	}
+	return false;
+}
+
+static int
+count(const struct umms_test_image *image, int y0, int y1, enum colour c)
+{
+	int n = 0;
+	for (int y = y0; y < y1; y++) {
+		for (int x = 0; x < SCREEN_W; x++)
+			n += is(umms_test_image_pixel(image, x, y), c);
+	}
+	return n;
+}
+
+struct look {
+	int area;     /* pixels of the colour in the subtitle area */
+	int outside;  /* pixels that are not the picture's blue above it */
+};
+
+static struct look
+look(struct umms_test *t, const char *what, enum colour c, bool save)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	g_assert_cmpint(umms_test_image_width(image), ==, SCREEN_W);
+	g_assert_cmpint(umms_test_image_height(image), ==, SCREEN_H);
+	struct look l = { count(image, AREA_Y, SCREEN_H, c), count(image, 0, AREA_Y, NOT_BLUE) };
+	if (l.outside > 0 || save) {
+		g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
+		g_test_message("%s: %d subtitle pixels, %d off the picture above the subtitle "
+			"area (%s)", what, l.area, l.outside, saved);
+	}
+	umms_test_image_free(image);
+	return l;
+}
+
+/*
+ * Waits (frames reach the screen at its next vblank) until the subtitle
+ * area shows at least @min pixels of @c (@min 0: none at all), then checks
+ * nothing but the picture is above it.
+ */
+static void
+expect(struct umms_test *t, const char *what, enum colour c, int min)
+{
+	struct look l = { 0, 0 };
+	for (int i = 0; i < 40; i++) {
+		bool last = i == 39;
+		l = look(t, what, c, last);
+		if ((min > 0 ? l.area >= min : l.area == 0) && l.outside == 0)
+			break;
+		umms_test_sleep(50);
+	}
+	g_test_message("%s: %d subtitle pixels", what, l.area);
+	if (min > 0)
+		g_assert_cmpint(l.area, >=, min);
+	else
+		g_assert_cmpint(l.area, ==, 0);
+	g_assert_cmpint(l.outside, ==, 0);
+}
+
+static uint64_t
+subpictures(struct umms_test *t)
+{
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, DISPLAY, DISPLAY1, "RenderStats");
+	uint64_t v = 0;
+	g_assert_true(g_variant_lookup(stats, "subpictures", "t", &v));
+	return v;
+}
+
+/* Paused, on screen; @play: played instead (from 0), for media not seekable yet. */
+static char *
+show(struct umms_test *t, const char *clip, bool play)
+{
+	g_autofree char *r = g_strdup_printf("display.renderer=%s", renderer);
+	const char *const overrides[] = { "display.enabled=true", "display.headless=true", r,
+		"display.mode=640x480", "display.compositor=false", "display.input=false", NULL };
+	umms_test_restart(t, overrides);
+	char *player = umms_test_open(t->bus, clip);
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	g_autoptr(GVariant) v = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", player));
+	if (play)
+		umms_test_player_do(t->bus, player, "Play", NULL);
+	/* Sanitizer builds on a busy machine take seconds to start an MPEG-TS playing. */
+	for (int i = 0; i < 400; i++) {
+		g_autoptr(GVariant) path = umms_test_get(t->bus, DISPLAY, DISPLAY1, "VideoPath");
+		if (strcmp(g_variant_get_string(path, NULL), "composited") == 0)
+			return player;
+		umms_test_sleep(50);
+	}
+	g_error("the player's video never reached the screen");
+}
+
+static void
+seek(struct umms_test *t, const char *player, double seconds)
+{
+	umms_test_player_do(t->bus, player, "SetPosition", g_variant_new("(x)", US(seconds)));
+}
+
+static void
+select_subtitle(struct umms_test *t, const char *player, int index)
+{
+	umms_test_player_do(t->bus, player, "SelectTrack", g_variant_new("(si)", "subtitle", index));
+	g_assert_cmpint(umms_test_get_int32(t->bus, player, "CurrentSubtitle"), ==, index);
+}
+
+/* subs.mkv's text track: "WWWWWWWW" from 1 s to 2 s, "MMMMMMMM" from 3 s to 3.5 s. */
+static void
+test_text(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "subs.mkv", false);
+	/* The first track is shown unless asked otherwise. */
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	expect(t, "text-before", WHITE, 0);
+
+	/* Sought into a cue: it shows at once; out of it: gone. */
+	seek(t, p, 1.5);
+	expect(t, "text-in-cue", WHITE, 20);
+	seek(t, p, 2.5);
+	expect(t, "text-after-cue", WHITE, 0);
+	seek(t, p, 3.2);
+	expect(t, "text-second-cue", WHITE, 20);
+	seek(t, p, 1.2);
+	expect(t, "text-back-in-cue", WHITE, 20);
+	seek(t, p, 3.2);
+	expect(t, "text-second-again", WHITE, 20);
+
+	/* Off while paused: gone from the screen; on again: back. */
+	select_subtitle(t, p, -1);
+	expect(t, "text-off", WHITE, 0);
+	select_subtitle(t, p, 0);
+	expect(t, "text-on", WHITE, 20);
+
+	/* Played through a cue: it comes and goes on time, rendered once. */
+	seek(t, p, 0.5);
+	expect(t, "text-rewound", WHITE, 0);
+	uint64_t before = subpictures(t);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(1.4), false, UMMS_TEST_TIMEOUT_MS);
+	expect(t, "text-playing", WHITE, 20);
+	umms_test_wait_position(t->bus, p, US(2.3), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "text-played-out", WHITE, 0);
+	uint64_t drawn = subpictures(t) - before;
+	g_test_message("%s: %" G_GUINT64_FORMAT " subtitle images for a cue of 25 frames",
+		renderer, drawn);
+	g_assert_cmpuint(drawn, >=, 1);
+	g_assert_cmpuint(drawn, <=, 2);
+
+	/* At rate 2 the cue still comes and goes with the picture. */
+	seek(t, p, 2.5);
+	GError *error = NULL;
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(2.0), &error));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(3.15), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, US(3.5));
+	expect(t, "text-rate-2", WHITE, 20);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(3.7), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "text-rate-2-after", WHITE, 0);
+
+	/* Frames still come in the engine's memory: subtitles cost no copy. */
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, p, UMMS_PLAYER, "Stats");
+	uint64_t copies = 1;
+	g_assert_true(g_variant_lookup(stats, "copies", "t", &copies));
+	g_assert_cmpuint(copies, ==, 0);
+}
+
+/* subs.mkv's SSA/ASS track: "REDRED" in pure red (its style) from 1 s to 2 s. */
+static void
+test_ass(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "subs.mkv", false);
+	select_subtitle(t, p, 1);
+	seek(t, p, 1.5);
+	expect(t, "ass-in-cue", RED, 200);
+	expect(t, "ass-no-white", WHITE, 0);
+	seek(t, p, 2.5);
+	expect(t, "ass-after-cue", RED, 0);
+	seek(t, p, 1.2);
+	expect(t, "ass-again", RED, 200);
+	select_subtitle(t, p, -1);
+	expect(t, "ass-off", RED, 0);
+}
+
+/* dvbsub.ts: an opaque green box 128x48 at 96,160 from about 1 s to 2 s. */
+static void
+test_dvb(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "dvbsub.ts", true);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	umms_test_wait_position(t->bus, p, US(1.5), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	/* 2x on screen: 256x96, less the edges scaling blends. */
+	expect(t, "dvb-in-cue", GREEN, 200 * 80);
+	g_autofree char *path = g_strdup_printf("%s/dvb-box.png", umms_test_tmpdir());
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	umms_test_image_assert_rect(image, 2 * 96, 2 * 160, 2 * 128, 2 * 48, 4, 0x00ff00, 40,
+		"the DVB subtitle's box");
+	umms_test_image_free(image);
+	/* Off and on again while paused. */
+	select_subtitle(t, p, -1);
+	expect(t, "dvb-off", GREEN, 0);
+	select_subtitle(t, p, 0);
+	expect(t, "dvb-on", GREEN, 200 * 80);
+	/* Its page ends with the cue. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(2.8), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "dvb-after", GREEN, 0);
+}
+
+int
+main(int argc, char *argv[])
+{
+	for (int i = 1; i < argc; i++) {
+		if (g_str_has_prefix(argv[i], "--renderer=")) {
+			renderer = argv[i] + strlen("--renderer=");
+			memmove(&argv[i], &argv[i + 1], sizeof(*argv) * (size_t)(argc - i));
+			argc--;
+			break;
+		}
+	}
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/subtitles/text", test_text);
+	UMMS_TEST_ADD("/subtitles/ass", test_ass);
+	UMMS_TEST_ADD("/subtitles/dvb", test_dvb);
+	return g_test_run();
+}

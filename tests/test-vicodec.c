@@ -406,8 +406,8 @@ assert_drawn_bars(struct app *app, const char *what)
 			const uint8_t *p = &app->pixels[((size_t)y * CLIP_W + (size_t)x) * 4];
 			uint32_t rgb = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 			if (!umms_test_color_near(rgb, bars[i], 16) || p[3] != 255)
-				g_error("%s: at (%d, %d) %06x alpha %u, expected %06x", what, x, y, rgb,
-					p[3], bars[i]);
+				g_error("%s: at (%d, %d) %06x alpha %u, expected %06x", what, x, y,
+					rgb, p[3], bars[i]);
 		}
 	}
 }
@@ -446,6 +446,7 @@ test_gl(struct umms_test *t, gconstpointer data)
 	}
 	g_test_message("first frame drawn after %.1f s",
 		(double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC);
+	g_assert_true(frame->dmabuf);
 	assert_drawn_bars(app, "the first frame");
 	umms_test_player_do(t->bus, app->path, "Play", NULL);
 
@@ -516,11 +517,14 @@ test_gl(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(stat_of(t, app->path, "frames-dmabuf"), >, 0);
 	g_assert_cmpuint(stat_of(t, app->path, "frames-displayed"), ==, counts.presented);
 
-	/* Paused: the last frame stays, drawn again from the same EGLImage. */
+	/* Paused: drawn again, still the decoder's buffer. */
 	umms_test_player_do(t->bus, app->path, "Pause", NULL);
 	pump(app, 100);
-	g_assert_nonnull(draw(app));
+	g_assert_nonnull((frame = draw(app)));
+	g_assert_true(frame->dmabuf);
 	assert_drawn_bars(app, "paused");
+	umms_gl_get_counts(app->gl, &counts);
+	g_assert_cmpuint(counts.uploaded, ==, 0);
 
 	umms_gl_destroy(app->gl);
 	glDeleteProgram(app->program);

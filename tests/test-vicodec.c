@@ -5,17 +5,32 @@
  * (v4l2fwhtdec, picked by decodebin through the test-only FWHT parser of
  * fwht-parse.c). Its capture buffers leave the decoder as dma-buf, go on
  * vkms's overlay plane as they are, and writeback shows the pattern.
+ *
+ * /vicodec/gl (the vicodec-gl test): the same frames to an application
+ * through libumms-client-gl, ummsd off the screen. The test is the
+ * application: an EGL context on the GBM device of vkms's card (Mesa's
+ * llvmpipe), the frames imported as EGLImages, drawn with the library's
+ * snippet into a framebuffer and read back.
  */
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <drm_fourcc.h>
+#include <GLES2/gl2.h>
+#include <gbm.h>
 #include <gst/gst.h>
 
 #include "fwht-parse.h"
 #include "harness.h"
 #include "image.h"
+#include "umms-gl.h"
 
 #define DISPLAY "/org/umms/display/0"
+#define CARD "/dev/dri/card0"
 #define DISPLAY1 "org.umms.Display1"
 
 /*
@@ -143,18 +158,357 @@ test_overlay(struct umms_test *t, gconstpointer data)
 	assert_bars(t, "overlay-paused", x0, y0, CLIP_W, CLIP_H);
 }
 
+/*
+ * Scaled 1.5x into 32,24 px margins (vkms cannot scale a plane): drawn into
+ * the primary plane by @renderer, reading the decoder's dma-buf in place.
+ */
+static void
+composited(struct umms_test *t, const char *clip, const char *renderer)
+{
+	g_autofree char *settings = g_strdup_printf("display.margins=32,24 "
+		"display.zoom=letterbox display.renderer=%s", renderer);
+	g_autofree char *path = play(t, clip, settings, "composited");
+	g_autofree char *what = g_strdup_printf("composited-%s", renderer);
+	assert_bars(t, what, 32, 24, W - 64, H - 48);
+}
+
 static void
 test_composited(struct umms_test *t, gconstpointer data)
 {
+	/* pixman maps the buffer (the dma-buf's own mmap). */
+	composited(t, data, "pixman");
+}
+
+static void
+test_composited_gles2(struct umms_test *t, gconstpointer data)
+{
 	/*
-	 * Scaled 1.5x into 32,24 px margins (vkms cannot scale a plane): drawn
-	 * into the primary plane by pixman, which maps the decoder's dma-buf
-	 * and reads it in place. (gles2 on vkms's GBM device, llvmpipe, crashes
-	 * in llvmpipe's own code reading the imported vicodec buffer.)
+	 * gles2 on vkms's GBM device (llvmpipe) imports it as an EGLImage and
+	 * reads it through the card's mapping of the import
+	 * (vm/vkms-map-imported.patch: without it, llvmpipe read address 0).
 	 */
-	g_autofree char *path = play(t, data,
-		"display.margins=32,24 display.zoom=letterbox display.renderer=pixman", "composited");
-	assert_bars(t, "composited", 32, 24, W - 64, H - 48);
+	composited(t, data, "gles2");
+}
+
+/* ---- /vicodec/gl: an application drawing the frames with libumms-client-gl ------- */
+
+/* The application's GL: a GLES 2 context on vkms's GBM device, drawing into a texture. */
+static struct {
+	int fd;
+	struct gbm_device *gbm;
+	EGLDisplay display;
+	EGLContext context;
+	GLuint fbo, target;
+} egl;
+
+struct app {
+	struct umms_gl *gl;
+	char *path;
+	bool eos;
+	GLuint program;
+	unsigned shader_id;
+	uint8_t pixels[CLIP_W * CLIP_H * 4];
+};
+
+static void
+egl_setup(void)
+{
+	egl.fd = open(CARD, O_RDWR | O_CLOEXEC);
+	g_assert_cmpint(egl.fd, >=, 0);
+	egl.gbm = gbm_create_device(egl.fd);
+	g_assert_nonnull(egl.gbm);
+	egl.display = eglGetPlatformDisplay(EGL_PLATFORM_GBM_KHR, egl.gbm, NULL);
+	g_assert_true(egl.display != EGL_NO_DISPLAY);
+	g_assert_true(eglInitialize(egl.display, NULL, NULL));
+	g_assert_true(eglBindAPI(EGL_OPENGL_ES_API));
+	const EGLint config_attribs[] = {
+		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE,
+	};
+	EGLConfig config;
+	EGLint n = 0;
+	g_assert_true(eglChooseConfig(egl.display, config_attribs, &config, 1, &n) && n == 1);
+	const EGLint attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
+	egl.context = eglCreateContext(egl.display, config, EGL_NO_CONTEXT, attribs);
+	g_assert_true(egl.context != EGL_NO_CONTEXT);
+	g_assert_true(eglMakeCurrent(egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, egl.context));
+	g_test_message("GL: %s, %s", glGetString(GL_VERSION), glGetString(GL_RENDERER));
+	glGenTextures(1, &egl.target);
+	glBindTexture(GL_TEXTURE_2D, egl.target);
+	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, CLIP_W, CLIP_H, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+		NULL);
+	glGenFramebuffers(1, &egl.fbo);
+	glBindFramebuffer(GL_FRAMEBUFFER, egl.fbo);
+	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, egl.target, 0);
+	g_assert_cmphex(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
+}
+
+static void
+egl_finish(void)
+{
+	glDeleteFramebuffers(1, &egl.fbo);
+	glDeleteTextures(1, &egl.target);
+	eglMakeCurrent(egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+	eglDestroyContext(egl.display, egl.context);
+	eglTerminate(egl.display);
+	gbm_device_destroy(egl.gbm);
+	close(egl.fd);
+}
+
+static void
+on_ready(void *data, struct umms_gl *gl, const char *path)
+{
+	((struct app *)data)->path = g_strdup(path);
+}
+
+static void
+on_eos(void *data, struct umms_gl *gl)
+{
+	((struct app *)data)->eos = true;
+}
+
+static void
+on_failed(void *data, struct umms_gl *gl, const char *reason)
+{
+	g_error("no player: %s", reason);
+}
+
+static void
+on_error(void *data, struct umms_gl *gl, const char *name, const char *message)
+{
+	g_error("player error %s: %s", name, message);
+}
+
+static const struct umms_gl_listener listener = {
+	.ready = on_ready,
+	.failed = on_failed,
+	.end_of_stream = on_eos,
+	.error = on_error,
+};
+
+static GLuint
+compile(GLenum type, int n, const char **sources)
+{
+	GLuint shader = glCreateShader(type);
+	glShaderSource(shader, n, sources, NULL);
+	glCompileShader(shader);
+	GLint ok = 0;
+	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+	if (!ok) {
+		char log[1024] = "";
+		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
+		g_error("shader does not compile: %s", log);
+	}
+	return shader;
+}
+
+/* The library's snippet, then the application's main(): the picture over the target. */
+static void
+build_program(struct app *app, const struct umms_gl_frame *frame)
+{
+	static const char *vertex =
+		"attribute vec2 pos;\n"
+		"varying vec2 uv;\n"
+		"void main()\n"
+		"{\n"
+		"	gl_Position = vec4(pos, 0.0, 1.0);\n"
+		/* The picture's row 0 at the framebuffer's: read back top row first. */
+		"	uv = pos * 0.5 + 0.5;\n"
+		"}\n";
+	const char *fragment[] = {
+		frame->shader,
+		"varying vec2 uv;\n"
+		"void main()\n"
+		"{\n"
+		"	gl_FragColor = umms_sample(uv);\n"
+		"}\n",
+	};
+	if (app->program)
+		glDeleteProgram(app->program);
+	GLuint vs = compile(GL_VERTEX_SHADER, 1, &vertex);
+	GLuint fs = compile(GL_FRAGMENT_SHADER, 2, fragment);
+	app->program = glCreateProgram();
+	glAttachShader(app->program, vs);
+	glAttachShader(app->program, fs);
+	glBindAttribLocation(app->program, 0, "pos");
+	glLinkProgram(app->program);
+	glDeleteShader(vs);
+	glDeleteShader(fs);
+	GLint ok = 0;
+	glGetProgramiv(app->program, GL_LINK_STATUS, &ok);
+	g_assert_true(ok);
+	app->shader_id = frame->shader_id;
+}
+
+/* Handles what ummsd sent, waiting up to @ms for it. */
+static void
+pump(struct app *app, int ms)
+{
+	while (g_main_context_iteration(NULL, FALSE))
+		;
+	struct pollfd pfd = { .fd = umms_gl_get_fd(app->gl), .events = POLLIN };
+	poll(&pfd, 1, ms);
+	g_assert_cmpint(umms_gl_dispatch(app->gl), ==, 0);
+}
+
+/* One application frame: the newest due, drawn over the target and read back. */
+static const struct umms_gl_frame *
+draw(struct app *app)
+{
+	const struct umms_gl_frame *frame = umms_gl_update(app->gl, 0);
+	if (!frame)
+		return NULL;
+	if (frame->shader_id != app->shader_id)
+		build_program(app, frame);
+	glBindFramebuffer(GL_FRAMEBUFFER, egl.fbo);
+	glViewport(0, 0, CLIP_W, CLIP_H);
+	glClearColor(0.5f, 0.5f, 0.5f, 1.0f);
+	glClear(GL_COLOR_BUFFER_BIT);
+	umms_gl_frame_bind(frame, app->program, 0);
+	static const GLfloat quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
+	glBindBuffer(GL_ARRAY_BUFFER, 0);
+	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
+	glEnableVertexAttribArray(0);
+	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+	glReadPixels(0, 0, CLIP_W, CLIP_H, GL_RGBA, GL_UNSIGNED_BYTE, app->pixels);
+	g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
+	return frame;
+}
+
+/* The bars in what was drawn last: the middle of each, at three heights. */
+static void
+assert_drawn_bars(struct app *app, const char *what)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
+		int x = (int)(CLIP_W * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
+		for (int y = 4; y < CLIP_H; y += CLIP_H / 2 - 4) {
+			const uint8_t *p = &app->pixels[((size_t)y * CLIP_W + (size_t)x) * 4];
+			uint32_t rgb = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+			if (!umms_test_color_near(rgb, bars[i], 16) || p[3] != 255)
+				g_error("%s: at (%d, %d) %06x alpha %u, expected %06x", what, x, y,
+					rgb, p[3], bars[i]);
+		}
+	}
+}
+
+/* Distinct frames the application draws while the clip plays. */
+#define DRAWN 4
+
+static void
+test_gl(struct umms_test *t, gconstpointer data)
+{
+	const char *const overrides[] = { "video.enabled=true", "display.enabled=false",
+		"engine.open-timeout=120000", "engine.answer-timeout=120000", NULL };
+	umms_test_restart(t, overrides);
+	egl_setup();
+	struct app *app = g_new0(struct app, 1);
+	g_autofree char *socket = g_build_filename(umms_test_tmpdir(), "umms-0", NULL);
+	/* The library's defaults: XRGB8888 first, and what this EGL display imports. */
+	app->gl = umms_gl_create(socket, NULL, 0, &listener, app);
+	g_assert_nonnull(app->gl);
+	g_assert_cmpint(umms_gl_roundtrip(app->gl), ==, 0);
+	g_assert_nonnull(app->path);
+	g_autofree char *uri = g_filename_to_uri(data, NULL, NULL);
+	umms_test_player_do(t->bus, app->path, "SetUri", g_variant_new("(s)", uri));
+
+	/*
+	 * The first frame, paused: drawn once before playing, since llvmpipe
+	 * compiles its shaders at the first draw (about 15 s under emulation,
+	 * longer than the clip).
+	 */
+	const struct umms_gl_frame *frame = NULL;
+	gint64 start = g_get_monotonic_time();
+	while (!(frame = draw(app))) {
+		if (g_get_monotonic_time() > start + 120 * G_USEC_PER_SEC)
+			g_error("no frame in 120 s");
+		pump(app, 20);
+	}
+	g_test_message("first frame drawn after %.1f s",
+		(double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC);
+	g_assert_true(frame->dmabuf);
+	assert_drawn_bars(app, "the first frame");
+	umms_test_player_do(t->bus, app->path, "Play", NULL);
+
+	/*
+	 * Drawing as an application would, as often as it can: a few frames of
+	 * the playing clip, each a new one. (llvmpipe under emulation, with
+	 * the decoder and ummsd on the same two emulated CPUs, draws a frame
+	 * in about 0.6 s under load: ummsd drops what comes late, so only
+	 * some of the 100 frames get drawn before the clip ends.)
+	 */
+	struct umms_gl_counts counts = { 0 };
+	unsigned drawn = 0, draws = 0;
+	uint32_t serial = frame->serial;
+	gint64 drawing = 0;
+	start = g_get_monotonic_time();
+	while (drawn < DRAWN) {
+		if (app->eos)
+			g_error("the clip ended with only %u frames drawn", drawn);
+		if (g_get_monotonic_time() > start + 120 * G_USEC_PER_SEC)
+			g_error("only %u frames drawn in 120 s", drawn);
+		pump(app, 20);
+		gint64 before = g_get_monotonic_time();
+		frame = draw(app);
+		drawing += g_get_monotonic_time() - before;
+		draws += frame ? 1 : 0;
+		if (frame && frame->serial != serial) {
+			serial = frame->serial;
+			drawn++;
+			assert_drawn_bars(app, "a frame drawn");
+		}
+	}
+	g_assert_cmpint(umms_gl_roundtrip(app->gl), ==, 0);
+	umms_gl_get_counts(app->gl, &counts);
+	g_autofree char *decoder = umms_test_get_string(t->bus, app->path, "Decoder");
+	g_test_message("%u draws, %.0f ms each (update, draw, read back)", draws,
+		(double)drawing / 1000 / draws);
+	g_test_message("decoder %s; %u drawn: %u received, %u imported, %u uploaded, "
+		"%u presented, %u discarded, %u EGLImages; Stats copies %" G_GUINT64_FORMAT
+		", frames decoded %" G_GUINT64_FORMAT ", as dma-buf %" G_GUINT64_FORMAT
+		", dropped %" G_GUINT64_FORMAT ", displayed %" G_GUINT64_FORMAT ", discarded %"
+		G_GUINT64_FORMAT, decoder, drawn, counts.received, counts.imported, counts.uploaded,
+		counts.presented, counts.discarded, counts.images, stat_of(t, app->path, "copies"),
+		stat_of(t, app->path, "frames-decoded"), stat_of(t, app->path, "frames-dmabuf"),
+		stat_of(t, app->path, "frames-dropped"), stat_of(t, app->path, "frames-displayed"),
+		stat_of(t, app->path, "frames-discarded"));
+	g_assert_true(g_str_has_prefix(decoder, "v4l2fwhtdec (hardware"));
+	/* The decoder's own buffers, as they are: XRGB8888 dma-bufs of the clip's size. */
+	g_assert_true(frame->dmabuf);
+	g_assert_cmphex(frame->format, ==, DRM_FORMAT_XRGB8888);
+	g_assert_cmpint(frame->layout, ==, UMMS_GL_LAYOUT_RGBA);
+	g_assert_cmpint(frame->target, ==, GL_TEXTURE_2D);
+	g_assert_cmpint(frame->width, ==, CLIP_W);
+	g_assert_cmpint(frame->height, ==, CLIP_H);
+	g_assert_cmpint(frame->crop_width, ==, CLIP_W);
+	g_assert_cmpint(frame->crop_height, ==, CLIP_H);
+	/* Imported once per decoder buffer, nothing uploaded. */
+	g_assert_cmpuint(counts.uploaded, ==, 0);
+	g_assert_cmpuint(counts.imported, >=, 1);
+	g_assert_cmpuint(counts.imported, <=, counts.received);
+	g_assert_cmpuint(counts.images, >=, 1);
+	/*
+	 * Each frame taken answered presented: zero-copy (the library's flag
+	 * for a dma-buf frame), never copied, so ummsd counts no copy; every
+	 * one of them counted displayed.
+	 */
+	g_assert_cmpuint(counts.presented, >=, drawn);
+	g_assert_cmpuint(stat_of(t, app->path, "copies"), ==, 0);
+	g_assert_cmpuint(stat_of(t, app->path, "frames-dmabuf"), >, 0);
+	g_assert_cmpuint(stat_of(t, app->path, "frames-displayed"), ==, counts.presented);
+
+	/* Paused: drawn again, still the decoder's buffer. */
+	umms_test_player_do(t->bus, app->path, "Pause", NULL);
+	pump(app, 100);
+	g_assert_nonnull((frame = draw(app)));
+	g_assert_true(frame->dmabuf);
+	assert_drawn_bars(app, "paused");
+	umms_gl_get_counts(app->gl, &counts);
+	g_assert_cmpuint(counts.uploaded, ==, 0);
+
+	umms_gl_destroy(app->gl);
+	glDeleteProgram(app->program);
+	g_free(app->path);
+	g_free(app);
+	egl_finish();
 }
 
 int
@@ -163,13 +517,17 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	umms_test_fwht_log_undrained();
 	gst_init(NULL, NULL);
-	if (access("/dev/dri/card0", F_OK) != 0)
-		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test vicodec)");
+	if (access(CARD, F_OK) != 0)
+		g_error("no " CARD ": this test runs in the KMS test VM (meson test vicodec)");
 	g_assert_true(umms_test_fwht_register());
 	g_autofree char *clip = make_clip();
 	g_test_add("/vicodec/overlay", struct umms_test, clip, umms_test_setup, test_overlay,
 		umms_test_teardown);
 	g_test_add("/vicodec/composited", struct umms_test, clip, umms_test_setup,
 		test_composited, umms_test_teardown);
+	g_test_add("/vicodec/composited-gles2", struct umms_test, clip, umms_test_setup,
+		test_composited_gles2, umms_test_teardown);
+	g_test_add("/vicodec/gl", struct umms_test, clip, umms_test_setup, test_gl,
+		umms_test_teardown);
 	return g_test_run();
 }

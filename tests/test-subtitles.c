@@ -139,9 +139,13 @@ test_cues_on_clock(struct umms_test *t, gconstpointer data)
 	assert_cue(two, US(0.5), US(0.95), "Subtitle two: still the bars.");
 	const struct cue *three = cues_next(cues, 5000);
 	assert_cue(three, US(1.0), US(1.45), "Subtitle three: one second in.");
-	/* Due as the video plays: half a second apart, a second in for the third. */
-	g_assert_cmpint(two->when - one->when, >, US(0.3));
-	g_assert_cmpint(three->when - two->when, >, US(0.3));
+	/*
+	 * Due as the video plays: half a second apart (at least a fifth of a
+	 * second as the bus delivers them on a loaded machine; all at once
+	 * would be none), a second in for the third.
+	 */
+	g_assert_cmpint(two->when - one->when, >, US(0.2));
+	g_assert_cmpint(three->when - two->when, >, US(0.2));
 	g_assert_cmpint(three->when - play, >, US(0.9));
 	/* Shown as its turn comes: the position is inside it. */
 	int64_t position = umms_test_get_int64(t->bus, p, "Position");

@@ -299,12 +299,19 @@ entry_active(struct umms_cues *cues, guint i, int64_t position)
 void
 umms_cues_active(struct umms_cues *cues, int64_t position, GArray *out)
 {
+	umms_cues_passed(cues, -1, position, out);
+}
+
+void
+umms_cues_passed(struct umms_cues *cues, int64_t since, int64_t position, GArray *out)
+{
 	g_mutex_lock(&cues->lock);
 	for (guint i = 0; i < cues->entries->len; i++) {
 		const struct entry *entry = &g_array_index(cues->entries, struct entry, i);
 		if (entry->cue.start > position)
 			break;
-		if (!entry_active(cues, i, position))
+		bool passed = since >= 0 && entry->cue.start > since;
+		if (!passed && !entry_active(cues, i, position))
 			continue;
 		struct umms_cue copy = {
 			.start = entry->cue.start,

@@ -80,6 +80,13 @@ unsigned umms_cues_count(struct umms_cues *cues);
  * as copies in @out (struct umms_cue, cleared with umms_cue_clear).
  */
 void umms_cues_active(struct umms_cues *cues, int64_t position, GArray *out);
+/*
+ * The same, with the cues that started after @since and ended before
+ * @position too: those a player passed between two frames (frames dropped
+ * late), so each cue is told once even when none of its frames was shown.
+ * @since < 0: only the active ones.
+ */
+void umms_cues_passed(struct umms_cues *cues, int64_t since, int64_t position, GArray *out);
 void umms_cue_clear(struct umms_cue *cue);
 
 void umms_cues_set_style(struct umms_cues *cues, const struct umms_cue_style *style);

@@ -42,6 +42,7 @@ gst_cues_init(struct gst_engine *engine)
 	engine->cues_due = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
 	g_array_set_clear_func(engine->cues_due, (GDestroyNotify)umms_cue_clear);
 	engine->cue_events = g_async_queue_new_full(cue_event_free);
+	engine->cues_checked = -1;
 }
 
 void
@@ -187,6 +188,7 @@ gst_cues_update(struct gst_engine *engine)
 		umms_cues_unref(engine->cue_track);
 		engine->cue_track = track ? umms_cues_ref(track) : NULL;
 		g_array_set_size(engine->cues_due, 0);
+		engine->cues_checked = -1;
 	}
 	engine->cue_track_drawn = drawn;
 	g_mutex_unlock(&engine->lock);
@@ -197,6 +199,7 @@ gst_cues_reset(struct gst_engine *engine)
 {
 	g_mutex_lock(&engine->lock);
 	g_array_set_size(engine->cues_due, 0);
+	engine->cues_checked = -1;
 	g_mutex_unlock(&engine->lock);
 }
 
@@ -209,6 +212,9 @@ gst_cues_set_delay(struct gst_engine *engine, int64_t us)
 	if (engine->pipeline)
 		g_object_set(engine->pipeline, "text-offset", (gint64)us * 1000, NULL);
 }
+
+/* Frames further apart than this are a jump: cues between them are not told. */
+#define MAX_PASSED_US (2 * G_USEC_PER_SEC)
 
 static bool
 was_due(GArray *due, const struct umms_cue *cue)
@@ -229,12 +235,21 @@ gst_cues_frame_due(struct gst_engine *engine, int64_t position)
 	g_mutex_lock(&engine->lock);
 	struct umms_cues *track = engine->cue_track ? umms_cues_ref(engine->cue_track) : NULL;
 	int64_t delay = engine->subtitle_delay;
+	/*
+	 * Playing on from the last frame checked (not a seek, not a jump):
+	 * cues that began and ended between the two (their frames dropped
+	 * late, on a loaded machine) are told too.
+	 */
+	int64_t since = engine->cues_checked, now = position - delay;
+	if (since > now || now - since > MAX_PASSED_US)
+		since = -1;
+	engine->cues_checked = now;
 	g_mutex_unlock(&engine->lock);
 	if (!track)
 		return;
 	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
 	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
-	umms_cues_active(track, position - delay, active);
+	umms_cues_passed(track, since, now, active);
 	bool queued = false;
 	g_mutex_lock(&engine->lock);
 	/* The track may have changed meanwhile: its cues are not this one's. */

@@ -125,6 +125,7 @@ struct gst_engine {
 	bool cue_track_drawn;          /* drawn into frames' subpictures: the file's (lock) */
 	int64_t subtitle_delay;        /* µs (lock) */
 	GArray *cues_due;              /* struct umms_cue active at the last frame (lock) */
+	int64_t cues_checked;          /* µs, the last frame's cue time; -1 after a jump (lock) */
 	GAsyncQueue *cue_events;       /* cues that became due, streaming → main */
 };
 

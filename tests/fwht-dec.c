@@ -329,11 +329,13 @@ output(UmmsFwhtDec *self, GstVideoCodecFrame *frame)
 	for (unsigned y = 0; y < self->height; y++) {
 		guint8 *to = pixels + (gsize)y * (gsize)stride;
 		gsize at = (gsize)y * self->coded_w;
+		const guint8 *g = self->planes[0] + at, *b = self->planes[1] + at;
+		const guint8 *r = self->planes[2] + at;
 		for (unsigned x = 0; x < self->width; x++, to += 4) {
-			to[0] = self->planes[1][at + x];
-			to[1] = self->planes[0][at + x];
-			to[2] = self->planes[2][at + x];
-			to[3] = 0xff;
+			/* B, G, R, x in memory: one little-endian word. */
+			guint32 pixel = GUINT32_TO_LE(0xff000000u | (guint32)r[x] << 16 |
+				(guint32)g[x] << 8 | b[x]);
+			memcpy(to, &pixel, 4);
 		}
 	}
 	gst_video_frame_unmap(&video);

@@ -25,7 +25,7 @@
 #define HEADER_SIZE 44u
 #define MAGIC1 0x4f4f4f4fu
 #define MAGIC2 0xffffffffu
-#define MAX_SIDE 8192u /* vicodec's limit is 4096x2160 */
+#define MAX_SIDE 4096u /* vicodec's largest is 4096x2160; a lying header costs 100 MB at most */
 
 /* Header flags. */
 #define RAW_PLANE(i) (1u << (4 + (i))) /* G, B, R stored as they are */

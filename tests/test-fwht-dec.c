@@ -149,7 +149,8 @@ assert_frame(GstSample *sample, expected_fn expected, const char *what)
 			const guint8 *p = map.data + (y * W + x) * 4;
 			guint32 got = (guint32)p[2] << 16 | (guint32)p[1] << 8 | p[0];
 			if (got != expected(x, y))
-				g_error("%s: %06x at %d,%d, not %06x", what, got, x, y, expected(x, y));
+				g_error("%s: %06x at %d,%d, not %06x", what, got, x, y,
+					expected(x, y));
 		}
 	}
 	gst_buffer_unmap(buffer, &map);
@@ -218,7 +219,8 @@ test_decode(void)
 	static const expected_fn expected[] = { intra_pixel, predicted_pixel, intra_pixel };
 	static const char *const names[] = { "I-frame", "P-frame", "I-frame again" };
 	for (size_t i = 0; i < G_N_ELEMENTS(expected); i++) {
-		GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND);
+		GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink),
+			10 * GST_SECOND);
 		if (!sample)
 			g_error("no %s from the decoder", names[i]);
 		assert_frame(sample, expected[i], names[i]);

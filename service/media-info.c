@@ -85,6 +85,32 @@ umms_track_kind_parse(const char *name, enum umms_track_kind *kind)
 	return false;
 }
 
+/* What a subtitle track is, from its codec's short name (gst-media.c's). */
+static const struct {
+	const char *codec;
+	const char *kind;
+} subtitle_kinds[] = {
+	{ "ssa", "ass" },
+	{ "ass", "ass" },
+	{ "dvdsub", "bitmap" },
+	{ "dvbsub", "bitmap" },
+	{ "pgs", "bitmap" },
+	{ "cea608", "cc" },
+	{ "cea708", "cc" },
+	{ "teletext", "teletext" },
+};
+
+const char *
+umms_track_subtitle_kind(const struct umms_track *track)
+{
+	for (size_t i = 0; track->codec && i < G_N_ELEMENTS(subtitle_kinds); i++) {
+		if (strcmp(track->codec, subtitle_kinds[i].codec) == 0)
+			return subtitle_kinds[i].kind;
+	}
+	/* Text, SubRip, WebVTT, SAMI, TTML and whatever else is text. */
+	return "text";
+}
+
 GVariant *
 umms_track_to_variant(const struct umms_track *track, enum umms_track_kind kind)
 {
@@ -111,6 +137,7 @@ umms_track_to_variant(const struct umms_track *track, enum umms_track_kind kind)
 		break;
 	case UMMS_TRACK_SUBTITLE:
 		g_variant_dict_insert(&dict, "external", "b", track->external);
+		g_variant_dict_insert(&dict, "kind", "s", umms_track_subtitle_kind(track));
 		break;
 	case UMMS_TRACK_KINDS:
 		break;

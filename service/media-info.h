@@ -57,6 +57,8 @@ void umms_track_destroy(struct umms_track *track);
 const char *umms_track_kind_name(enum umms_track_kind kind);
 bool umms_track_kind_parse(const char *name, enum umms_track_kind *kind);
 
+/* A subtitle track's kind: "text", "ass", "bitmap", "cc" or "teletext". */
+const char *umms_track_subtitle_kind(const struct umms_track *track);
 /* The a{sv} of one track, with the keys org.umms.Player1 documents. */
 GVariant *umms_track_to_variant(const struct umms_track *track, enum umms_track_kind kind);
 /* aa{sv} of every track of @kind. */

@@ -145,11 +145,27 @@ select_subtitle(struct umms_test *t, const char *player, int index)
 	g_assert_cmpint(umms_test_get_int32(t->bus, player, "CurrentSubtitle"), ==, index);
 }
 
+/* SubtitleTracks' kinds, in order: @kinds is NULL-terminated. */
+static void
+assert_kinds(struct umms_test *t, const char *player, const char *const *kinds)
+{
+	g_autoptr(GVariant) tracks = umms_test_get(t->bus, player, UMMS_PLAYER, "SubtitleTracks");
+	gsize n = g_variant_n_children(tracks);
+	g_assert_cmpuint(n, ==, g_strv_length((char **)kinds));
+	for (gsize i = 0; i < n; i++) {
+		g_autoptr(GVariant) track = g_variant_get_child_value(tracks, i);
+		const char *kind = NULL;
+		g_assert_true(g_variant_lookup(track, "kind", "&s", &kind));
+		g_assert_cmpstr(kind, ==, kinds[i]);
+	}
+}
+
 /* subs.mkv's text track: "WWWWWWWW" from 1 s to 2 s, "MMMMMMMM" from 3 s to 3.5 s. */
 static void
 test_text(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *p = show(t, "subs.mkv", false);
+	assert_kinds(t, p, (const char *const[]){ "text", "ass", NULL });
 	/* The first track is shown unless asked otherwise. */
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
 	expect(t, "text-before", WHITE, 0);
@@ -231,6 +247,7 @@ static void
 test_dvb(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *p = show(t, "dvbsub.ts", true);
+	assert_kinds(t, p, (const char *const[]){ "bitmap", NULL });
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
 	umms_test_wait_position(t->bus, p, US(1.5), false, UMMS_TEST_TIMEOUT_MS);
 	umms_test_player_do(t->bus, p, "Pause", NULL);

@@ -257,7 +257,8 @@ test_delay(struct umms_test *t, gconstpointer data)
 }
 
 static void
-assert_external_codec(GDBusConnection *bus, const char *p, const char *codec)
+assert_external_codec(GDBusConnection *bus, const char *p, const char *codec,
+	const char *kind)
 {
 	g_autoptr(GVariant) tracks = umms_test_get(bus, p, UMMS_PLAYER, "SubtitleTracks");
 	gsize n = g_variant_n_children(tracks);
@@ -267,6 +268,8 @@ assert_external_codec(GDBusConnection *bus, const char *p, const char *codec)
 	gboolean external = FALSE;
 	g_assert_true(g_variant_lookup(last, "codec", "&s", &value));
 	g_assert_cmpstr(value, ==, codec);
+	g_assert_true(g_variant_lookup(last, "kind", "&s", &value));
+	g_assert_cmpstr(value, ==, kind);
 	g_assert_true(g_variant_lookup(last, "external", "b", &external));
 	g_assert_true(external);
 	g_assert_cmpint(umms_test_get_int32(bus, p, "CurrentSubtitle"), ==, (gint32)n - 1);
@@ -298,20 +301,20 @@ test_short_files(struct umms_test *t, gconstpointer data)
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
 	struct cues *cues = cues_watch(t->bus, p);
 	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", srt));
-	assert_external_codec(t->bus, p, "subrip");
+	assert_external_codec(t->bus, p, "subrip", "text");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.5)));
 	const struct cue *cue = cues_next(cues, 3000);
 	assert_cue(cue, US(0.2), US(1.0), "Only one");
 	g_assert_cmpstr(cue->markup, ==, "Only <i>one</i>");
 
 	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", vtt));
-	assert_external_codec(t->bus, p, "webvtt");
+	assert_external_codec(t->bus, p, "webvtt", "text");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.6)));
 	assert_cue(cues_next(cues, 3000), US(0.2), US(1.0), "Only vtt");
 
 	/* SSA/ASS: read by libass, the cue's markup keeps its override tags. */
 	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", ass));
-	assert_external_codec(t->bus, p, "ass");
+	assert_external_codec(t->bus, p, "ass", "ass");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.7)));
 	cue = cues_next(cues, 3000);
 	assert_cue(cue, US(0.2), US(1.0), "Bold top\nline");

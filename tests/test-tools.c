@@ -267,7 +267,7 @@ test_ummsctl_subtitles(void)
 	run_clear(&r);
 	r = RUN(ctl, "-p", "1", "info");
 	assert_contains(r.out, "SubtitleDelay:    -1500.5 ms");
-	assert_contains(r.out, "subtitle 1: subrip en (Subtitle) external");
+	assert_contains(r.out, "subtitle 1: subrip en (Subtitle) external kind=text");
 	run_clear(&r);
 	r = RUN(ctl, "-p", "1", "subtitle-delay", "700000");
 	g_assert_cmpint(r.status, ==, 1);

@@ -65,6 +65,7 @@ static const struct codec_name codec_names[] = {
 	{ "subpicture/x-pgs", NULL, 0, "pgs" },
 	{ "closedcaption/x-cea-608", NULL, 0, "cea608" },
 	{ "closedcaption/x-cea-708", NULL, 0, "cea708" },
+	{ "application/x-teletext", NULL, 0, "teletext" },
 };
 
 /* Container short names from typefind caps. */

@@ -65,29 +65,7 @@ static char *
 make_clip(void)
 {
 	char *path = g_build_filename(umms_test_tmpdir(), "bars.fwht", NULL);
-	g_autofree char *description = g_strdup_printf("videotestsrc num-buffers=%d "
-		"pattern=smpte100 ! video/x-raw,format=BGRx,width=%d,height=%d,framerate=%d/1 ! "
-		"v4l2fwhtenc ! filesink location=%s", ENCODED_S * UMMS_TEST_FWHT_FPS, CLIP_W, CLIP_H,
-		UMMS_TEST_FWHT_FPS, path);
-	g_autoptr(GError) error = NULL;
-	GstElement *pipeline = gst_parse_launch(description, &error);
-	g_assert_no_error(error);
-	g_assert_cmpint(gst_element_set_state(pipeline, GST_STATE_PLAYING), !=,
-		GST_STATE_CHANGE_FAILURE);
-	GstBus *bus = gst_element_get_bus(pipeline);
-	GstMessage *message = gst_bus_timed_pop_filtered(bus, 120 * GST_SECOND,
-		GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-	g_assert_nonnull(message);
-	if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-		g_autoptr(GError) failure = NULL;
-		g_autofree char *debug = NULL;
-		gst_message_parse_error(message, &failure, &debug);
-		g_error("encoding the clip with vicodec: %s (%s)", failure->message, debug);
-	}
-	gst_message_unref(message);
-	gst_object_unref(bus);
-	gst_element_set_state(pipeline, GST_STATE_NULL);
-	gst_object_unref(pipeline);
+	umms_test_fwht_make_clip(path, CLIP_W, CLIP_H, ENCODED_S);
 	repeat_clip(path);
 	return path;
 }

@@ -473,15 +473,14 @@ static void
 test_subtitles_ummsd(gconstpointer data)
 {
 	/*
-	 * ummsd itself renders subs.mkv's text track (its first, shown by
+	 * ummsd (in-process) renders subs.mkv's text track (its first, shown by
 	 * default: white "WWWWWWWW" from 1 s to 2 s over dark blue) and
 	 * libumms-client puts the image over the picture in the window.
 	 */
 	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
 	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
+	struct umms_test_service *service = umms_test_service_start(NULL);
 	GDBusConnection *bus = umms_test_connect();
-	GSubprocess *ummsd = umms_test_spawn_ummsd(NULL);
-	umms_test_wait_name(bus, UMMS_NAME, true);
 	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
 		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL });
 	open_paused(bus, e->path, "subs.mkv", 0.5);
@@ -502,11 +501,8 @@ test_subtitles_ummsd(gconstpointer data)
 	expect_cue(compositor, false, "played-past-it");
 
 	umms_test_embed_free(e);
-	g_subprocess_send_signal(ummsd, SIGTERM);
-	g_assert_true(g_subprocess_wait(ummsd, NULL, NULL));
-	g_assert_cmpint(g_subprocess_get_exit_status(ummsd), ==, 0);
-	g_object_unref(ummsd);
 	g_object_unref(bus);
+	umms_test_service_stop(service);
 	umms_test_compositor_stop(compositor);
 }
 

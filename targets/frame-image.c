@@ -86,40 +86,19 @@ umms_frame_layout(const struct umms_frame *frame, const int area[4],
 }
 
 bool
-umms_frame_subpicture_image(const struct umms_frame *frame, const struct umms_layout *layout,
-	struct umms_render_image *image, struct umms_render_box *src,
-	struct umms_render_box *dst)
+umms_frame_place_subpicture(const struct umms_frame *frame, const struct umms_layout *layout,
+	struct umms_layout_overlay *out)
 {
-	const struct umms_subpicture *sp = frame->subpicture;
-	if (!sp || !sp->data || !layout->visible || layout->src_width <= 0 ||
-			layout->src_height <= 0 || sp->picture_width <= 0 || sp->picture_height <= 0)
+	const struct umms_subpicture *sub = frame->subpicture;
+	if (!sub || !sub->data) {
+		*out = (struct umms_layout_overlay){ 0 };
 		return false;
-	/* The subpicture in the buffer's pixels (made for a picture of its own size). */
-	double kx = (double)frame->crop_width / sp->picture_width;
-	double ky = (double)frame->crop_height / sp->picture_height;
-	double bx = frame->crop_x + sp->x * kx, by = frame->crop_y + sp->y * ky;
-	double bw = sp->width * kx, bh = sp->height * ky;
-	/* Clipped to the part of the buffer shown. */
-	double x0 = MAX(bx, layout->src_x), y0 = MAX(by, layout->src_y);
-	double x1 = MIN(bx + bw, layout->src_x + layout->src_width);
-	double y1 = MIN(by + bh, layout->src_y + layout->src_height);
-	if (x1 <= x0 || y1 <= y0)
-		return false;
-	/* Buffer pixels to screen pixels, as for the picture. */
-	double sx = layout->video_width / layout->src_width;
-	double sy = layout->video_height / layout->src_height;
-	*dst = (struct umms_render_box){ layout->video_x + (x0 - layout->src_x) * sx,
-		layout->video_y + (y0 - layout->src_y) * sy, (x1 - x0) * sx, (y1 - y0) * sy };
-	*src = (struct umms_render_box){ (x0 - bx) / kx, (y0 - by) / ky, (x1 - x0) / kx,
-		(y1 - y0) / ky };
-	*image = (struct umms_render_image){
-		.format = DRM_FORMAT_ARGB8888,
-		.modifier = DRM_FORMAT_MOD_LINEAR,
-		.width = sp->width, .height = sp->height,
-		.n_planes = 1,
-		.planes[0] = { .fd = -1, .data = sp->data, .stride = sp->stride },
-		.id = UMMS_SUBPICTURE_IMAGE_ID | sp->serial,
-		.unchanged = true,
+	}
+	const struct umms_layout_overlay_input in = {
+		.crop_x = frame->crop_x, .crop_y = frame->crop_y,
+		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
+		.picture_width = sub->picture_width, .picture_height = sub->picture_height,
+		.x = sub->x, .y = sub->y, .width = sub->width, .height = sub->height,
 	};
-	return true;
+	return umms_layout_place_overlay(layout, &in, out);
 }

@@ -47,18 +47,13 @@ void umms_frame_layout(const struct umms_frame *frame, const int area[4],
 	enum umms_layout_scale zoom, const struct umms_screen_video_place *place,
 	struct umms_layout *out);
 
-/* Image ids of subpictures: apart from frames' memory ids and UI surfaces'. */
-#define UMMS_SUBPICTURE_IMAGE_ID (UINT64_C(1) << 62)
-
 /*
- * @frame's subpicture (frame->subpicture, not NULL) as an image, and where
- * it goes for the picture laid out by @layout: scaled and placed exactly as
- * the picture, clipped to the part of the picture shown. False when none
- * of it is shown. Its id is UMMS_SUBPICTURE_IMAGE_ID | serial, and it is
- * marked unchanged: a serial never changes its pixels.
+ * Where @frame's subpicture (frame->subpicture) goes for the picture laid
+ * out by @layout: scaled and placed exactly as the picture, cut to the part
+ * of it shown (umms_layout_place_overlay, as libumms-client places it).
+ * False (and @out zero) without a subpicture or when none of it shows.
  */
-bool umms_frame_subpicture_image(const struct umms_frame *frame,
-	const struct umms_layout *layout, struct umms_render_image *image,
-	struct umms_render_box *src, struct umms_render_box *dst);
+bool umms_frame_place_subpicture(const struct umms_frame *frame,
+	const struct umms_layout *layout, struct umms_layout_overlay *out);
 
 #endif

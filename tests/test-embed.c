@@ -4,9 +4,10 @@
  * rectangle in every scale mode with bars where expected, geometry moving in
  * the same frame as the application's UI, and ummsd freeing a killed
  * client's buffers while serving the next one. Subtitles, from a
- * umms_video_v1 peer of the test's (subtitle-peer.c) since ummsd's engine does
- * not render them yet: over the picture, scaled with it, attached once for
- * two frames, hidden on request.
+ * umms_video_v1 peer of the test's (subtitle-peer.c, exact placement and
+ * counts): over the picture, scaled with it, attached once for two frames,
+ * hidden on request; and from ummsd playing a stream's text track: the
+ * cue's pixels only in the caption's area while it stands, none after.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -422,6 +423,89 @@ test_subtitles(gconstpointer data)
 	umms_test_compositor_stop(compositor);
 }
 
+/*
+ * Light pixels (red and green over 100: subs.mkv's picture is dark blue) in
+ * the video rectangle @rect of @image: all of them, and those in its lower half.
+ */
+static void
+count_light(const struct umms_test_image *image, const int rect[4], unsigned *all,
+	unsigned *caption)
+{
+	*all = *caption = 0;
+	for (int y = rect[1]; y < rect[1] + rect[3]; y++) {
+		for (int x = rect[0]; x < rect[0] + rect[2]; x++) {
+			uint32_t p = umms_test_image_pixel(image, x, y);
+			if ((p >> 16 & 0xff) <= 100 || (p >> 8 & 0xff) <= 100)
+				continue;
+			(*all)++;
+			if (y >= rect[1] + rect[3] / 2)
+				(*caption)++;
+		}
+	}
+}
+
+/* Screenshots until the cue is on screen (@shown) or not: light pixels only as a caption. */
+static void
+expect_cue(struct umms_test_compositor *compositor, bool shown, const char *what)
+{
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	for (;;) {
+		struct umms_test_image *image = umms_test_compositor_screenshot(compositor);
+		int rect[4] = { 0 };
+		unsigned all = 0, caption = 0;
+		bool found = umms_test_embed_find_rect(image, rect);
+		if (found)
+			count_light(image, rect, &all, &caption);
+		umms_test_image_free(image);
+		if (found && (shown ? caption >= 60 && all == caption : all == 0)) {
+			g_test_message("%s: %u light pixels, in the caption's area of the video at %d,%d %dx%d",
+				what, caption, rect[0], rect[1], rect[2], rect[3]);
+			return;
+		}
+		if (g_get_monotonic_time() > end)
+			g_error("%s: video %s, %u light pixels, %u of them as a caption", what,
+				found ? "found" : "not found", all, caption);
+		umms_test_sleep(50);
+	}
+}
+
+static void
+test_subtitles_ummsd(gconstpointer data)
+{
+	/*
+	 * ummsd (in-process) renders subs.mkv's text track (its first, shown by
+	 * default: white "WWWWWWWW" from 1 s to 2 s over dark blue) and
+	 * libumms-client puts the image over the picture in the window.
+	 */
+	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
+	struct umms_test_service *service = umms_test_service_start(NULL);
+	GDBusConnection *bus = umms_test_connect();
+	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL });
+	open_paused(bus, e->path, "subs.mkv", 0.5);
+	expect_cue(compositor, false, "before-the-cue");
+	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(1.5)));
+	expect_cue(compositor, true, "in-the-cue");
+	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(2.5)));
+	expect_cue(compositor, false, "after-the-cue");
+	/* Played into the second cue and past it. */
+	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(2.8)));
+	umms_test_player_do(bus, e->path, "Play", NULL);
+	umms_test_wait_position(bus, e->path, US(3.1), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(bus, e->path, "Pause", NULL);
+	g_assert_cmpint(umms_test_get_int64(bus, e->path, "Position"), <, US(3.5));
+	expect_cue(compositor, true, "played-into-the-second");
+	umms_test_player_do(bus, e->path, "Play", NULL);
+	umms_test_wait_position(bus, e->path, US(3.8), false, UMMS_TEST_TIMEOUT_MS);
+	expect_cue(compositor, false, "played-past-it");
+
+	umms_test_embed_free(e);
+	g_object_unref(bus);
+	umms_test_service_stop(service);
+	umms_test_compositor_stop(compositor);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -440,5 +524,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/embed/client-killed", test_client_killed);
 	g_test_add_data_func("/embed/sway/subtitles", GINT_TO_POINTER(UMMS_TEST_SWAY),
 		test_subtitles);
+	g_test_add_data_func("/embed/sway/subtitles-ummsd", GINT_TO_POINTER(UMMS_TEST_SWAY),
+		test_subtitles_ummsd);
 	return g_test_run();
 }

@@ -6,7 +6,8 @@
  * out in their colours (within COLOUR_TOLERANCE of each channel) from
  * XRGB8888, NV12 and YUV420 frames; uploads must show in Stats "copies";
  * nothing may grow over hundreds of frames; a missing or destroyed player
- * must be handled.
+ * must be handled; a stream's subtitles must come as a texture drawn where
+ * they go and as the cue's text.
  */
 #include <poll.h>
 #include <signal.h>
@@ -42,6 +43,8 @@ struct app {
 	int width, height;
 	GLuint program;
 	unsigned shader_id;
+	bool subtitled;            /* draws with umms_sample_subtitled() */
+	char *cue;                 /* the last cue text received, NULL before any */
 	uint8_t pixels[WIDTH * HEIGHT * 4];
 };
 
@@ -161,6 +164,7 @@ app_destroy(struct app *app)
 	g_free(app->path);
 	g_free(app->failed);
 	g_free(app->error_name);
+	g_free(app->cue);
 	g_free(app);
 }
 
@@ -224,14 +228,14 @@ build_program(struct app *app, const struct umms_gl_frame *frame)
 		frame->shader,
 		"varying vec2 uv;\n"
 		"void main()\n"
-		"{\n"
-		"	gl_FragColor = umms_sample(uv);\n"
-		"}\n",
+		"{\n",
+		app->subtitled ? "	gl_FragColor = umms_sample_subtitled(uv);\n}\n" :
+			"	gl_FragColor = umms_sample(uv);\n}\n",
 	};
 	if (app->program)
 		glDeleteProgram(app->program);
 	GLuint vs = compile(GL_VERTEX_SHADER, 1, &vertex);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, 2, fragment);
+	GLuint fs = compile(GL_FRAGMENT_SHADER, 3, fragment);
 	app->program = glCreateProgram();
 	glAttachShader(app->program, vs);
 	glAttachShader(app->program, fs);
@@ -511,6 +515,112 @@ test_no_such_player(struct umms_test *t, gconstpointer data)
 	app_destroy(app);
 }
 
+/* ---- subtitles ------------------------------------------------------------------ */
+
+static void
+on_cue(void *data, struct umms_gl *gl, const char *text)
+{
+	struct app *app = data;
+	g_free(app->cue);
+	app->cue = g_strdup(text);
+}
+
+/* Light pixels (red and green over 100: subs.mkv's picture is dark blue) in and out of @rect. */
+static void
+count_white(struct app *app, const GLfloat rect[4], unsigned *inside, unsigned *outside)
+{
+	*inside = *outside = 0;
+	for (int y = 0; y < HEIGHT; y++) {
+		for (int x = 0; x < WIDTH; x++) {
+			const uint8_t *p = &app->pixels[((size_t)y * WIDTH + (size_t)x) * 4];
+			if (p[0] <= 100 || p[1] <= 100)
+				continue;
+			float u = ((float)x + 0.5f) / WIDTH, v = ((float)y + 0.5f) / HEIGHT;
+			bool in = u >= rect[0] && u < rect[0] + rect[2] && v >= rect[1] &&
+				v < rect[1] + rect[3];
+			(*(in ? inside : outside))++;
+		}
+	}
+}
+
+/* Draws until the cue text is @text and the frame drawn has its image ("": neither). */
+static const struct umms_gl_frame *
+draw_until_cue(struct app *app, const char *text)
+{
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	while (g_get_monotonic_time() < end) {
+		pump(app, 10);
+		const struct umms_gl_frame *frame = draw(app);
+		if (frame && strcmp(app->cue ? app->cue : "", text) == 0 &&
+				!*text == !frame->subtitle_texture)
+			return frame;
+	}
+	g_error("no frame with the cue \"%s\" (text \"%s\")", text, app->cue ? app->cue : "");
+}
+
+static void
+assert_cue_drawn(struct app *app, const struct umms_gl_frame *frame, const char *what)
+{
+	unsigned inside, outside;
+	count_white(app, frame->subtitle_rect, &inside, &outside);
+	g_test_message("%s: %u light pixels in the subtitle's rectangle (%.2f %.2f %.2f %.2f), "
+		"%u outside", what, inside, frame->subtitle_rect[0], frame->subtitle_rect[1],
+		frame->subtitle_rect[2], frame->subtitle_rect[3], outside);
+	g_assert_cmpuint(inside, >=, 60);
+	g_assert_cmpuint(outside, ==, 0);
+	/* Bottom centre, as a caption goes. */
+	g_assert_cmpfloat(frame->subtitle_rect[1], >, 0.5f);
+}
+
+static void
+assert_no_cue_drawn(struct app *app)
+{
+	static const GLfloat whole[4] = { 0, 0, 1, 1 };
+	unsigned inside, outside;
+	count_white(app, whole, &inside, &outside);
+	g_assert_cmpuint(inside, ==, 0);
+}
+
+static void
+test_subtitles(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * subs.mkv's text track (its first, shown by default): "WWWWWWWW" from
+	 * 1 s to 2 s, "MMMMMMMM" from 3 s to 3.5 s. The application takes both
+	 * the images and the texts, as ummsd makes them from the stream.
+	 */
+	struct app *app = app_create(NULL, 0);
+	app->subtitled = true;
+	umms_gl_set_subtitles(app->gl, true, on_cue);
+	g_autofree char *uri = umms_test_clip_uri("subs.mkv");
+	umms_test_player_do(t->bus, app->path, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, app->path, "Pause", NULL);
+
+	/* Paused and sought into the cue, out of it, and back. */
+	umms_test_player_do(t->bus, app->path, "SetPosition", g_variant_new("(x)", US(1.5)));
+	assert_cue_drawn(app, draw_until_cue(app, "WWWWWWWW"), "paused in the cue");
+	umms_test_player_do(t->bus, app->path, "SetPosition", g_variant_new("(x)", US(2.5)));
+	draw_until_cue(app, "");
+	assert_no_cue_drawn(app);
+	umms_test_player_do(t->bus, app->path, "SetPosition", g_variant_new("(x)", US(1.2)));
+	assert_cue_drawn(app, draw_until_cue(app, "WWWWWWWW"), "sought back into it");
+
+	/* Played through both cues: each comes and goes with the picture. */
+	umms_test_player_do(t->bus, app->path, "SetPosition", g_variant_new("(x)", US(2.5)));
+	draw_until_cue(app, "");
+	umms_test_player_do(t->bus, app->path, "Play", NULL);
+	assert_cue_drawn(app, draw_until_cue(app, "MMMMMMMM"), "played into the second cue");
+	draw_until_cue(app, "");
+	assert_no_cue_drawn(app);
+	g_assert_cmpint(umms_test_get_int64(t->bus, app->path, "Position"), >=, US(3.4));
+	struct umms_gl_subtitle_counts counts;
+	umms_gl_get_subtitle_counts(app->gl, &counts);
+	g_test_message("subtitle images: %u received, %u uploaded", counts.received,
+		counts.uploaded);
+	g_assert_cmpuint(counts.refused, ==, 0);
+	app_destroy(app);
+}
+
 static void
 test_player_destroyed(struct umms_test *t, gconstpointer data)
 {
@@ -678,6 +788,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/gl/no-growth", test_no_growth);
 	UMMS_TEST_ADD("/gl/no-such-player", test_no_such_player);
 	UMMS_TEST_ADD("/gl/player-destroyed", test_player_destroyed);
+	UMMS_TEST_ADD("/gl/subtitles", test_subtitles);
 	UMMS_TEST_ADD("/gl/ummsd-gone", test_ummsd_gone);
 	UMMS_TEST_ADD("/gl/demo", test_demo);
 	UMMS_TEST_ADD("/gl/demo-window", test_demo_window);

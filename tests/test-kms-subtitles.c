@@ -9,7 +9,8 @@
  *   over the picture at the place the picture's placement gives them.
  *   Frames under the same subtitles make no new framebuffer for them and
  *   nothing is redrawn; new subtitles make one; a frame without them
- *   leaves the plane off.
+ *   leaves the plane off. Subtitles smaller than the device's smallest
+ *   framebuffer still get their plane.
  * - A picture scaled to the screen: vkms cannot scale planes, so video
  *   and subtitles are composited into the primary plane, the subtitles
  *   scaled as the picture is.
@@ -85,19 +86,25 @@ make_frame(uint32_t xrgb, uint64_t memory_id, struct umms_subpicture *sub)
 	return &f->base;
 }
 
-/* SUB_W x SUB_H of @argb at SUB_X, SUB_Y of the picture, sealed. */
+/* @w x @h of @argb at SUB_X, SUB_Y of the picture, sealed. */
 static struct umms_subpicture *
-make_sub(uint32_t argb)
+make_sub_sized(uint32_t argb, int w, int h)
 {
 	g_autoptr(GError) error = NULL;
-	struct umms_subpicture *sub = umms_subpicture_create(SUB_W, SUB_H, PW, PH, &error);
+	struct umms_subpicture *sub = umms_subpicture_create(w, h, PW, PH, &error);
 	g_assert_no_error(error);
-	for (int i = 0; i < SUB_W * SUB_H; i++)
+	for (int i = 0; i < w * h; i++)
 		((uint32_t *)sub->data)[i] = argb;
 	sub->x = SUB_X;
 	sub->y = SUB_Y;
 	g_assert_true(umms_subpicture_seal(sub, &error));
 	return sub;
+}
+
+static struct umms_subpicture *
+make_sub(uint32_t argb)
+{
+	return make_sub_sized(argb, SUB_W, SUB_H);
 }
 
 static unsigned presented;
@@ -218,6 +225,27 @@ test_plane(void)
 	umms_test_image_assert_pixel(image, px + SUB_X + SUB_W / 2, py + SUB_Y + SUB_H / 2,
 		0x00ff00, 6, "the new subtitles");
 	umms_test_image_free(image);
+
+	/*
+	 * Smaller than the device's smallest framebuffer (vkms: 20x20), as one
+	 * line of a small video's captions is (66x7 for subs.mkv): on its plane
+	 * all the same, nothing of the padding around it shown.
+	 */
+	struct umms_subpicture *small = make_sub_sized(0xff00ff00u, 40, 6);
+	frame = make_frame(RED, 1, small);
+	show(t, frame);
+	umms_frame_unref(frame);
+	g_autofree char *small_plane = plane_with(t, "subtitles");
+	g_assert_cmpstr(small_plane, ==, "overlay");
+	image = capture(t, dir, "small");
+	umms_test_image_assert_rect(image, px + SUB_X, py + SUB_Y, 40, 6, 0, 0x00ff00, 6,
+		"small subtitles on their plane");
+	umms_test_image_assert_pixel(image, px + SUB_X + 20, py + SUB_Y + 6, RED, 6,
+		"the picture under the small subtitles");
+	umms_test_image_assert_pixel(image, px + SUB_X + 40, py + SUB_Y + 3, RED, 6,
+		"the picture right of the small subtitles");
+	umms_test_image_free(image);
+	umms_subpicture_unref(small);
 
 	/* None: the plane goes off, the picture shows there. */
 	frame = make_frame(RED, 2, NULL);

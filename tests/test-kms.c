@@ -3,7 +3,8 @@
  * overlay planes and a writeback connector. Each test shows a player on
  * org.umms.Display1 and reads back what the screen shows through
  * writeback (Display1.Capture), asserting pixels: the video inside the
- * right rectangle, margins applied, bars black, on the plane expected.
+ * right rectangle, margins applied, bars black, on the plane expected; a
+ * stream's subtitles rendered by ummsd over it, at 1:1 and scaled.
  *
  * vkms scans out RGB at 1:1 only (no scaling, no YUV): a picture at its
  * own size goes on an overlay plane; a scaled one is refused by TEST_ONLY
@@ -431,6 +432,74 @@ test_kiosk_demo(struct umms_test *t, gconstpointer data)
 	umms_test_image_free(image);
 }
 
+/* Light pixels (red and green over 100: subs.mkv is dark blue) on screen, and those in @rect. */
+static void
+count_light(const struct umms_test_image *image, const int rect[4], unsigned *all,
+	unsigned *in)
+{
+	*all = *in = 0;
+	for (int y = 0; y < H; y++) {
+		for (int x = 0; x < W; x++) {
+			uint32_t p = umms_test_image_pixel(image, x, y);
+			if ((p >> 16 & 0xff) <= 100 || (p >> 8 & 0xff) <= 100)
+				continue;
+			(*all)++;
+			if (x >= rect[0] && x < rect[0] + rect[2] && y >= rect[1] &&
+					y < rect[1] + rect[3])
+				(*in)++;
+		}
+	}
+}
+
+/* Captures until the cue shows (@shown: only inside @rect) or no light pixel does. */
+static void
+expect_cue(struct umms_test *t, const int rect[4], bool shown, const char *what)
+{
+	unsigned all = 0, in = 0;
+	for (int i = 0; i < 60; i++) {
+		struct umms_test_image *image = capture(t, what);
+		count_light(image, rect, &all, &in);
+		umms_test_image_free(image);
+		if (shown ? in >= 60 && all == in : all == 0) {
+			g_test_message("%s: %u light pixels, all in %d,%d %dx%d", what, in, rect[0],
+				rect[1], rect[2], rect[3]);
+			return;
+		}
+		umms_test_sleep(500);
+	}
+	g_error("%s: %u light pixels, %u of them in the caption's area", what, all, in);
+}
+
+static void
+test_subtitles(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * ummsd's own rendering of subs.mkv's text track ("WWWWWWWW" 1-2 s,
+	 * white on dark blue): at 1:1 on its own overlay plane, then scaled
+	 * (fill), composited with the picture.
+	 */
+	start(t, "0", "none");
+	char *path = umms_test_open(t->bus, "subs.mkv");
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", path));
+	umms_test_player_do(t->bus, path, "Pause", NULL);
+	/* The lower half of the picture, centred at 1:1. */
+	const int at_1_1[4] = { (W - 320) / 2, H / 2, 320, 120 };
+	expect_cue(t, at_1_1, false, "subtitles-before");
+	umms_test_player_do(t->bus, path, "SetPosition", g_variant_new("(x)", US(1.5)));
+	expect_cue(t, at_1_1, true, "subtitles-1-1");
+	g_autofree char *rung = display_string(t, "VideoPath");
+	g_test_message("video path with subtitles at 1:1: %s", rung);
+	g_assert_no_error(display_set(t, "Zoom", g_variant_new_string("fill")));
+	const int filled[4] = { 0, H / 2, W, H / 2 };
+	expect_cue(t, filled, true, "subtitles-fill");
+	g_autofree char *composited = display_string(t, "VideoPath");
+	g_assert_cmpstr(composited, ==, "composited");
+	umms_test_player_do(t->bus, path, "SetPosition", g_variant_new("(x)", US(2.5)));
+	expect_cue(t, filled, false, "subtitles-after");
+	g_free(path);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -445,5 +514,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kms/pacing", test_pacing);
 	UMMS_TEST_ADD("/kms/modes", test_modes);
 	UMMS_TEST_ADD("/kms/kiosk-demo", test_kiosk_demo);
+	UMMS_TEST_ADD("/kms/subtitles", test_subtitles);
 	return g_test_run();
 }

@@ -35,18 +35,6 @@ struct wl_display *umms_video_server_get_display(struct umms_video_server *serve
 void umms_video_server_set_compositor(struct umms_video_server *server,
 	struct umms_compositor *compositor);
 
-/*
- * The subtitle text that stands for @player from now on ("" or NULL: none),
- * for clients that draw their own captions (umms_video_player_v1.cue, to
- * the views that asked for text; each view remembers it for when it asks
- * later). Sent when it changes; invalid UTF-8 is repaired and a text over
- * 2048 bytes cut. Subtitles as images ride on frames instead
- * (umms_frame.subpicture).
- */
-struct umms_player;
-void umms_video_server_send_cue(struct umms_video_server *server, struct umms_player *player,
-	const char *text);
-
 /* The socket's path, for logs and tests. */
 const char *umms_video_server_socket(struct umms_video_server *server);
 

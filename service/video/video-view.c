@@ -49,7 +49,15 @@ struct video_view {
 	uint32_t subtitles;
 	uint64_t sub_sent;         /* the subpicture the client has (its serial), 0: none */
 	uint32_t sub_serial;       /* the last serial of this object's subpicture events */
-	char *cue;                 /* the cue that stands, "" for none */
+	char *cue;                 /* the cue text the client has, NULL or "" for none */
+	GArray *cues;              /* struct view_cue: the player's cues on screen */
+	struct wl_listener cue_listener;
+};
+
+/* A cue on screen, from its player's events.subtitle_cue, until a frame past it. */
+struct view_cue {
+	int64_t start, end;        /* µs on Position's timeline; end -1: until the next cue */
+	char *text;
 };
 
 static void detach_player(struct video_view *view);
@@ -196,11 +204,92 @@ send_subpicture(struct video_view *view, const struct umms_subpicture *sub)
 		sub->picture_height);
 }
 
+/* ---- cue texts (version 4, for clients that draw their own captions) -------- */
+
+/* The longest cue text sent: a Wayland message holds 4096 bytes. */
+#define CUE_MAX 2048
+
+/* The text that stands from now on ("" for none): sent when it changes. */
+static void
+send_cue_text(struct video_view *view, const char *text)
+{
+	/* Valid UTF-8, cut at a character's boundary. */
+	g_autofree char *valid = g_utf8_make_valid(text, -1);
+	if (strlen(valid) > CUE_MAX)
+		*g_utf8_find_prev_char(valid, valid + CUE_MAX + 1) = '\0';
+	if (view->cue ? strcmp(view->cue, valid) == 0 : !*valid)
+		return;
+	g_free(view->cue);
+	view->cue = g_steal_pointer(&valid);
+	if (view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT)
+		umms_video_player_v1_send_cue(view->resource, view->cue);
+}
+
+/* The cues on screen, in the order they came, one line block after another. */
+static void
+update_cue_text(struct video_view *view)
+{
+	GString *text = g_string_new(NULL);
+	for (guint i = 0; i < view->cues->len; i++) {
+		const struct view_cue *cue = &g_array_index(view->cues, struct view_cue, i);
+		if (!*cue->text)
+			continue;
+		if (text->len)
+			g_string_append_c(text, '\n');
+		g_string_append(text, cue->text);
+	}
+	send_cue_text(view, text->str);
+	g_string_free(text, TRUE);
+}
+
+static void
+view_cue_clear(struct view_cue *cue)
+{
+	g_free(cue->text);
+}
+
+/* A frame at @position is due: the cues it is past (or before, after a seek) end. */
+static void
+expire_cues(struct video_view *view, int64_t position)
+{
+	bool changed = false;
+	for (guint i = view->cues->len; i-- > 0;) {
+		const struct view_cue *cue = &g_array_index(view->cues, struct view_cue, i);
+		if (position >= cue->start && (cue->end < 0 || position < cue->end))
+			continue;
+		g_array_remove_index(view->cues, i);
+		changed = true;
+	}
+	if (changed)
+		update_cue_text(view);
+}
+
+static void
+on_cue(struct wl_listener *listener, void *data)
+{
+	struct video_view *view = wl_container_of(listener, view, cue_listener);
+	const struct umms_subtitle_cue *event = data;
+	const char *text = event->text ? event->text : "";
+	for (guint i = view->cues->len; i-- > 0;) {
+		const struct view_cue *cue = &g_array_index(view->cues, struct view_cue, i);
+		/* Emitted again (after a seek into it), or a cue without an end replaced. */
+		if ((cue->start == event->start && strcmp(cue->text, text) == 0) || cue->end < 0)
+			g_array_remove_index(view->cues, i);
+	}
+	/* A hostile stream's flood of overlapping cues stays bounded. */
+	if (view->cues->len >= 16)
+		g_array_remove_index(view->cues, 0);
+	struct view_cue cue = { event->start, event->end, g_strdup(text) };
+	g_array_append_val(view->cues, cue);
+	update_cue_text(view);
+}
+
 static void
 on_frame(struct wl_listener *listener, void *data)
 {
 	struct video_view *view = wl_container_of(listener, view, frame);
 	struct umms_frame *frame = data;
+	expire_cues(view, frame->position);
 	if (view->placed) {
 		/* The screen shows it: the client only hears of its shape. */
 		if (!view->shape || !same_shape(view->shape, frame))
@@ -410,28 +499,6 @@ static const struct umms_video_player_v1_interface view_impl = {
 	.set_subtitles = view_set_subtitles,
 };
 
-/* The longest cue text sent: a Wayland message holds 4096 bytes. */
-#define CUE_MAX 2048
-
-void
-umms_video_server_send_cue(struct umms_video_server *server, struct umms_player *player,
-	const char *text)
-{
-	/* Valid UTF-8, cut at a character's boundary. */
-	g_autofree char *valid = g_utf8_make_valid(text ? text : "", -1);
-	if (strlen(valid) > CUE_MAX)
-		*g_utf8_find_prev_char(valid, valid + CUE_MAX + 1) = '\0';
-	struct video_view *view;
-	wl_list_for_each(view, &server->views, link) {
-		if (view->player != player || (view->cue && strcmp(view->cue, valid) == 0))
-			continue;
-		g_free(view->cue);
-		view->cue = g_strdup(valid);
-		if (view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT)
-			umms_video_player_v1_send_cue(view->resource, valid);
-	}
-}
-
 static void
 detach_player(struct video_view *view)
 {
@@ -444,6 +511,8 @@ detach_player(struct video_view *view)
 	wl_list_remove(&view->eos.link);
 	wl_list_remove(&view->error.link);
 	wl_list_remove(&view->destroy.link);
+	wl_list_remove(&view->cue_listener.link);
+	g_array_set_size(view->cues, 0);
 	view->player = NULL;
 	/* What this client held goes back to the engine. */
 	struct view_buffer *buffer;
@@ -468,6 +537,7 @@ view_resource_destroy(struct wl_resource *resource)
 	}
 	umms_frame_unref(view->shape);
 	g_free(view->cue);
+	g_array_unref(view->cues);
 	if (view->owned && player)
 		umms_manager_destroy_player(view->server->manager, player);
 	g_array_unref(view->formats);
@@ -495,6 +565,8 @@ video_view_create(struct umms_video_server *server, struct wl_client *client,
 	view->subtitles = version >= 4 ? UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE : 0;
 	view->formats = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	g_array_append_vals(view->formats, formats, (guint)n_formats);
+	view->cues = g_array_new(FALSE, FALSE, sizeof(struct view_cue));
+	g_array_set_clear_func(view->cues, (GDestroyNotify)view_cue_clear);
 	wl_list_init(&view->buffers);
 	wl_list_insert(&server->views, &view->link);
 	wl_resource_set_implementation(resource, &view_impl, view, view_resource_destroy);
@@ -513,6 +585,8 @@ video_view_create(struct umms_video_server *server, struct wl_client *client,
 	wl_signal_add(&player->events.error, &view->error);
 	view->destroy.notify = on_player_destroy;
 	wl_signal_add(&player->events.destroy, &view->destroy);
+	view->cue_listener.notify = on_cue;
+	wl_signal_add(&player->events.subtitle_cue, &view->cue_listener);
 	umms_video_player_v1_send_path(resource,
 		umms_manager_player_path(server->manager, player));
 	update_output(server, player);

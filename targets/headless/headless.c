@@ -212,10 +212,11 @@ draw_mapped_dmabuf(struct headless *h, const struct umms_frame *frame,
 static void
 draw_subpicture(struct headless *h, const struct umms_frame *frame, const struct umms_layout *l)
 {
-	struct umms_render_image image;
-	struct umms_render_box src, dst;
-	if (!frame->subpicture || !umms_frame_subpicture_image(frame, l, &image, &src, &dst))
+	struct umms_layout_overlay at;
+	if (!umms_frame_place_subpicture(frame, l, &at))
 		return;
+	struct umms_render_image image;
+	umms_subpicture_render_image(frame->subpicture, &image);
 	if (image.id != h->subpicture_id) {
 		/* Another rendering: the last one's upload is of no more use. */
 		if (h->subpicture_id)
@@ -223,6 +224,8 @@ draw_subpicture(struct headless *h, const struct umms_frame *frame, const struct
 		h->subpicture_id = image.id;
 		h->subpictures++;
 	}
+	struct umms_render_box src = { at.src_x, at.src_y, at.src_width, at.src_height };
+	struct umms_render_box dst = { at.x, at.y, at.width, at.height };
 	g_autoptr(GError) error = NULL;
 	if (!umms_renderer_draw(h->renderer, &image, &src, &dst, &error))
 		umms_warn("display: cannot draw subtitles: %s", error->message);

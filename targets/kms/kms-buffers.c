@@ -326,14 +326,26 @@ kms_frame_cache_sub_fb(struct kms_frame_cache *cache, const struct umms_subpictu
 	if (!src || subpicture->stride < (uint32_t)subpicture->width * 4 ||
 			subpicture->size < (size_t)subpicture->stride * (size_t)subpicture->height)
 		return 0;
+	/*
+	 * A framebuffer no smaller than the device takes (vkms: 20x20; one
+	 * line of a small video's captions is less): the image in its top-left
+	 * corner, the plane's source rectangle only ever inside it.
+	 */
+	int width = subpicture->width, height = subpicture->height;
+	drmModeRes *res = drmModeGetResources(cache->fd);
+	if (res) {
+		width = MAX(width, (int)res->min_width);
+		height = MAX(height, (int)res->min_height);
+		drmModeFreeResources(res);
+	}
 	struct kms_dumb *dumb = &slot->dumb;
-	if (dumb->fb_id && (dumb->width != subpicture->width || dumb->height != subpicture->height))
+	if (dumb->fb_id && (dumb->width != width || dumb->height != height))
 		kms_dumb_destroy(cache->fd, dumb);
 	slot->serial = 0;
 	if (!dumb->fb_id) {
 		g_autoptr(GError) error = NULL;
-		if (!kms_dumb_create(cache->fd, subpicture->width, subpicture->height,
-				DRM_FORMAT_ARGB8888, dumb, &error)) {
+		if (!kms_dumb_create(cache->fd, width, height, DRM_FORMAT_ARGB8888, dumb,
+				&error)) {
 			umms_debug("display: subtitles: %s", error->message);
 			return 0;
 		}

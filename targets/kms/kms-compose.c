@@ -88,20 +88,6 @@ kms_output_background_fb(struct kms_output *o)
 }
 
 /* The video and the UI drawn together into @dst with the renderer, stacked as placed. */
-bool
-kms_output_place_sub(const struct umms_frame *frame, const struct umms_layout *l,
-	struct umms_layout_overlay *out)
-{
-	const struct umms_subpicture *sub = frame->subpicture;
-	if (!sub || !sub->data)
-		return false;
-	struct umms_layout_overlay_input in = { .crop_x = frame->crop_x, .crop_y = frame->crop_y,
-		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
-		.picture_width = sub->picture_width, .picture_height = sub->picture_height,
-		.x = sub->x, .y = sub->y, .width = sub->width, .height = sub->height };
-	return umms_layout_place_overlay(l, &in, out);
-}
-
 /*
  * The subtitles over the picture. The renderer keeps an upload per serial
  * (the image never changes under it), so a cue standing over many frames

@@ -94,9 +94,6 @@ uint32_t kms_output_background_fb(struct kms_output *o);
  */
 bool kms_output_compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
 	const struct umms_layout *l, const struct umms_layout_overlay *sub);
-/* Where @frame's subtitles go with the picture at @l; false: it has none that show. */
-bool kms_output_place_sub(const struct umms_frame *frame, const struct umms_layout *l,
-	struct umms_layout_overlay *out);
 
 /*
  * The screen interface (screen.h) of the KMS output, in kms-output.c and

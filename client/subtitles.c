@@ -30,7 +30,12 @@ client_subtitles_create(struct umms_client_video *video)
 	struct wl_region *empty = wl_compositor_create_region(client->compositor);
 	wl_surface_set_input_region(video->sub_surface, empty);
 	wl_region_destroy(empty);
-	wl_subsurface_set_desync(video->sub_sub);
+	/*
+	 * Synchronized (the default), so its state lands with the picture's
+	 * commit, as the picture moves. Desynchronized under a picture that
+	 * was itself synchronized then, wlroots 0.15 (sway 1.7) cached its
+	 * first image and never applied it: no subtitles, 4 runs in 6.
+	 */
 	wl_subsurface_place_above(video->sub_sub, video->video_surface);
 }
 
@@ -175,8 +180,10 @@ umms_client_video_set_subtitles(struct umms_client_video *video, bool images,
 		umms_core_video_set_subtitles(video->core,
 			(images ? UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE : 0) |
 			(cue ? UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT : 0));
-	/* Off: hidden at once, not with the next frame. */
+	/* Off (or on): at once, not with the next frame: the picture commits it. */
 	client_subtitles_update(video);
+	if (video->current)
+		wl_surface_commit(video->video_surface);
 	wl_display_flush(video->client->display);
 }
 

@@ -6,17 +6,12 @@
 #include "error.h"
 #include "log.h"
 #include "player.h"
+#include "player-private.h"
 #include "source.h"
 #include "timeshift.h"
 
 #define MAX_RATE 64.0
 
-enum request_kind {
-	REQUEST_OPEN,
-	REQUEST_STATE,   /* Play, Pause, Stop: sets state once done */
-	REQUEST_SEEK,    /* Seek, SetPosition, StepFrame: Seeked once done */
-	REQUEST_OTHER,
-};
 
 struct pending_request {
 	enum request_kind kind;
@@ -27,8 +22,8 @@ struct pending_request {
 
 static const struct umms_media_info *empty_info(void);
 
-static void
-emit_changed(struct umms_player *player)
+void
+umms_player_emit_changed(struct umms_player *player)
 {
 	wl_signal_emit_mutable(&player->events.changed, player);
 }
@@ -51,8 +46,8 @@ complete_all(struct umms_player *player, enum umms_error_code code, const char *
 		complete(request, error);
 }
 
-static void
-push_request(struct umms_player *player, enum request_kind kind, enum umms_player_state state,
+void
+umms_player_push_request(struct umms_player *player, enum request_kind kind, enum umms_player_state state,
 	umms_player_done_fn done, void *data)
 {
 	struct pending_request *request = g_new0(struct pending_request, 1);
@@ -79,7 +74,7 @@ ttl_cb(gpointer data)
 static gboolean
 stats_cb(gpointer data)
 {
-	emit_changed(data);
+	umms_player_emit_changed(data);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -108,7 +103,7 @@ set_state(struct umms_player *player, enum umms_player_state state)
 			umms_player_state_name(state));
 	player->state = state;
 	update_timers(player);
-	emit_changed(player);
+	umms_player_emit_changed(player);
 }
 
 void
@@ -162,7 +157,7 @@ static void
 engine_info(struct wl_listener *listener, void *data)
 {
 	struct umms_player *player = wl_container_of(listener, player, engine_info);
-	emit_changed(player);
+	umms_player_emit_changed(player);
 }
 
 static void
@@ -320,8 +315,8 @@ umms_player_destroy(struct umms_player *player)
 	g_free(player);
 }
 
-static bool
-need_media(struct umms_player *player, GError **error)
+bool
+umms_player_need_media(struct umms_player *player, GError **error)
 {
 	if (player->uri && player->engine)
 		return true;
@@ -357,7 +352,7 @@ open_timeout_cb(gpointer data)
 		player->config->engine.open_timeout);
 	complete(request, error);
 	if (player->engine->impl->set_state(player->engine, UMMS_ENGINE_IDLE, NULL))
-		push_request(player, REQUEST_STATE, UMMS_PLAYER_STOPPED, NULL, NULL);
+		umms_player_push_request(player, REQUEST_STATE, UMMS_PLAYER_STOPPED, NULL, NULL);
 	return G_SOURCE_REMOVE;
 }
 
@@ -374,7 +369,7 @@ open_engine(struct umms_player *player, const char *uri, const char *why,
 	if (!player->engine->impl->open(player->engine, uri, error))
 		return false;
 	player->rate = 1.0;
-	push_request(player, REQUEST_OPEN, UMMS_PLAYER_STOPPED, done, data);
+	umms_player_push_request(player, REQUEST_OPEN, UMMS_PLAYER_STOPPED, done, data);
 	if (player->config->engine.open_timeout)
 		player->open_timer = umms_source_timeout(player->config->engine.open_timeout,
 			open_timeout_cb, player);
@@ -424,7 +419,7 @@ request_state(struct umms_player *player, enum umms_player_state state,
 	umms_player_done_fn done, void *data, GError **error)
 {
 	umms_player_touch(player);
-	if (!need_media(player, error))
+	if (!umms_player_need_media(player, error))
 		return false;
 	enum umms_engine_state target = state == UMMS_PLAYER_PLAYING ? UMMS_ENGINE_PLAYING :
 		state == UMMS_PLAYER_PAUSED ? UMMS_ENGINE_PAUSED : UMMS_ENGINE_IDLE;
@@ -442,14 +437,14 @@ request_state(struct umms_player *player, enum umms_player_state state,
 	int64_t oldest;
 	if (state == UMMS_PLAYER_PLAYING && umms_timeshift_catch_up(player, &oldest) &&
 			player->engine->impl->seek(player->engine, oldest, NULL))
-		push_request(player, REQUEST_SEEK, player->state, NULL, NULL);
+		umms_player_push_request(player, REQUEST_SEEK, player->state, NULL, NULL);
 	if (!player->engine->impl->set_state(player->engine, target, error))
 		return false;
 	if (state == UMMS_PLAYER_STOPPED && player->rate != 1.0) {
 		player->rate = 1.0;
 		player->engine->impl->set_rate(player->engine, 1.0, NULL);
 	}
-	push_request(player, REQUEST_STATE, state, done, data);
+	umms_player_push_request(player, REQUEST_STATE, state, done, data);
 	return true;
 }
 
@@ -484,7 +479,7 @@ umms_player_stop(struct umms_player *player, umms_player_done_fn done, void *dat
 static bool
 need_seekable(struct umms_player *player, GError **error)
 {
-	if (!need_media(player, error))
+	if (!umms_player_need_media(player, error))
 		return false;
 	if (!umms_player_seekable(player)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
@@ -501,7 +496,7 @@ request_position(struct umms_player *player, int64_t position,
 {
 	if (!player->engine->impl->seek(player->engine, position, error))
 		return false;
-	push_request(player, REQUEST_SEEK, player->state, done, data);
+	umms_player_push_request(player, REQUEST_SEEK, player->state, done, data);
 	return true;
 }
 
@@ -550,7 +545,7 @@ umms_player_step(struct umms_player *player, int frames,
 	umms_player_done_fn done, void *data, GError **error)
 {
 	umms_player_touch(player);
-	if (!need_media(player, error))
+	if (!umms_player_need_media(player, error))
 		return false;
 	if (frames == 0) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
@@ -566,71 +561,8 @@ umms_player_step(struct umms_player *player, int frames,
 	if (!player->engine->impl->set_state(player->engine, UMMS_ENGINE_PAUSED, error) ||
 			!player->engine->impl->step(player->engine, frames, error))
 		return false;
-	push_request(player, REQUEST_STATE, UMMS_PLAYER_PAUSED, NULL, NULL);
-	push_request(player, REQUEST_SEEK, UMMS_PLAYER_PAUSED, done, data);
-	return true;
-}
-
-bool
-umms_player_select_track(struct umms_player *player, const char *kind_name, int index,
-	umms_player_done_fn done, void *data, GError **error)
-{
-	umms_player_touch(player);
-	enum umms_track_kind kind;
-	if (!umms_track_kind_parse(kind_name, &kind)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"unknown track kind \"%s\" (video, audio or subtitle)", kind_name);
-		return false;
-	}
-	if (!need_media(player, error))
-		return false;
-	int count = (int)player->engine->info.tracks[kind]->len;
-	if (index == -1 && kind != UMMS_TRACK_SUBTITLE) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"only subtitles can be turned off with -1");
-		return false;
-	}
-	if (index < -1 || index >= count) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"no %s track %d: the media has %d", kind_name, index, count);
-		return false;
-	}
-	if (!player->engine->impl->select_track(player->engine, kind, index, error))
-		return false;
-	push_request(player, REQUEST_OTHER, player->state, done, data);
-	return true;
-}
-
-bool
-umms_player_set_subtitle_uri(struct umms_player *player, const char *text,
-	umms_player_done_fn done, void *data, GError **error)
-{
-	umms_player_touch(player);
-	if (!need_media(player, error))
-		return false;
-	g_autofree char *uri = NULL;
-	if (text[0] && !(uri = umms_player_normalize_uri(text, error)))
-		return false;
-	if (!player->engine->impl->set_subtitle_uri(player->engine, uri, error))
-		return false;
-	push_request(player, REQUEST_OTHER, player->state, done, data);
-	return true;
-}
-
-bool
-umms_player_set_subtitle_delay(struct umms_player *player, int64_t delay, GError **error)
-{
-	umms_player_touch(player);
-	if (delay < -UMMS_PLAYER_MAX_SUBTITLE_DELAY || delay > UMMS_PLAYER_MAX_SUBTITLE_DELAY) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"a subtitle delay of %" G_GINT64_FORMAT " µs is beyond ±%d s", delay,
-			(int)(UMMS_PLAYER_MAX_SUBTITLE_DELAY / G_USEC_PER_SEC));
-		return false;
-	}
-	player->subtitle_delay = delay;
-	if (player->engine && player->engine->impl->set_subtitle_delay)
-		player->engine->impl->set_subtitle_delay(player->engine, delay);
-	emit_changed(player);
+	umms_player_push_request(player, REQUEST_STATE, UMMS_PLAYER_PAUSED, NULL, NULL);
+	umms_player_push_request(player, REQUEST_SEEK, UMMS_PLAYER_PAUSED, done, data);
 	return true;
 }
 
@@ -661,7 +593,7 @@ umms_player_set_rate(struct umms_player *player, double rate, GError **error)
 			return false;
 	}
 	player->rate = rate;
-	emit_changed(player);
+	umms_player_emit_changed(player);
 	return true;
 }
 
@@ -677,7 +609,7 @@ umms_player_set_volume(struct umms_player *player, double volume, GError **error
 	player->volume = volume;
 	if (player->engine)
 		player->engine->impl->set_volume(player->engine, player->volume, player->mute);
-	emit_changed(player);
+	umms_player_emit_changed(player);
 	return true;
 }
 
@@ -688,7 +620,7 @@ umms_player_set_mute(struct umms_player *player, bool mute)
 	player->mute = mute;
 	if (player->engine)
 		player->engine->impl->set_volume(player->engine, player->volume, player->mute);
-	emit_changed(player);
+	umms_player_emit_changed(player);
 }
 
 bool

@@ -1,0 +1,29 @@
+/*
+ * What the player's own files share (player.c, player-tracks.c): the
+ * queue of requests waiting for the engine to settle, and the checks and
+ * signals every request uses. Not for the rest of the service: player.h.
+ */
+#ifndef UMMS_SERVICE_PLAYER_PRIVATE_H
+#define UMMS_SERVICE_PLAYER_PRIVATE_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+#include "player.h"
+
+enum request_kind {
+	REQUEST_OPEN,
+	REQUEST_STATE,   /* Play, Pause, Stop: sets state once done */
+	REQUEST_SEEK,    /* Seek, SetPosition, StepFrame: Seeked once done */
+	REQUEST_OTHER,
+};
+
+/* Waits for the engine to settle, then calls @done (may be NULL) with the outcome. */
+void umms_player_push_request(struct umms_player *player, enum request_kind kind,
+	enum umms_player_state state, umms_player_done_fn done, void *data);
+/* True if the player has media; else InvalidState ("call SetUri first"). */
+bool umms_player_need_media(struct umms_player *player, GError **error);
+/* Its properties may have changed: events.changed. */
+void umms_player_emit_changed(struct umms_player *player);
+
+#endif

@@ -503,6 +503,16 @@ umms_test_get_string(GDBusConnection *bus, const char *path, const char *propert
 	return g_variant_dup_string(value, NULL);
 }
 
+guint64
+umms_test_stat(GDBusConnection *bus, const char *path, const char *key)
+{
+	g_autoptr(GVariant) stats = umms_test_get(bus, path, UMMS_PLAYER, "Stats");
+	guint64 value = 0;
+	if (!g_variant_lookup(stats, key, "t", &value))
+		g_error("%s has no Stats %s", path, key);
+	return value;
+}
+
 bool
 umms_test_set(GDBusConnection *bus, const char *path, const char *property, GVariant *value,
 	GError **error)

@@ -124,6 +124,8 @@ double umms_test_get_double(GDBusConnection *bus, const char *path, const char *
 bool umms_test_get_bool(GDBusConnection *bus, const char *path, const char *property);
 /* Caller frees. */
 char *umms_test_get_string(GDBusConnection *bus, const char *path, const char *property);
+/* Player1.Stats @key of the player at @path (fails the test if it has none). */
+guint64 umms_test_stat(GDBusConnection *bus, const char *path, const char *key);
 /* Sets a Player1 property; returns false with @error on refusal. */
 bool umms_test_set(GDBusConnection *bus, const char *path, const char *property,
 	GVariant *value, GError **error);

@@ -154,15 +154,6 @@ presented_flags(struct umms_test_embed *e, unsigned *count, unsigned ms)
 	return flags;
 }
 
-static guint64
-stat_of(GDBusConnection *bus, const char *path, const char *key)
-{
-	g_autoptr(GVariant) stats = umms_test_get(bus, path, UMMS_PLAYER, "Stats");
-	guint64 value = 0;
-	g_assert_true(g_variant_lookup(stats, key, "t", &value));
-	return value;
-}
-
 static void
 test_vicodec(gconstpointer data)
 {
@@ -200,14 +191,15 @@ test_vicodec(gconstpointer data)
 	g_test_message("playing: decoder %s; presented %u, flags %#x, on %s; copies %"
 		G_GUINT64_FORMAT ", frames as dma-buf %" G_GUINT64_FORMAT ", displayed %"
 		G_GUINT64_FORMAT, decoder, count, flags, plane ? plane : "no plane",
-		stat_of(bus, e->path, "copies"), stat_of(bus, e->path, "frames-dmabuf"),
-		stat_of(bus, e->path, "frames-displayed"));
+		umms_test_stat(bus, e->path, "copies"),
+		umms_test_stat(bus, e->path, "frames-dmabuf"),
+		umms_test_stat(bus, e->path, "frames-displayed"));
 	g_assert_true(g_str_has_prefix(decoder, "v4l2fwhtdec (hardware"));
 	g_assert_true(flags & FLAG_ZERO_COPY);
 	g_assert_false(flags & FLAG_COPIED);
 	g_assert_nonnull(plane);
-	g_assert_cmpuint(stat_of(bus, e->path, "copies"), ==, 0);
-	g_assert_cmpuint(stat_of(bus, e->path, "frames-dmabuf"), >, 0);
+	g_assert_cmpuint(umms_test_stat(bus, e->path, "copies"), ==, 0);
+	g_assert_cmpuint(umms_test_stat(bus, e->path, "frames-dmabuf"), >, 0);
 
 	umms_test_player_do(bus, e->path, "Stop", NULL);
 	umms_test_embed_free(e);

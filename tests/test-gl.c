@@ -298,15 +298,6 @@ assert_pattern(struct app *app)
 	assert_pixel(app, 160, 232, 0x00ffff, "cyan band");
 }
 
-static guint64
-stat_of(struct umms_test *t, const char *path, const char *name)
-{
-	g_autoptr(GVariant) stats = umms_test_get(t->bus, path, UMMS_PLAYER, "Stats");
-	guint64 value = G_MAXUINT64;
-	g_assert_true(g_variant_lookup(stats, name, "t", &value));
-	return value;
-}
-
 static void
 open_play(struct umms_test *t, const char *path, const char *clip)
 {
@@ -391,7 +382,7 @@ check_format(struct umms_test *t, uint32_t flags, uint32_t format, enum umms_gl_
 	g_assert_cmpint(umms_gl_roundtrip(app->gl), ==, 0);
 	struct umms_gl_counts counts;
 	umms_gl_get_counts(app->gl, &counts);
-	guint64 copies = stat_of(t, app->path, "copies");
+	guint64 copies = umms_test_stat(t->bus, app->path, "copies");
 	g_test_message("%u received, %u uploaded, %u presented, %u discarded; Stats copies %"
 		G_GUINT64_FORMAT, counts.received, counts.uploaded, counts.presented,
 		counts.discarded, copies);
@@ -443,9 +434,11 @@ test_discarded(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(after.received - before.received, >=, 15);
 	g_assert_cmpuint(after.discarded - before.discarded, >=, after.received - before.received - 2);
 	g_assert_cmpuint(after.uploaded, ==, before.uploaded + 1);
-	g_assert_cmpuint(stat_of(t, app->path, "frames-discarded"), ==, after.discarded);
+	g_assert_cmpuint(umms_test_stat(t->bus, app->path, "frames-discarded"), ==,
+		after.discarded);
 	/* ummsd had its memory back meanwhile: it kept sending every frame. */
-	g_assert_cmpuint(stat_of(t, app->path, "frames-dropped"), <=, after.discarded + 5);
+	g_assert_cmpuint(umms_test_stat(t->bus, app->path, "frames-dropped"), <=,
+		after.discarded + 5);
 
 	/* Manual presentation: a frame taken and never said presented was discarded. */
 	app_destroy(app);
@@ -466,7 +459,7 @@ test_discarded(struct umms_test *t, gconstpointer data)
 	umms_gl_get_counts(app->gl, &after);
 	g_assert_cmpuint(after.presented, ==, 1);
 	g_assert_cmpint(umms_gl_roundtrip(app->gl), ==, 0);
-	g_assert_cmpuint(stat_of(t, app->path, "copies"), ==, 1);
+	g_assert_cmpuint(umms_test_stat(t->bus, app->path, "copies"), ==, 1);
 	app_destroy(app);
 }
 

@@ -76,15 +76,6 @@ display_get(struct umms_test *t, const char *property)
 	return umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
 }
 
-static guint64
-stat_of(struct umms_test *t, const char *path, const char *key)
-{
-	g_autoptr(GVariant) stats = umms_test_get(t->bus, path, UMMS_PLAYER, "Stats");
-	guint64 value = 0;
-	g_assert_true(g_variant_lookup(stats, key, "t", &value));
-	return value;
-}
-
 
 /* The bars, the picture's @w x @h at (@x0, @y0) on the screen; black around it. */
 static void
@@ -187,14 +178,14 @@ wait_decoder(struct umms_test *t, const char *path, const char *prefix)
 static void
 wait_frames(struct umms_test *t, const char *path, const char *stat, guint64 n)
 {
-	guint64 before = stat_of(t, path, stat), after = before;
+	guint64 before = umms_test_stat(t->bus, path, stat), after = before;
 	gint64 start = g_get_monotonic_time(), end = start + (gint64)FRAMES_MS * 1000;
 	while (!(after >= before + n || (after < before && after >= n))) {
 		if (g_get_monotonic_time() > end)
 			g_error("%s: %s %" G_GUINT64_FORMAT " then %" G_GUINT64_FORMAT " in %d s",
 				path, stat, before, after, FRAMES_MS / 1000);
 		umms_test_sleep(50);
-		after = stat_of(t, path, stat);
+		after = umms_test_stat(t->bus, path, stat);
 	}
 	g_test_message("%s: %s %" G_GUINT64_FORMAT " then %" G_GUINT64_FORMAT ", %.0f ms apart",
 		path, stat, before, after, (double)(g_get_monotonic_time() - start) / 1000.0);
@@ -251,7 +242,7 @@ test_software(struct umms_test *t, gconstpointer data)
 	assert_decoding(t, path);
 	g_autoptr(GVariant) rung = display_get(t, "VideoPath");
 	g_test_message("in software: video path %s, frames displayed %" G_GUINT64_FORMAT,
-		g_variant_get_string(rung, NULL), stat_of(t, path, "frames-displayed"));
+		g_variant_get_string(rung, NULL), umms_test_stat(t->bus, path, "frames-displayed"));
 	assert_bars(t, "software", (W - CLIP_W) / 2, (H - CLIP_H) / 2, CLIP_W, CLIP_H);
 }
 

@@ -61,15 +61,6 @@ display_get(struct umms_test *t, const char *property)
 	return umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
 }
 
-static guint64
-stat_of(struct umms_test *t, const char *path, const char *key)
-{
-	g_autoptr(GVariant) stats = umms_test_get(t->bus, path, UMMS_PLAYER, "Stats");
-	guint64 value = 0;
-	g_assert_true(g_variant_lookup(stats, key, "t", &value));
-	return value;
-}
-
 /* Which plane type shows the video, from Planes. */
 static char *
 video_plane_type(struct umms_test *t)
@@ -134,14 +125,15 @@ play(struct umms_test *t, const char *clip, const char *settings, const char *ru
 	g_test_message("decoder %s, video path %s; display copies %" G_GUINT64_FORMAT
 		", engine copies %" G_GUINT64_FORMAT ", frames as dma-buf %" G_GUINT64_FORMAT
 		", displayed %" G_GUINT64_FORMAT, decoder, g_variant_get_string(rung_v, NULL),
-		g_variant_get_uint64(copies_v), stat_of(t, path, "copies"),
-		stat_of(t, path, "frames-dmabuf"), stat_of(t, path, "frames-displayed"));
+		g_variant_get_uint64(copies_v), umms_test_stat(t->bus, path, "copies"),
+		umms_test_stat(t->bus, path, "frames-dmabuf"),
+		umms_test_stat(t->bus, path, "frames-displayed"));
 	g_assert_true(g_str_has_prefix(decoder, "v4l2fwhtdec (hardware"));
 	g_assert_cmpstr(g_variant_get_string(rung_v, NULL), ==, rung);
 	g_assert_cmpuint(g_variant_get_uint64(copies_v), ==, 0);
-	g_assert_cmpuint(stat_of(t, path, "copies"), ==, 0);
-	g_assert_cmpuint(stat_of(t, path, "frames-dmabuf"), >, 0);
-	g_assert_cmpuint(stat_of(t, path, "frames-displayed"), >, 0);
+	g_assert_cmpuint(umms_test_stat(t->bus, path, "copies"), ==, 0);
+	g_assert_cmpuint(umms_test_stat(t->bus, path, "frames-dmabuf"), >, 0);
+	g_assert_cmpuint(umms_test_stat(t->bus, path, "frames-displayed"), >, 0);
 	return path;
 }
 
@@ -466,10 +458,13 @@ test_gl(struct umms_test *t, gconstpointer data)
 		", frames decoded %" G_GUINT64_FORMAT ", as dma-buf %" G_GUINT64_FORMAT
 		", dropped %" G_GUINT64_FORMAT ", displayed %" G_GUINT64_FORMAT ", discarded %"
 		G_GUINT64_FORMAT, decoder, drawn, counts.received, counts.imported, counts.uploaded,
-		counts.presented, counts.discarded, counts.images, stat_of(t, app->path, "copies"),
-		stat_of(t, app->path, "frames-decoded"), stat_of(t, app->path, "frames-dmabuf"),
-		stat_of(t, app->path, "frames-dropped"), stat_of(t, app->path, "frames-displayed"),
-		stat_of(t, app->path, "frames-discarded"));
+		counts.presented, counts.discarded, counts.images,
+		umms_test_stat(t->bus, app->path, "copies"),
+		umms_test_stat(t->bus, app->path, "frames-decoded"),
+		umms_test_stat(t->bus, app->path, "frames-dmabuf"),
+		umms_test_stat(t->bus, app->path, "frames-dropped"),
+		umms_test_stat(t->bus, app->path, "frames-displayed"),
+		umms_test_stat(t->bus, app->path, "frames-discarded"));
 	g_assert_true(g_str_has_prefix(decoder, "v4l2fwhtdec (hardware"));
 	/* The decoder's own buffers, as they are: XRGB8888 dma-bufs of the clip's size. */
 	g_assert_true(frame->dmabuf);
@@ -491,9 +486,10 @@ test_gl(struct umms_test *t, gconstpointer data)
 	 * one of them counted displayed.
 	 */
 	g_assert_cmpuint(counts.presented, >=, drawn);
-	g_assert_cmpuint(stat_of(t, app->path, "copies"), ==, 0);
-	g_assert_cmpuint(stat_of(t, app->path, "frames-dmabuf"), >, 0);
-	g_assert_cmpuint(stat_of(t, app->path, "frames-displayed"), ==, counts.presented);
+	g_assert_cmpuint(umms_test_stat(t->bus, app->path, "copies"), ==, 0);
+	g_assert_cmpuint(umms_test_stat(t->bus, app->path, "frames-dmabuf"), >, 0);
+	g_assert_cmpuint(umms_test_stat(t->bus, app->path, "frames-displayed"), ==,
+		counts.presented);
 
 	/* Paused: drawn again, still the decoder's buffer. */
 	umms_test_player_do(t->bus, app->path, "Pause", NULL);

@@ -32,10 +32,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <drm_fourcc.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 
+#include "egl-util.h"
 #include "renderer-dmabuf.h"
 #include "umms-gl.h"
 #include "umms-video-v1-protocol.h"
@@ -459,138 +458,36 @@ test_dmabuf_egl(void)
 
 /* ---- subtitles: an application's GLES 2 context on Mesa's surfaceless display ---- */
 
+static struct umms_test_egl egl;
 static struct {
-	EGLDisplay display;
-	EGLContext context;
-	GLuint fbo, target, program;
-	unsigned shader_id;
+	struct umms_test_gl_program program;
 	uint8_t pixels[WIDTH * HEIGHT * 4];
-} app;
+} app = { .program.subtitled = true };
 
 static void
 app_setup(void)
 {
-	app.display = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-		NULL);
-	g_assert_true(app.display != EGL_NO_DISPLAY);
-	g_assert_true(eglInitialize(app.display, NULL, NULL));
-	g_assert_true(eglBindAPI(EGL_OPENGL_ES_API));
-	const EGLint config_attribs[] = {
-		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE,
-	};
-	EGLConfig config;
-	EGLint n = 0;
-	g_assert_true(eglChooseConfig(app.display, config_attribs, &config, 1, &n) && n == 1);
-	const EGLint attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
-	app.context = eglCreateContext(app.display, config, EGL_NO_CONTEXT, attribs);
-	g_assert_true(app.context != EGL_NO_CONTEXT);
-	g_assert_true(eglMakeCurrent(app.display, EGL_NO_SURFACE, EGL_NO_SURFACE, app.context));
-	/* What the application draws into: an RGBA texture the size of the picture. */
-	glGenTextures(1, &app.target);
-	glBindTexture(GL_TEXTURE_2D, app.target);
-	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, WIDTH, HEIGHT, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-	glGenFramebuffers(1, &app.fbo);
-	glBindFramebuffer(GL_FRAMEBUFFER, app.fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, app.target, 0);
-	g_assert_cmpint(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
-	app.program = 0;
-	app.shader_id = 0;
+	umms_test_egl_setup(&egl, NULL, WIDTH, HEIGHT);
 }
 
 static void
 app_finish(void)
 {
-	if (app.program)
-		glDeleteProgram(app.program);
-	glDeleteFramebuffers(1, &app.fbo);
-	glDeleteTextures(1, &app.target);
-	eglMakeCurrent(app.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	eglDestroyContext(app.display, app.context);
-}
-
-static GLuint
-compile(GLenum type, int n, const char **sources)
-{
-	GLuint shader = glCreateShader(type);
-	glShaderSource(shader, n, sources, NULL);
-	glCompileShader(shader);
-	GLint ok = 0;
-	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
-		g_error("shader does not compile: %s", log);
-	}
-	return shader;
-}
-
-/* The application's program: the snippet, then a main() that blends the subtitles. */
-static void
-build_program(const struct umms_gl_frame *frame)
-{
-	static const char *vertex =
-		"attribute vec2 pos;\n"
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n"
-		"	gl_Position = vec4(pos, 0.0, 1.0);\n"
-		"	uv = pos * 0.5 + 0.5;\n"
-		"}\n";
-	const char *fragment[] = {
-		frame->shader,
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n"
-		"	gl_FragColor = umms_sample_subtitled(uv);\n"
-		"}\n",
-	};
-	if (app.program)
-		glDeleteProgram(app.program);
-	GLuint vs = compile(GL_VERTEX_SHADER, 1, &vertex);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, 2, fragment);
-	app.program = glCreateProgram();
-	glAttachShader(app.program, vs);
-	glAttachShader(app.program, fs);
-	glBindAttribLocation(app.program, 0, "pos");
-	glLinkProgram(app.program);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	GLint ok = 0;
-	glGetProgramiv(app.program, GL_LINK_STATUS, &ok);
-	g_assert_true(ok);
-	app.shader_id = frame->shader_id;
+	umms_test_gl_program_finish(&app.program);
+	umms_test_egl_finish(&egl);
 }
 
 /* Draws @frame over the whole target and reads it back: picture row y at pixels row y. */
 static void
 app_draw(const struct umms_gl_frame *frame)
 {
-	if (frame->shader_id != app.shader_id)
-		build_program(frame);
-	glBindFramebuffer(GL_FRAMEBUFFER, app.fbo);
-	glViewport(0, 0, WIDTH, HEIGHT);
-	glClearColor(0.5f, 0.5f, 0.5f, 1.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	umms_gl_frame_bind(frame, app.program, 0);
-	static const GLfloat quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
-	glBindBuffer(GL_ARRAY_BUFFER, 0);
-	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
-	glEnableVertexAttribArray(0);
-	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-	glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, app.pixels);
-	g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
+	umms_test_egl_draw(&egl, &app.program, frame, app.pixels);
 }
 
 static void
 assert_rgb(int x, int y, uint32_t rgb, const char *what)
 {
-	const uint8_t *p = &app.pixels[((size_t)y * WIDTH + (size_t)x) * 4];
-	int want[3] = { (int)(rgb >> 16) & 0xff, (int)(rgb >> 8) & 0xff, (int)rgb & 0xff };
-	for (int c = 0; c < 3; c++) {
-		if (abs(p[c] - want[c]) > 3)
-			g_error("%s at (%d, %d): %02x%02x%02x, expected %06x", what, x, y, p[0], p[1],
-				p[2], rgb);
-	}
+	umms_test_egl_assert_rgb(&egl, app.pixels, x, y, rgb, 3, what);
 }
 
 /* Blue, and half green over it: 0x80 + 0xff * (1 - 0x80 / 255). */

@@ -25,65 +25,24 @@
 #include "harness.h"
 #include "image.h"
 #include "umms-gl.h"
+#include "vicodec-util.h"
 
 #define DISPLAY "/org/umms/display/0"
 #define CARD "/dev/dri/card0"
 #define DISPLAY1 "org.umms.Display1"
 
-/*
- * vkms's preferred mode; the clip at 1:1 in its middle (vkms cannot scale),
- * and no smaller than vicodec takes (640x360).
- */
-#define W 1024
-#define H 768
-#define CLIP_W 640
-#define CLIP_H 480
-
-/* videotestsrc's smpte100: seven bars of 100% colour, left to right. */
-static const uint32_t bars[] = { 0xffffff, 0xffff00, 0x00ffff, 0x00ff00, 0xff00ff, 0xff0000,
-	0x0000ff };
-
-/* The clip, made by vicodec's encoder: raw FWHT frames, as v4l2fwhtenc writes them. */
-static char *
-make_clip(void)
-{
-	char *path = g_build_filename(umms_test_tmpdir(), "bars.fwht", NULL);
-	umms_test_fwht_make_clip(path, CLIP_W, CLIP_H, 10);
-	return path;
-}
-
-static GVariant *
-display_get(struct umms_test *t, const char *property)
-{
-	return umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
-}
+/* vkms's screen and the clip on it (vicodec-util.h). */
+#define W UMMS_TEST_VICODEC_SCREEN_W
+#define H UMMS_TEST_VICODEC_SCREEN_H
+#define CLIP_W UMMS_TEST_VICODEC_CLIP_W
+#define CLIP_H UMMS_TEST_VICODEC_CLIP_H
+static const uint32_t *const bars = umms_test_vicodec_bars;
 
 /* Which plane type shows the video, from Planes. */
 static char *
 video_plane_type(struct umms_test *t)
 {
 	return umms_test_video_plane_type(t->bus);
-}
-
-/* The bars, the picture's @w x @h at (@x0, @y0) on the screen; black around it. */
-static void
-assert_bars(struct umms_test *t, const char *what, int x0, int y0, int w, int h)
-{
-	g_autofree char *png = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
-	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
-		g_variant_new("(s)", png));
-	struct umms_test_image *image = umms_test_image_load(png);
-	g_assert_cmpint(umms_test_image_width(image), ==, W);
-	g_assert_cmpint(umms_test_image_height(image), ==, H);
-	/* The middle of each bar, at three heights. */
-	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
-		int x = x0 + (int)(w * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
-		for (int y = y0 + 4; y < y0 + h; y += h / 2 - 4)
-			umms_test_image_assert_pixel(image, x, y, bars[i], 16, what);
-	}
-	umms_test_image_assert_pixel(image, x0 + 4, y0 - 1, 0x000000, 0, what);
-	umms_test_image_assert_pixel(image, x0 - 1, y0 + 4, 0x000000, 0, what);
-	umms_test_image_free(image);
 }
 
 /*
@@ -93,17 +52,7 @@ assert_bars(struct umms_test *t, const char *what, int x0, int y0, int w, int h)
 static char *
 play(struct umms_test *t, const char *clip, const char *settings, const char *rung)
 {
-	g_auto(GStrv) set = g_strsplit(settings, " ", -1);
-	GPtrArray *overrides = g_ptr_array_new();
-	const char *const common[] = { "display.enabled=true", "video.enabled=false",
-		"engine.open-timeout=120000", "engine.answer-timeout=120000" };
-	for (size_t i = 0; i < G_N_ELEMENTS(common); i++)
-		g_ptr_array_add(overrides, (gpointer)common[i]);
-	for (char **s = set; *s; s++)
-		g_ptr_array_add(overrides, *s);
-	g_ptr_array_add(overrides, NULL);
-	umms_test_restart(t, (const char *const *)overrides->pdata);
-	g_ptr_array_free(overrides, TRUE);
+	umms_test_vicodec_restart(t, settings);
 	/*
 	 * On the screen before it opens: the decoder then negotiates the one
 	 * format the screen takes as it is (XRGB8888), which is the stream's own.
@@ -117,8 +66,8 @@ play(struct umms_test *t, const char *clip, const char *settings, const char *ru
 	umms_test_wait_position(t->bus, path, US(1), false, 60000);
 
 	g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
-	g_autoptr(GVariant) rung_v = display_get(t, "VideoPath");
-	g_autoptr(GVariant) copies_v = display_get(t, "Copies");
+	g_autoptr(GVariant) rung_v = umms_test_vicodec_display_get(t, "VideoPath");
+	g_autoptr(GVariant) copies_v = umms_test_vicodec_display_get(t, "Copies");
 	g_test_message("decoder %s, video path %s; display copies %" G_GUINT64_FORMAT
 		", engine copies %" G_GUINT64_FORMAT ", frames as dma-buf %" G_GUINT64_FORMAT
 		", displayed %" G_GUINT64_FORMAT, decoder, g_variant_get_string(rung_v, NULL),
@@ -142,9 +91,9 @@ test_overlay(struct umms_test *t, gconstpointer data)
 	g_autofree char *plane = video_plane_type(t);
 	g_assert_cmpstr(plane, ==, "overlay");
 	int x0 = (W - CLIP_W) / 2, y0 = (H - CLIP_H) / 2;
-	assert_bars(t, "overlay-playing", x0, y0, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "overlay-playing", x0, y0, CLIP_W, CLIP_H);
 	umms_test_player_do(t->bus, path, "Pause", NULL);
-	assert_bars(t, "overlay-paused", x0, y0, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "overlay-paused", x0, y0, CLIP_W, CLIP_H);
 }
 
 /*
@@ -158,7 +107,7 @@ composited(struct umms_test *t, const char *clip, const char *renderer)
 		"display.zoom=letterbox display.renderer=%s", renderer);
 	g_autofree char *path = play(t, clip, settings, "composited");
 	g_autofree char *what = g_strdup_printf("composited-%s", renderer);
-	assert_bars(t, what, 32, 24, W - 64, H - 48);
+	umms_test_vicodec_assert_bars(t, what, 32, 24, W - 64, H - 48);
 }
 
 static void
@@ -249,8 +198,8 @@ draw(struct app *app)
 static void
 assert_drawn_bars(struct app *app, const char *what)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
-		int x = (int)(CLIP_W * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
+	for (size_t i = 0; i < UMMS_TEST_VICODEC_N_BARS; i++) {
+		int x = (int)(CLIP_W * (2 * i + 1) / (2 * UMMS_TEST_VICODEC_N_BARS));
 		for (int y = 4; y < CLIP_H; y += CLIP_H / 2 - 4) {
 			umms_test_egl_assert_rgb(&egl, app->pixels, x, y, bars[i], 16, what);
 			g_assert_cmpuint(umms_test_egl_alpha(&egl, app->pixels, x, y), ==, 255);
@@ -392,7 +341,7 @@ main(int argc, char *argv[])
 	if (access(CARD, F_OK) != 0)
 		g_error("no " CARD ": this test runs in the KMS test VM (meson test vicodec)");
 	g_assert_true(umms_test_fwht_register());
-	g_autofree char *clip = make_clip();
+	g_autofree char *clip = umms_test_vicodec_make_clip(10);
 	g_test_add("/vicodec/overlay", struct umms_test, clip, umms_test_setup, test_overlay,
 		umms_test_teardown);
 	g_test_add("/vicodec/composited", struct umms_test, clip, umms_test_setup,

@@ -203,40 +203,49 @@ cmd_seek(struct ctl *ctl, char **args, int n_args)
 	return ok ? STATUS_OK : umms_ctl_report(error);
 }
 
+/* `COMMAND ARG`: ARG, a number, set as the player's property @name. */
+static int
+set_double(struct ctl *ctl, const char *command, const char *arg, const char *expected,
+	const char *name)
+{
+	double value;
+	if (!umms_ctl_parse_double(arg, &value))
+		return umms_ctl_usage_error("%s %s: expected %s", command, arg, expected);
+	return set_property(ctl, name, g_variant_new_double(value));
+}
+
+/* `COMMAND on|off`, set as the player's property @name. */
+static int
+set_bool(struct ctl *ctl, const char *command, const char *arg, const char *name)
+{
+	bool value;
+	if (!umms_ctl_parse_bool(arg, &value))
+		return umms_ctl_usage_error("%s %s: expected on or off", command, arg);
+	return set_property(ctl, name, g_variant_new_boolean(value));
+}
+
 static int
 cmd_rate(struct ctl *ctl, char **args, int n_args)
 {
-	double rate;
-	if (!umms_ctl_parse_double(args[0], &rate))
-		return umms_ctl_usage_error("rate %s: expected a number", args[0]);
-	return set_property(ctl, "Rate", g_variant_new_double(rate));
+	return set_double(ctl, "rate", args[0], "a number", "Rate");
 }
 
 static int
 cmd_volume(struct ctl *ctl, char **args, int n_args)
 {
-	double volume;
-	if (!umms_ctl_parse_double(args[0], &volume))
-		return umms_ctl_usage_error("volume %s: expected a number from 0.0 to 1.0", args[0]);
-	return set_property(ctl, "Volume", g_variant_new_double(volume));
+	return set_double(ctl, "volume", args[0], "a number from 0.0 to 1.0", "Volume");
 }
 
 static int
 cmd_mute(struct ctl *ctl, char **args, int n_args)
 {
-	bool mute;
-	if (!umms_ctl_parse_bool(args[0], &mute))
-		return umms_ctl_usage_error("mute %s: expected on or off", args[0]);
-	return set_property(ctl, "Mute", g_variant_new_boolean(mute));
+	return set_bool(ctl, "mute", args[0], "Mute");
 }
 
 static int
 cmd_timeshift(struct ctl *ctl, char **args, int n_args)
 {
-	bool on;
-	if (!umms_ctl_parse_bool(args[0], &on))
-		return umms_ctl_usage_error("timeshift %s: expected on or off", args[0]);
-	return set_property(ctl, "TimeshiftEnabled", g_variant_new_boolean(on));
+	return set_bool(ctl, "timeshift", args[0], "TimeshiftEnabled");
 }
 
 static int

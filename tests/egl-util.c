@@ -139,6 +139,16 @@ umms_test_egl_draw(struct umms_test_egl *egl, struct umms_test_gl_program *progr
 	g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
 }
 
+const struct umms_gl_frame *
+umms_test_egl_draw_update(struct umms_test_egl *egl, struct umms_test_gl_program *program,
+	struct umms_gl *gl, uint8_t *pixels)
+{
+	const struct umms_gl_frame *frame = umms_gl_update(gl, 0);
+	if (frame)
+		umms_test_egl_draw(egl, program, frame, pixels);
+	return frame;
+}
+
 void
 umms_test_gl_program_finish(struct umms_test_gl_program *program)
 {

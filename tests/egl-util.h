@@ -56,6 +56,13 @@ void umms_test_egl_finish(struct umms_test_egl *egl);
 void umms_test_egl_draw(struct umms_test_egl *egl, struct umms_test_gl_program *program,
 	const struct umms_gl_frame *frame, uint8_t *pixels);
 
+/*
+ * An application frame: the newest frame of @gl due now (umms_gl_update),
+ * drawn as umms_test_egl_draw() does; NULL, and nothing drawn, if none.
+ */
+const struct umms_gl_frame *umms_test_egl_draw_update(struct umms_test_egl *egl,
+	struct umms_test_gl_program *program, struct umms_gl *gl, uint8_t *pixels);
+
 /* Deletes the program, if made: the next draw makes it again. */
 void umms_test_gl_program_finish(struct umms_test_gl_program *program);
 

@@ -187,11 +187,7 @@ pump(struct app *app, int ms)
 static const struct umms_gl_frame *
 draw(struct app *app)
 {
-	const struct umms_gl_frame *frame = umms_gl_update(app->gl, 0);
-	if (!frame)
-		return NULL;
-	umms_test_egl_draw(&egl, &app->program, frame, app->pixels);
-	return frame;
+	return umms_test_egl_draw_update(&egl, &app->program, app->gl, app->pixels);
 }
 
 /* The bars in what was drawn last: the middle of each, at three heights. */

@@ -128,8 +128,8 @@ peer_start_subtitled(size_t sub_size)
 
 /* Dispatches until @done says so (the peer's counts under its lock), for up to 5 s. */
 static void
-client_wait(struct umms_gl *gl, struct umms_test_peer *peer, bool (*done)(struct umms_test_peer *peer),
-	const char *what)
+client_wait(struct umms_gl *gl, struct umms_test_peer *peer,
+	bool (*done)(struct umms_test_peer *peer), const char *what)
 {
 	for (int i = 0; i < 250; i++) {
 		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
@@ -142,6 +142,18 @@ client_wait(struct umms_gl *gl, struct umms_test_peer *peer, bool (*done)(struct
 		g_usleep(20000);
 	}
 	g_error("the peer never saw %s", what);
+}
+
+/* Round trips until @n shows came, for up to 250; @counts: the client's then. */
+static void
+wait_received(struct umms_gl *gl, unsigned n, struct umms_gl_counts *counts)
+{
+	*counts = (struct umms_gl_counts){ 0 };
+	for (int i = 0; i < 250 && counts->received < n; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		umms_gl_get_counts(gl, counts);
+	}
+	g_assert_cmpuint(counts->received, ==, n);
 }
 
 static bool
@@ -178,12 +190,8 @@ test_fitting_memory(void)
 	struct umms_test_peer *peer = peer_start(STRIDE * HEIGHT, NULL);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
-	struct umms_gl_counts counts = { 0 };
-	for (int i = 0; i < 250 && counts.received == 0; i++) {
-		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
-		umms_gl_get_counts(gl, &counts);
-	}
-	g_assert_cmpuint(counts.received, ==, 1);
+	struct umms_gl_counts counts;
+	wait_received(gl, 1, &counts);
 	g_assert_cmpuint(counts.discarded, ==, 0);
 	g_assert_cmpuint(counts.buffers, ==, 1);
 	g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
@@ -221,12 +229,8 @@ test_dmabuf_egl(void)
 	struct umms_test_peer *peer = peer_start(0, &b);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
-	struct umms_gl_counts counts = { 0 };
-	for (int i = 0; i < 250 && counts.received == 0; i++) {
-		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
-		umms_gl_get_counts(gl, &counts);
-	}
-	g_assert_cmpuint(counts.received, ==, 1);
+	struct umms_gl_counts counts;
+	wait_received(gl, 1, &counts);
 	/* Taken as if drawing two minutes ahead: the show is due in one. */
 	const struct umms_gl_frame *frame = umms_gl_update(gl,
 		g_get_monotonic_time() * 1000 + (int64_t)120 * 1000000000);
@@ -319,12 +323,8 @@ on_cue(void *data, struct umms_gl *gl, const char *text)
 static void
 wait_shows(struct umms_gl *gl)
 {
-	struct umms_gl_counts counts = { 0 };
-	for (int i = 0; i < 250 && counts.received < 2; i++) {
-		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
-		umms_gl_get_counts(gl, &counts);
-	}
-	g_assert_cmpuint(counts.received, ==, 2);
+	struct umms_gl_counts counts;
+	wait_received(gl, 2, &counts);
 }
 
 static int64_t

@@ -173,8 +173,8 @@ umms_test_egl_assert_rgb(const struct umms_test_egl *egl, const uint8_t *pixels,
 	int want[3] = { (int)(rgb >> 16) & 0xff, (int)(rgb >> 8) & 0xff, (int)rgb & 0xff };
 	for (int c = 0; c < 3; c++) {
 		if (abs(p[c] - want[c]) > tolerance)
-			g_error("%s at (%d, %d): %02x%02x%02x, expected %06x", what, x, y, p[0], p[1],
-				p[2], rgb);
+			g_error("%s at (%d, %d): %02x%02x%02x, expected %06x", what, x, y, p[0],
+				p[1], p[2], rgb);
 	}
 }
 

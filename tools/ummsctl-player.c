@@ -195,7 +195,8 @@ cmd_seek(struct ctl *ctl, char **args, int n_args)
 	gint64 us;
 	bool relative, ok;
 	if (!umms_ctl_parse_seek(args[0], &us, &relative))
-		return umms_ctl_usage_error("seek %s: expected +S, -S, S, M:SS or H:MM:SS", args[0]);
+		return umms_ctl_usage_error("seek %s: expected +S, -S, S, M:SS or H:MM:SS",
+			args[0]);
 	if (relative)
 		ok = umms_player1_call_seek_sync(ctl->player, us, NULL, &error);
 	else
@@ -255,7 +256,8 @@ cmd_track(struct ctl *ctl, char **args, int n_args)
 	gint64 index = -1;
 	if (strcmp(args[1], "off") != 0 && strcmp(args[1], "none") != 0
 			&& !g_ascii_string_to_signed(args[1], 10, -1, G_MAXINT32, &index, NULL))
-		return umms_ctl_usage_error("track %s %s: expected a track index", args[0], args[1]);
+		return umms_ctl_usage_error("track %s %s: expected a track index", args[0],
+			args[1]);
 	if (!umms_player1_call_select_track_sync(ctl->player, args[0], (gint)index, NULL, &error))
 		return umms_ctl_report(error);
 	return STATUS_OK;
@@ -308,7 +310,8 @@ cmd_subtitle_delay(struct ctl *ctl, char **args, int n_args)
 	}
 	double ms;
 	if (!umms_ctl_parse_double(args[0], &ms) || !(ms > -1e12 && ms < 1e12))
-		return umms_ctl_usage_error("subtitle-delay %s: expected milliseconds (-500, 1200)", args[0]);
+		return umms_ctl_usage_error("subtitle-delay %s: expected milliseconds (-500, 1200)",
+			args[0]);
 	return set_property(ctl, "SubtitleDelay", g_variant_new_int64((gint64)(ms * 1000.0)));
 }
 

@@ -175,7 +175,8 @@ umms_ctl_select_player(struct ctl *ctl)
 		else if (g_variant_is_object_path(ctl->player_arg))
 			path = g_strdup(ctl->player_arg);
 		else
-			return umms_ctl_usage_error("--player %s: expected a player number or object path",
+			return umms_ctl_usage_error(
+				"--player %s: expected a player number or object path",
 				ctl->player_arg);
 		if (!g_strv_contains((const char *const *)players, path))
 			return umms_ctl_fail("no such player: %s", path);
@@ -401,8 +402,8 @@ main(int argc, char **argv)
 	char **cmd_args = (char **)args->pdata + 1;
 
 	if (n_rest < command->min_args || n_rest > command->max_args)
-		return umms_ctl_usage_error("wrong number of arguments: ummsctl %s%s%s", command->name,
-			command->synopsis[0] ? " " : "", command->synopsis);
+		return umms_ctl_usage_error("wrong number of arguments: ummsctl %s%s%s",
+			command->name, command->synopsis[0] ? " " : "", command->synopsis);
 	if (wait && strcmp(command->name, "play") != 0)
 		return umms_ctl_usage_error("--wait is for play (or use the wait command)");
 

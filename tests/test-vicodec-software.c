@@ -182,7 +182,8 @@ static void
 test_software(struct umms_test *t, gconstpointer data)
 {
 	/* decoders.fwht=0: no pool, vicodec's decoder never plugged, the clip in software. */
-	umms_test_vicodec_restart(t, "resources.decoders.fwht=0 display.margins=0 display.zoom=none");
+	umms_test_vicodec_restart(t,
+		"resources.decoders.fwht=0 display.margins=0 display.zoom=none");
 	GVariant *pool = fwht_pool(t);
 	g_assert_null(pool);
 	g_autofree char *path = start_player(t, data, NULL, true);
@@ -192,14 +193,16 @@ test_software(struct umms_test *t, gconstpointer data)
 	g_autoptr(GVariant) rung = umms_test_vicodec_display_get(t, "VideoPath");
 	g_test_message("in software: video path %s, frames displayed %" G_GUINT64_FORMAT,
 		g_variant_get_string(rung, NULL), umms_test_stat(t->bus, path, "frames-displayed"));
-	umms_test_vicodec_assert_bars(t, "software", (W - CLIP_W) / 2, (H - CLIP_H) / 2, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "software", (W - CLIP_W) / 2, (H - CLIP_H) / 2,
+		CLIP_W, CLIP_H);
 }
 
 static void
 test_preempt(struct umms_test *t, gconstpointer data)
 {
 	/* One unit: a background player on the screen holds it. */
-	umms_test_vicodec_restart(t, "resources.decoders.fwht=1 display.margins=0 display.zoom=none");
+	umms_test_vicodec_restart(t,
+		"resources.decoders.fwht=1 display.margins=0 display.zoom=none");
 	int x0 = (W - CLIP_W) / 2, y0 = (H - CLIP_H) / 2;
 	g_autofree char *bg = start_player(t, data, "background", true);
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, bg);

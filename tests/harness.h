@@ -39,7 +39,10 @@ struct umms_test {
 void umms_test_init(int *argc, char ***argv);
 const char *umms_test_bus_address(void);
 
-/* A generated clip: $UMMS_TEST_CLIPS/name; fails the test if missing. */
+/*
+ * A generated clip: $UMMS_TEST_CLIPS/name; fails the test if missing. Also
+ * for a program that needs no bus, without umms_test_init().
+ */
 const char *umms_test_clip(const char *name);
 /* file:// URI of a clip (static storage per call site is not kept: free it). */
 char *umms_test_clip_uri(const char *name);

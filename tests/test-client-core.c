@@ -1,8 +1,8 @@
 /*
  * The umms_video_v1 client core (client/core/) against a server that sends
  * what ummsd never would: frame memory smaller than its planes say. The
- * peer here is a real Wayland server speaking umms_video_v1 on a socket,
- * in a thread of its own; the client is libumms-client-gl as an
+ * peer (video-peer.c) is a real Wayland server speaking umms_video_v1 on a
+ * socket, in a thread of its own; the client is libumms-client-gl as an
  * application uses it. A buffer whose planes do not fit its memory must be
  * neither mapped nor imported: its show is answered discarded and released
  * at once. A buffer that fits is queued and answered only when taken.
@@ -25,119 +25,29 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <wayland-server-core.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <drm_fourcc.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 
+#include "egl-util.h"
 #include "renderer-dmabuf.h"
 #include "umms-gl.h"
 #include "umms-video-v1-protocol.h"
+#include "video-peer.h"
 
 #define SOCKET "umms-core-test"
 #define WIDTH 64
 #define HEIGHT 32
 #define STRIDE (WIDTH * 4)
 
-/* ---- the peer: a server of umms_video_v1 ---------------------------------------- */
+/* ---- the peer: a server of umms_video_v1 (video-peer.c) ------------------------ */
 
-struct peer {
-	struct wl_display *display;
-	GThread *thread;
-	gint stop;
-	/* What it sends: one buffer, shown once. */
-	size_t memory_size;          /* memfd: its size; 0: a dma-buf */
-	struct test_dmabuf dmabuf;   /* the dma-buf, if so */
-	/*
-	 * Subtitles: a frame filled with FRAME_FILL, shown twice (due in 10 s
-	 * and 20 s), a subtitle image of SUB_W x SUB_H with the same serial
-	 * before each show, in a memfd of sub_size bytes.
-	 */
-	bool subtitles;
-	size_t sub_size;
-	uint32_t set_subtitles;      /* the client's last set_subtitles, ~0: none */
-	/* What the client did, under lock. */
-	GMutex lock;
-	unsigned releases, discarded, presented;
-	uint32_t discarded_serial, presented_flags;
-};
-
-static void
-resource_destroy(struct wl_client *client, struct wl_resource *resource)
-{
-	wl_resource_destroy(resource);
-}
-
-static void
-buffer_release(struct wl_client *client, struct wl_resource *resource)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	g_mutex_lock(&peer->lock);
-	peer->releases++;
-	g_mutex_unlock(&peer->lock);
-}
-
-static const struct umms_video_buffer_v1_interface buffer_impl = {
-	.release = buffer_release,
-	.destroy = resource_destroy,
-};
-
-static void
-player_presented(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
-	uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t flags)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	g_mutex_lock(&peer->lock);
-	peer->presented++;
-	peer->presented_flags = flags;
-	g_mutex_unlock(&peer->lock);
-}
-
-static void
-player_discarded(struct wl_client *client, struct wl_resource *resource, uint32_t serial)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	g_mutex_lock(&peer->lock);
-	peer->discarded++;
-	peer->discarded_serial = serial;
-	g_mutex_unlock(&peer->lock);
-}
-
-static void
-player_place(struct wl_client *client, struct wl_resource *resource, struct wl_resource *surface,
-	int32_t x, int32_t y, int32_t width, int32_t height, uint32_t scale, uint32_t stacking)
-{
-	wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR,
-		"this peer is not a compositor");
-}
-
+/* The cue the peer answers a client asking for text with. */
 #define CUE "Two lines,\nà la ligne"
-
-static void
-player_set_subtitles(struct wl_client *client, struct wl_resource *resource, uint32_t subtitles)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	g_mutex_lock(&peer->lock);
-	peer->set_subtitles = subtitles;
-	g_mutex_unlock(&peer->lock);
-	/* The cue that stands, for a client that asked for text. */
-	if (subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT)
-		umms_video_player_v1_send_cue(resource, CUE);
-}
-
-static const struct umms_video_player_v1_interface player_impl = {
-	.destroy = resource_destroy,
-	.presented = player_presented,
-	.discarded = player_discarded,
-	.place = player_place,
-	.set_subtitles = player_set_subtitles,
-};
 
 /* The frame's colour (XRGB8888: blue) and the subtitles' (premultiplied half green). */
 #define FRAME_FILL 0x000000ffu
@@ -148,176 +58,78 @@ static const struct umms_video_player_v1_interface player_impl = {
 #define SUB_H 8
 #define SUB_SERIAL 7
 
-/* A memfd of @size bytes holding @fill in every whole 32-bit word. */
-static int
-filled_memfd(size_t size, uint32_t fill)
+/* Serves one XRGB8888 buffer: memory of @memory_size bytes, or @dmabuf if 0. */
+static struct umms_test_peer *
+serve_frame(size_t memory_size, uint32_t fill, const struct test_dmabuf *dmabuf,
+	struct umms_test_peer_script *script)
 {
-	int fd = memfd_create("umms-core-test", MFD_CLOEXEC);
-	g_assert_cmpint(fd, >=, 0);
-	g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
-	uint32_t *words = g_malloc0(size + 4);
-	for (size_t i = 0; i < size / 4; i++)
-		words[i] = fill;
-	g_assert_cmpint(pwrite(fd, words, size, 0), ==, (ssize_t)size);
-	g_free(words);
-	return fd;
-}
-
-/* Two shows of one frame, each after the same subtitle image. */
-static void
-send_subtitled(struct peer *peer, struct wl_resource *player, struct wl_resource *buffer)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	for (uint32_t i = 1; i <= 2; i++) {
-		int fd = filled_memfd(peer->sub_size, SUB_FILL);
-		umms_video_player_v1_send_subpicture(player, fd, SUB_SERIAL, SUB_X, SUB_Y, SUB_W,
-			SUB_H, SUB_W * 4, WIDTH, HEIGHT);
-		close(fd);
-		uint64_t due = (uint64_t)now.tv_sec + 10 * i;
-		umms_video_player_v1_send_show(player, buffer, i, (uint32_t)(due >> 32),
-			(uint32_t)due, (uint32_t)now.tv_nsec);
-	}
-}
-
-/* A player with one XRGB8888 buffer of the peer's memory size, shown due in a minute. */
-static void
-manager_create_player(struct wl_client *client, struct wl_resource *resource, uint32_t id)
-{
-	struct peer *peer = wl_resource_get_user_data(resource);
-	int version = wl_resource_get_version(resource);
-	struct wl_resource *player = wl_resource_create(client, &umms_video_player_v1_interface,
-		version, id);
-	wl_resource_set_implementation(player, &player_impl, peer, NULL);
-	umms_video_player_v1_send_path(player, "/org/umms/player/1");
-	umms_video_player_v1_send_geometry(player, WIDTH, HEIGHT, 0, 0, WIDTH, HEIGHT, 1, 1);
-
-	struct wl_resource *buffer = wl_resource_create(client, &umms_video_buffer_v1_interface,
-		1, 0);
-	wl_resource_set_implementation(buffer, &buffer_impl, peer, NULL);
-	if (peer->memory_size == 0) {
-		const struct test_dmabuf *b = &peer->dmabuf;
-		umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_DMABUF,
-			DRM_FORMAT_XRGB8888, WIDTH, HEIGHT, (uint32_t)(b->modifier >> 32),
-			(uint32_t)b->modifier);
-		umms_video_buffer_v1_send_plane(buffer, b->fd, b->offset, b->stride);
+	struct umms_test_peer_buffer *b = &script->buffers[0];
+	*b = (struct umms_test_peer_buffer){ .width = WIDTH, .height = HEIGHT };
+	if (memory_size == 0) {
+		b->kind = UMMS_VIDEO_BUFFER_V1_KIND_DMABUF;
+		b->format = DRM_FORMAT_XRGB8888;
+		b->modifier = dmabuf->modifier;
+		b->fd = dmabuf->fd;
+		b->offset = dmabuf->offset;
+		b->stride = dmabuf->stride;
 	} else {
-		umms_video_player_v1_send_buffer(player, buffer, UMMS_VIDEO_BUFFER_V1_KIND_MEMFD,
-			WL_SHM_FORMAT_XRGB8888, WIDTH, HEIGHT, 0, 0);
-		int fd = filled_memfd(peer->memory_size, peer->subtitles ? FRAME_FILL : 0);
-		umms_video_buffer_v1_send_plane(buffer, fd, 0, STRIDE);
-		close(fd);
+		b->kind = UMMS_VIDEO_BUFFER_V1_KIND_MEMFD;
+		b->format = WL_SHM_FORMAT_XRGB8888;
+		b->fd = umms_test_peer_memfd(memory_size, fill);
+		b->stride = STRIDE;
 	}
-	umms_video_buffer_v1_send_done(buffer);
-	if (peer->subtitles) {
-		send_subtitled(peer, player, buffer);
-		return;
-	}
-
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	uint64_t due = (uint64_t)now.tv_sec + 60;
-	umms_video_player_v1_send_show(player, buffer, 1, (uint32_t)(due >> 32), (uint32_t)due,
-		0);
-}
-
-static void
-manager_attach(struct wl_client *client, struct wl_resource *resource, uint32_t id,
-	const char *path)
-{
-	manager_create_player(client, resource, id);
-}
-
-static void
-manager_format(struct wl_client *client, struct wl_resource *resource, uint32_t format)
-{
-}
-
-static void
-manager_dmabuf_format(struct wl_client *client, struct wl_resource *resource, uint32_t format,
-	uint32_t modifier_hi, uint32_t modifier_lo)
-{
-}
-
-static const struct umms_video_manager_v1_interface manager_impl = {
-	.destroy = resource_destroy,
-	.shm_format = manager_format,
-	.dmabuf_format = manager_dmabuf_format,
-	.attach = manager_attach,
-	.create_player = manager_create_player,
-};
-
-static void
-manager_bind(struct wl_client *client, void *data, uint32_t version, uint32_t id)
-{
-	struct wl_resource *resource = wl_resource_create(client,
-		&umms_video_manager_v1_interface, (int)version, id);
-	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
-}
-
-static gpointer
-peer_run(gpointer data)
-{
-	struct peer *peer = data;
-	struct wl_event_loop *loop = wl_display_get_event_loop(peer->display);
-	while (!g_atomic_int_get(&peer->stop)) {
-		wl_event_loop_dispatch(loop, 20);
-		wl_display_flush_clients(peer->display);
-	}
-	return NULL;
-}
-
-/* Serves @peer on SOCKET from a thread of its own. */
-static struct peer *
-peer_launch(struct peer *peer)
-{
-	peer->set_subtitles = ~0u;
-	g_mutex_init(&peer->lock);
-	peer->display = wl_display_create();
-	g_assert_cmpint(wl_display_add_socket(peer->display, SOCKET), ==, 0);
-	g_assert_nonnull(wl_global_create(peer->display, &umms_video_manager_v1_interface, 4,
-		peer, manager_bind));
-	peer->thread = g_thread_new("umms-core-peer", peer_run, peer);
+	script->version = 4;
+	script->n_buffers = 1;
+	script->cue = CUE;
+	struct umms_test_peer *peer = umms_test_peer_start_script(SOCKET, script);
+	if (memory_size != 0)
+		close(b->fd);
 	return peer;
 }
 
-static struct peer *
+/* The frame shown once, due in a minute. */
+static struct umms_test_peer *
 peer_start(size_t memory_size, const struct test_dmabuf *dmabuf)
 {
-	struct peer *peer = g_new0(struct peer, 1);
-	peer->memory_size = memory_size;
-	if (dmabuf)
-		peer->dmabuf = *dmabuf;
-	return peer_launch(peer);
+	struct umms_test_peer_script script = {
+		.shows = { { .due_in_s = 60 } },
+		.n_shows = 1,
+	};
+	return serve_frame(memory_size, 0, dmabuf, &script);
 }
 
-static struct peer *
+/*
+ * Subtitles: a frame filled with FRAME_FILL, shown twice (due in 10 s and
+ * 20 s), a subtitle image of SUB_W x SUB_H with the same serial before each
+ * show, in a memfd of @sub_size bytes.
+ */
+static struct umms_test_peer *
 peer_start_subtitled(size_t sub_size)
 {
-	struct peer *peer = g_new0(struct peer, 1);
-	peer->memory_size = STRIDE * HEIGHT;
-	peer->subtitles = true;
-	peer->sub_size = sub_size;
-	return peer_launch(peer);
-}
-
-static void
-peer_stop(struct peer *peer)
-{
-	g_atomic_int_set(&peer->stop, 1);
-	g_thread_join(peer->thread);
-	wl_display_destroy_clients(peer->display);
-	wl_display_destroy(peer->display);
-	g_mutex_clear(&peer->lock);
-	g_free(peer);
+	const struct umms_test_peer_subpicture sub = {
+		.fd = umms_test_peer_memfd(sub_size, SUB_FILL),
+		.serial = SUB_SERIAL,
+		.x = SUB_X, .y = SUB_Y, .width = SUB_W, .height = SUB_H,
+		.stride = SUB_W * 4,
+	};
+	struct umms_test_peer_script script = {
+		.shows = {
+			{ .due_in_s = 10, .with_subpicture = true, .subpicture = sub },
+			{ .due_in_s = 20, .with_subpicture = true, .subpicture = sub },
+		},
+		.n_shows = 2,
+	};
+	struct umms_test_peer *peer = serve_frame(STRIDE * HEIGHT, FRAME_FILL, NULL, &script);
+	close(sub.fd);
+	return peer;
 }
 
 /* ---- the client --------------------------------------------------------------------- */
 
 /* Dispatches until @done says so (the peer's counts under its lock), for up to 5 s. */
 static void
-client_wait(struct umms_gl *gl, struct peer *peer, bool (*done)(struct peer *peer),
-	const char *what)
+client_wait(struct umms_gl *gl, struct umms_test_peer *peer,
+	bool (*done)(struct umms_test_peer *peer), const char *what)
 {
 	for (int i = 0; i < 250; i++) {
 		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
@@ -332,8 +144,20 @@ client_wait(struct umms_gl *gl, struct peer *peer, bool (*done)(struct peer *pee
 	g_error("the peer never saw %s", what);
 }
 
+/* Round trips until @n shows came, for up to 250; @counts: the client's then. */
+static void
+wait_received(struct umms_gl *gl, unsigned n, struct umms_gl_counts *counts)
+{
+	*counts = (struct umms_gl_counts){ 0 };
+	for (int i = 0; i < 250 && counts->received < n; i++) {
+		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
+		umms_gl_get_counts(gl, counts);
+	}
+	g_assert_cmpuint(counts->received, ==, n);
+}
+
 static bool
-discarded_and_released(struct peer *peer)
+discarded_and_released(struct umms_test_peer *peer)
 {
 	return peer->discarded == 1 && peer->releases == 1;
 }
@@ -342,7 +166,7 @@ static void
 test_short_memory(void)
 {
 	/* Rows of 256 bytes, 32 of them, in 4 KiB: the frame would be read past the end. */
-	struct peer *peer = peer_start(4096, NULL);
+	struct umms_test_peer *peer = peer_start(4096, NULL);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
 	client_wait(gl, peer, discarded_and_released, "the bad frame discarded and released");
@@ -356,22 +180,18 @@ test_short_memory(void)
 	g_assert_cmpuint(counts.discarded, ==, 1);
 	g_assert_cmpuint(counts.uploaded, ==, 0);
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
 }
 
 static void
 test_fitting_memory(void)
 {
 	/* The same frame in memory that holds it: queued until its time, not answered. */
-	struct peer *peer = peer_start(STRIDE * HEIGHT, NULL);
+	struct umms_test_peer *peer = peer_start(STRIDE * HEIGHT, NULL);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
-	struct umms_gl_counts counts = { 0 };
-	for (int i = 0; i < 250 && counts.received == 0; i++) {
-		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
-		umms_gl_get_counts(gl, &counts);
-	}
-	g_assert_cmpuint(counts.received, ==, 1);
+	struct umms_gl_counts counts;
+	wait_received(gl, 1, &counts);
 	g_assert_cmpuint(counts.discarded, ==, 0);
 	g_assert_cmpuint(counts.buffers, ==, 1);
 	g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
@@ -380,11 +200,11 @@ test_fitting_memory(void)
 	g_assert_cmpuint(peer->releases, ==, 0);
 	g_mutex_unlock(&peer->lock);
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
 }
 
 static bool
-presented(struct peer *peer)
+presented(struct umms_test_peer *peer)
 {
 	return peer->presented == 1;
 }
@@ -406,15 +226,11 @@ test_dmabuf_egl(void)
 	g_assert_true(test_dmabuf_make(&b, GL_RGBA, GL_RGBA, WIDTH, HEIGHT, pixels, WIDTH));
 	g_free(pixels);
 
-	struct peer *peer = peer_start(0, &b);
+	struct umms_test_peer *peer = peer_start(0, &b);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
-	struct umms_gl_counts counts = { 0 };
-	for (int i = 0; i < 250 && counts.received == 0; i++) {
-		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
-		umms_gl_get_counts(gl, &counts);
-	}
-	g_assert_cmpuint(counts.received, ==, 1);
+	struct umms_gl_counts counts;
+	wait_received(gl, 1, &counts);
 	/* Taken as if drawing two minutes ahead: the show is due in one. */
 	const struct umms_gl_frame *frame = umms_gl_update(gl,
 		g_get_monotonic_time() * 1000 + (int64_t)120 * 1000000000);
@@ -452,145 +268,43 @@ test_dmabuf_egl(void)
 	g_assert_cmpuint(peer->discarded, ==, 0);
 	g_mutex_unlock(&peer->lock);
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
 	test_dmabuf_finish(&b);
 	umms_renderer_destroy(r);
 }
 
 /* ---- subtitles: an application's GLES 2 context on Mesa's surfaceless display ---- */
 
+static struct umms_test_egl egl;
 static struct {
-	EGLDisplay display;
-	EGLContext context;
-	GLuint fbo, target, program;
-	unsigned shader_id;
+	struct umms_test_gl_program program;
 	uint8_t pixels[WIDTH * HEIGHT * 4];
-} app;
+} app = { .program.subtitled = true };
 
 static void
 app_setup(void)
 {
-	app.display = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-		NULL);
-	g_assert_true(app.display != EGL_NO_DISPLAY);
-	g_assert_true(eglInitialize(app.display, NULL, NULL));
-	g_assert_true(eglBindAPI(EGL_OPENGL_ES_API));
-	const EGLint config_attribs[] = {
-		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE,
-	};
-	EGLConfig config;
-	EGLint n = 0;
-	g_assert_true(eglChooseConfig(app.display, config_attribs, &config, 1, &n) && n == 1);
-	const EGLint attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
-	app.context = eglCreateContext(app.display, config, EGL_NO_CONTEXT, attribs);
-	g_assert_true(app.context != EGL_NO_CONTEXT);
-	g_assert_true(eglMakeCurrent(app.display, EGL_NO_SURFACE, EGL_NO_SURFACE, app.context));
-	/* What the application draws into: an RGBA texture the size of the picture. */
-	glGenTextures(1, &app.target);
-	glBindTexture(GL_TEXTURE_2D, app.target);
-	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, WIDTH, HEIGHT, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-	glGenFramebuffers(1, &app.fbo);
-	glBindFramebuffer(GL_FRAMEBUFFER, app.fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, app.target, 0);
-	g_assert_cmpint(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
-	app.program = 0;
-	app.shader_id = 0;
+	umms_test_egl_setup(&egl, NULL, WIDTH, HEIGHT);
 }
 
 static void
 app_finish(void)
 {
-	if (app.program)
-		glDeleteProgram(app.program);
-	glDeleteFramebuffers(1, &app.fbo);
-	glDeleteTextures(1, &app.target);
-	eglMakeCurrent(app.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	eglDestroyContext(app.display, app.context);
-}
-
-static GLuint
-compile(GLenum type, int n, const char **sources)
-{
-	GLuint shader = glCreateShader(type);
-	glShaderSource(shader, n, sources, NULL);
-	glCompileShader(shader);
-	GLint ok = 0;
-	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
-		g_error("shader does not compile: %s", log);
-	}
-	return shader;
-}
-
-/* The application's program: the snippet, then a main() that blends the subtitles. */
-static void
-build_program(const struct umms_gl_frame *frame)
-{
-	static const char *vertex =
-		"attribute vec2 pos;\n"
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n"
-		"	gl_Position = vec4(pos, 0.0, 1.0);\n"
-		"	uv = pos * 0.5 + 0.5;\n"
-		"}\n";
-	const char *fragment[] = {
-		frame->shader,
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n"
-		"	gl_FragColor = umms_sample_subtitled(uv);\n"
-		"}\n",
-	};
-	if (app.program)
-		glDeleteProgram(app.program);
-	GLuint vs = compile(GL_VERTEX_SHADER, 1, &vertex);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, 2, fragment);
-	app.program = glCreateProgram();
-	glAttachShader(app.program, vs);
-	glAttachShader(app.program, fs);
-	glBindAttribLocation(app.program, 0, "pos");
-	glLinkProgram(app.program);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	GLint ok = 0;
-	glGetProgramiv(app.program, GL_LINK_STATUS, &ok);
-	g_assert_true(ok);
-	app.shader_id = frame->shader_id;
+	umms_test_gl_program_finish(&app.program);
+	umms_test_egl_finish(&egl);
 }
 
 /* Draws @frame over the whole target and reads it back: picture row y at pixels row y. */
 static void
 app_draw(const struct umms_gl_frame *frame)
 {
-	if (frame->shader_id != app.shader_id)
-		build_program(frame);
-	glBindFramebuffer(GL_FRAMEBUFFER, app.fbo);
-	glViewport(0, 0, WIDTH, HEIGHT);
-	glClearColor(0.5f, 0.5f, 0.5f, 1.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	umms_gl_frame_bind(frame, app.program, 0);
-	static const GLfloat quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
-	glBindBuffer(GL_ARRAY_BUFFER, 0);
-	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
-	glEnableVertexAttribArray(0);
-	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-	glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, app.pixels);
-	g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
+	umms_test_egl_draw(&egl, &app.program, frame, app.pixels);
 }
 
 static void
 assert_rgb(int x, int y, uint32_t rgb, const char *what)
 {
-	const uint8_t *p = &app.pixels[((size_t)y * WIDTH + (size_t)x) * 4];
-	int want[3] = { (int)(rgb >> 16) & 0xff, (int)(rgb >> 8) & 0xff, (int)rgb & 0xff };
-	for (int c = 0; c < 3; c++) {
-		if (abs(p[c] - want[c]) > 3)
-			g_error("%s at (%d, %d): %02x%02x%02x, expected %06x", what, x, y, p[0], p[1],
-				p[2], rgb);
-	}
+	umms_test_egl_assert_rgb(&egl, app.pixels, x, y, rgb, 3, what);
 }
 
 /* Blue, and half green over it: 0x80 + 0xff * (1 - 0x80 / 255). */
@@ -609,12 +323,8 @@ on_cue(void *data, struct umms_gl *gl, const char *text)
 static void
 wait_shows(struct umms_gl *gl)
 {
-	struct umms_gl_counts counts = { 0 };
-	for (int i = 0; i < 250 && counts.received < 2; i++) {
-		g_assert_cmpint(umms_gl_roundtrip(gl), ==, 0);
-		umms_gl_get_counts(gl, &counts);
-	}
-	g_assert_cmpuint(counts.received, ==, 2);
+	struct umms_gl_counts counts;
+	wait_received(gl, 2, &counts);
 }
 
 static int64_t
@@ -627,7 +337,7 @@ static void
 test_subtitles(void)
 {
 	app_setup();
-	struct peer *peer = peer_start_subtitled(SUB_W * 4 * SUB_H);
+	struct umms_test_peer *peer = peer_start_subtitled(SUB_W * 4 * SUB_H);
 	g_autofree char *cue = NULL;
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, &cue);
 	g_assert_nonnull(gl);
@@ -684,7 +394,7 @@ test_subtitles(void)
 	g_assert_cmpstr(cue, ==, CUE);
 
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
 	app_finish();
 }
 
@@ -693,7 +403,7 @@ test_subtitles_short(void)
 {
 	app_setup();
 	/* 100 bytes for 32 rows of 128: refused before anything maps them. */
-	struct peer *peer = peer_start_subtitled(100);
+	struct umms_test_peer *peer = peer_start_subtitled(100);
 	struct umms_gl *gl = umms_gl_create(SOCKET, NULL, 0, NULL, NULL);
 	g_assert_nonnull(gl);
 	wait_shows(gl);
@@ -708,7 +418,7 @@ test_subtitles_short(void)
 	g_assert_cmpuint(sub.refused, ==, 2);
 	g_assert_cmpuint(sub.uploaded, ==, 0);
 	umms_gl_destroy(gl);
-	peer_stop(peer);
+	umms_test_peer_stop(peer);
 	app_finish();
 }
 

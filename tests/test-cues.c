@@ -15,6 +15,7 @@
 #include "cues.h"
 #include "engine.h"
 #include "frame.h"
+#include "harness.h"
 #include "player.h"
 #include "subpicture.h"
 
@@ -303,10 +304,8 @@ seek_and_take(struct umms_player *player, struct watch *watch, int64_t position)
 static void
 test_frames(void)
 {
-	const char *clips = g_getenv("UMMS_TEST_CLIPS");
-	g_assert_nonnull(clips);
-	g_autofree char *video = g_build_filename(clips, "av.mkv", NULL);
-	g_autofree char *subs = g_build_filename(clips, "subs.en.srt", NULL);
+	const char *video = umms_test_clip("av.mkv");
+	const char *subs = umms_test_clip("subs.en.srt");
 	struct umms_config config;
 	umms_config_init(&config);
 	GError *error = NULL;

@@ -12,12 +12,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 #include <wayland-client.h>
 
 #include "compositor.h"
+#include "egl-util.h"
 #include "harness.h"
 #include "image.h"
 #include "umms-gl.h"
@@ -28,11 +27,7 @@
 #define HEIGHT 240
 
 /* One EGL display and context for the program (EGL's surfaceless display is per process). */
-static struct {
-	EGLDisplay display;
-	EGLContext context;
-	GLuint fbo, target;
-} egl;
+static struct umms_test_egl egl;
 
 struct app {
 	struct umms_gl *gl;
@@ -41,53 +36,10 @@ struct app {
 	char *error_name;
 	unsigned eos;
 	int width, height;
-	GLuint program;
-	unsigned shader_id;
-	bool subtitled;            /* draws with umms_sample_subtitled() */
+	struct umms_test_gl_program program; /* .subtitled: draws umms_sample_subtitled() */
 	char *cue;                 /* the last cue text received, NULL before any */
 	uint8_t pixels[WIDTH * HEIGHT * 4];
 };
-
-static void
-setup_egl(void)
-{
-	egl.display = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-		NULL);
-	g_assert_true(egl.display != EGL_NO_DISPLAY);
-	g_assert_true(eglInitialize(egl.display, NULL, NULL));
-	g_assert_true(eglBindAPI(EGL_OPENGL_ES_API));
-	const EGLint config_attribs[] = {
-		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE,
-	};
-	EGLConfig config;
-	EGLint n = 0;
-	g_assert_true(eglChooseConfig(egl.display, config_attribs, &config, 1, &n) && n == 1);
-	/* An application's usual GLES 2 context. */
-	const EGLint attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
-	egl.context = eglCreateContext(egl.display, config, EGL_NO_CONTEXT, attribs);
-	g_assert_true(egl.context != EGL_NO_CONTEXT);
-	g_assert_true(eglMakeCurrent(egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, egl.context));
-	g_test_message("GL: %s, %s", glGetString(GL_VERSION), glGetString(GL_RENDERER));
-
-	/* What the application draws into: an RGBA texture the size of the picture. */
-	glGenTextures(1, &egl.target);
-	glBindTexture(GL_TEXTURE_2D, egl.target);
-	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, WIDTH, HEIGHT, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-	glGenFramebuffers(1, &egl.fbo);
-	glBindFramebuffer(GL_FRAMEBUFFER, egl.fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, egl.target, 0);
-	g_assert_cmpint(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
-}
-
-static void
-finish_egl(void)
-{
-	glDeleteFramebuffers(1, &egl.fbo);
-	glDeleteTextures(1, &egl.target);
-	eglMakeCurrent(egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	eglDestroyContext(egl.display, egl.context);
-	/* Not eglTerminate: Mesa 22.3 leaks its surfaceless driver's allocations then (demo/umms-gl.c). */
-}
 
 /* GL texture names in use now (the library's and ours). */
 static unsigned
@@ -159,8 +111,7 @@ static void
 app_destroy(struct app *app)
 {
 	umms_gl_destroy(app->gl);
-	if (app->program)
-		glDeleteProgram(app->program);
+	umms_test_gl_program_finish(&app->program);
 	g_free(app->path);
 	g_free(app->failed);
 	g_free(app->error_name);
@@ -195,95 +146,18 @@ wait_received(struct app *app, unsigned frames)
 	}
 }
 
-static GLuint
-compile(GLenum type, int n, const char **sources)
-{
-	GLuint shader = glCreateShader(type);
-	glShaderSource(shader, n, sources, NULL);
-	glCompileShader(shader);
-	GLint ok = 0;
-	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
-		g_error("shader does not compile: %s", log);
-	}
-	return shader;
-}
-
-/* The application's program: the library's snippet, then its own main(). */
-static void
-build_program(struct app *app, const struct umms_gl_frame *frame)
-{
-	static const char *vertex =
-		"attribute vec2 pos;\n"
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n"
-		"	gl_Position = vec4(pos, 0.0, 1.0);\n"
-		/* Row 0 of the picture at the framebuffer's row 0: read back top row first. */
-		"	uv = pos * 0.5 + 0.5;\n"
-		"}\n";
-	const char *fragment[] = {
-		frame->shader,
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n",
-		app->subtitled ? "	gl_FragColor = umms_sample_subtitled(uv);\n}\n" :
-			"	gl_FragColor = umms_sample(uv);\n}\n",
-	};
-	if (app->program)
-		glDeleteProgram(app->program);
-	GLuint vs = compile(GL_VERTEX_SHADER, 1, &vertex);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, 3, fragment);
-	app->program = glCreateProgram();
-	glAttachShader(app->program, vs);
-	glAttachShader(app->program, fs);
-	glBindAttribLocation(app->program, 0, "pos");
-	glLinkProgram(app->program);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	GLint ok = 0;
-	glGetProgramiv(app->program, GL_LINK_STATUS, &ok);
-	g_assert_true(ok);
-	app->shader_id = frame->shader_id;
-}
-
 /* One application frame: update, draw the video over the whole target, read it back. */
 static const struct umms_gl_frame *
 draw(struct app *app)
 {
-	const struct umms_gl_frame *frame = umms_gl_update(app->gl, 0);
-	if (!frame)
-		return NULL;
-	if (frame->shader_id != app->shader_id)
-		build_program(app, frame);
-	glBindFramebuffer(GL_FRAMEBUFFER, egl.fbo);
-	glViewport(0, 0, WIDTH, HEIGHT);
-	glClearColor(0.5f, 0.5f, 0.5f, 1.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	umms_gl_frame_bind(frame, app->program, 0);
-	static const GLfloat quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
-	glBindBuffer(GL_ARRAY_BUFFER, 0);
-	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
-	glEnableVertexAttribArray(0);
-	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-	glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, app->pixels);
-	g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
-	return frame;
+	return umms_test_egl_draw_update(&egl, &app->program, app->gl, app->pixels);
 }
 
 static void
 assert_pixel(struct app *app, int x, int y, uint32_t rgb, const char *what)
 {
-	const uint8_t *p = &app->pixels[((size_t)y * WIDTH + (size_t)x) * 4];
-	int want[3] = { (int)(rgb >> 16) & 0xff, (int)(rgb >> 8) & 0xff, (int)rgb & 0xff };
-	for (int c = 0; c < 3; c++) {
-		if (abs(p[c] - want[c]) > COLOUR_TOLERANCE)
-			g_error("%s at (%d, %d): %02x%02x%02x, expected %06x", what, x, y, p[0], p[1],
-				p[2], rgb);
-	}
-	g_assert_cmpint(p[3], ==, 255);
+	umms_test_egl_assert_rgb(&egl, app->pixels, x, y, rgb, COLOUR_TOLERANCE, what);
+	g_assert_cmpint(umms_test_egl_alpha(&egl, app->pixels, x, y), ==, 255);
 }
 
 /* pattern.mkv (tests/gen-clips.c): quadrants under a magenta band, over a cyan one. */
@@ -583,7 +457,7 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 	 * the images and the texts, as ummsd makes them from the stream.
 	 */
 	struct app *app = app_create(NULL, 0);
-	app->subtitled = true;
+	app->program.subtitled = true;
 	umms_gl_set_subtitles(app->gl, true, on_cue);
 	g_autofree char *uri = umms_test_clip_uri("subs.mkv");
 	umms_test_player_do(t->bus, app->path, "SetUri", g_variant_new("(s)", uri));
@@ -773,7 +647,7 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	setup_egl();
+	umms_test_egl_setup(&egl, NULL, WIDTH, HEIGHT);
 	UMMS_TEST_ADD("/gl/rgb", test_rgb);
 	UMMS_TEST_ADD("/gl/nv12", test_nv12);
 	UMMS_TEST_ADD("/gl/i420", test_i420);
@@ -786,6 +660,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/gl/demo", test_demo);
 	UMMS_TEST_ADD("/gl/demo-window", test_demo_window);
 	int status = g_test_run();
-	finish_egl();
+	umms_test_egl_finish(&egl);
 	return status;
 }

@@ -20,42 +20,33 @@ static uint32_t primary_formats[] = { XR24, DRM_FORMAT_RGB565 };
 static uint32_t overlay_formats[] = { AR24, XR24, DRM_FORMAT_RGB565 };
 static uint32_t yuv_overlay_formats[] = { NV12, XR24 };
 
+/* A plane @id of type @t (PRIMARY, OVERLAY, CURSOR) taking the formats of array @f. */
+#define PLANE(plane_id, t, f, z) { .id = (plane_id), .type = UMMS_KMS_PLANE_##t, \
+	.formats = (f), .n_formats = G_N_ELEMENTS(f), .zpos = (z) }
+/* The same with a zpos property of value @z. */
+#define ZPOS_PLANE(plane_id, t, f, z) { .id = (plane_id), .type = UMMS_KMS_PLANE_##t, \
+	.formats = (f), .n_formats = G_N_ELEMENTS(f), .has_zpos = true, .zpos = (z) }
+
 /* vkms 6.1 with enable_overlay: a primary, overlays, a cursor; no zpos property. */
 static const struct umms_kms_plane vkms_planes[] = {
-	{ .id = 31, .type = UMMS_KMS_PLANE_PRIMARY, .formats = primary_formats, .n_formats = 2,
-	  .zpos = 0 },
-	{ .id = 33, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
-	  .zpos = 1 },
-	{ .id = 35, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
-	  .zpos = 1 },
-	{ .id = 37, .type = UMMS_KMS_PLANE_CURSOR, .formats = overlay_formats, .n_formats = 3,
-	  .zpos = 2 },
+	PLANE(31, PRIMARY, primary_formats, 0),
+	PLANE(33, OVERLAY, overlay_formats, 1),
+	PLANE(35, OVERLAY, overlay_formats, 1),
+	PLANE(37, CURSOR, overlay_formats, 2),
 };
 
 /* A SoC-like device: zpos properties, a YUV overlay above an RGB one, one under the primary. */
-static const struct umms_kms_plane soc_planes[] = {
-	{ .id = 50, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
-	  .has_zpos = true, .zpos = 0 },
-	{ .id = 51, .type = UMMS_KMS_PLANE_PRIMARY, .formats = primary_formats, .n_formats = 2,
-	  .has_zpos = true, .zpos = 1 },
-	{ .id = 52, .type = UMMS_KMS_PLANE_OVERLAY, .formats = yuv_overlay_formats, .n_formats = 2,
-	  .has_zpos = true, .zpos = 3 },
-	{ .id = 53, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
-	  .has_zpos = true, .zpos = 2 },
-};
+#define SOC_PLANES \
+	ZPOS_PLANE(50, OVERLAY, overlay_formats, 0), \
+	ZPOS_PLANE(51, PRIMARY, primary_formats, 1), \
+	ZPOS_PLANE(52, OVERLAY, yuv_overlay_formats, 3), \
+	ZPOS_PLANE(53, OVERLAY, overlay_formats, 2)
+static const struct umms_kms_plane soc_planes[] = { SOC_PLANES };
 
 /* The SoC with an ARGB overlay on top, for subtitles. */
 static const struct umms_kms_plane soc_sub_planes[] = {
-	{ .id = 50, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
-	  .has_zpos = true, .zpos = 0 },
-	{ .id = 51, .type = UMMS_KMS_PLANE_PRIMARY, .formats = primary_formats, .n_formats = 2,
-	  .has_zpos = true, .zpos = 1 },
-	{ .id = 52, .type = UMMS_KMS_PLANE_OVERLAY, .formats = yuv_overlay_formats, .n_formats = 2,
-	  .has_zpos = true, .zpos = 3 },
-	{ .id = 53, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
-	  .has_zpos = true, .zpos = 2 },
-	{ .id = 54, .type = UMMS_KMS_PLANE_OVERLAY, .formats = overlay_formats, .n_formats = 3,
-	  .has_zpos = true, .zpos = 4 },
+	SOC_PLANES,
+	ZPOS_PLANE(54, OVERLAY, overlay_formats, 4),
 };
 
 struct ladder_case {

@@ -18,23 +18,18 @@
 #include "fwht-parse.h"
 #include "harness.h"
 #include "image.h"
+#include "vicodec-util.h"
 
 #define DISPLAY "/org/umms/display/0"
 #define DISPLAY1 "org.umms.Display1"
 #define RESOURCES1 "org.umms.Resources1"
 
-/*
- * vkms's preferred mode; the clip at 1:1 in its middle (vkms cannot scale),
- * and no smaller than vicodec takes (640x360).
- */
-#define W 1024
-#define H 768
-#define CLIP_W 640
-#define CLIP_H 480
-
-/* videotestsrc's smpte100: seven bars of 100% colour, left to right. */
-static const uint32_t bars[] = { 0xffffff, 0xffff00, 0x00ffff, 0x00ff00, 0xff00ff, 0xff0000,
-	0x0000ff };
+/* vkms's screen and the clip on it (vicodec-util.h). */
+#define W UMMS_TEST_VICODEC_SCREEN_W
+#define H UMMS_TEST_VICODEC_SCREEN_H
+#define CLIP_W UMMS_TEST_VICODEC_CLIP_W
+#define CLIP_H UMMS_TEST_VICODEC_CLIP_H
+static const uint32_t *const bars = umms_test_vicodec_bars;
 
 /*
  * The clip, made by vicodec's encoder: raw FWHT frames, as v4l2fwhtenc
@@ -64,55 +59,9 @@ repeat_clip(const char *path)
 static char *
 make_clip(void)
 {
-	char *path = g_build_filename(umms_test_tmpdir(), "bars.fwht", NULL);
-	umms_test_fwht_make_clip(path, CLIP_W, CLIP_H, ENCODED_S);
+	char *path = umms_test_vicodec_make_clip(ENCODED_S);
 	repeat_clip(path);
 	return path;
-}
-
-static GVariant *
-display_get(struct umms_test *t, const char *property)
-{
-	return umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
-}
-
-
-/* The bars, the picture's @w x @h at (@x0, @y0) on the screen; black around it. */
-static void
-assert_bars(struct umms_test *t, const char *what, int x0, int y0, int w, int h)
-{
-	g_autofree char *png = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
-	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
-		g_variant_new("(s)", png));
-	struct umms_test_image *image = umms_test_image_load(png);
-	g_assert_cmpint(umms_test_image_width(image), ==, W);
-	g_assert_cmpint(umms_test_image_height(image), ==, H);
-	/* The middle of each bar, at three heights. */
-	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
-		int x = x0 + (int)(w * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
-		for (int y = y0 + 4; y < y0 + h; y += h / 2 - 4)
-			umms_test_image_assert_pixel(image, x, y, bars[i], 16, what);
-	}
-	umms_test_image_assert_pixel(image, x0 + 4, y0 - 1, 0x000000, 0, what);
-	umms_test_image_assert_pixel(image, x0 - 1, y0 + 4, 0x000000, 0, what);
-	umms_test_image_free(image);
-}
-
-/* ummsd restarted with the common settings and @settings (space separated). */
-static void
-restart(struct umms_test *t, const char *settings)
-{
-	g_auto(GStrv) set = g_strsplit(settings, " ", -1);
-	GPtrArray *overrides = g_ptr_array_new();
-	const char *const common[] = { "display.enabled=true", "video.enabled=false",
-		"engine.open-timeout=120000", "engine.answer-timeout=120000" };
-	for (size_t i = 0; i < G_N_ELEMENTS(common); i++)
-		g_ptr_array_add(overrides, (gpointer)common[i]);
-	for (char **s = set; *s; s++)
-		g_ptr_array_add(overrides, *s);
-	g_ptr_array_add(overrides, NULL);
-	umms_test_restart(t, (const char *const *)overrides->pdata);
-	g_ptr_array_free(overrides, TRUE);
 }
 
 static void
@@ -233,31 +182,34 @@ static void
 test_software(struct umms_test *t, gconstpointer data)
 {
 	/* decoders.fwht=0: no pool, vicodec's decoder never plugged, the clip in software. */
-	restart(t, "resources.decoders.fwht=0 display.margins=0 display.zoom=none");
+	umms_test_vicodec_restart(t,
+		"resources.decoders.fwht=0 display.margins=0 display.zoom=none");
 	GVariant *pool = fwht_pool(t);
 	g_assert_null(pool);
 	g_autofree char *path = start_player(t, data, NULL, true);
 	umms_test_wait_position(t->bus, path, US(1), false, 60000);
 	wait_decoder(t, path, SOFTWARE ")");
 	assert_decoding(t, path);
-	g_autoptr(GVariant) rung = display_get(t, "VideoPath");
+	g_autoptr(GVariant) rung = umms_test_vicodec_display_get(t, "VideoPath");
 	g_test_message("in software: video path %s, frames displayed %" G_GUINT64_FORMAT,
 		g_variant_get_string(rung, NULL), umms_test_stat(t->bus, path, "frames-displayed"));
-	assert_bars(t, "software", (W - CLIP_W) / 2, (H - CLIP_H) / 2, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "software", (W - CLIP_W) / 2, (H - CLIP_H) / 2,
+		CLIP_W, CLIP_H);
 }
 
 static void
 test_preempt(struct umms_test *t, gconstpointer data)
 {
 	/* One unit: a background player on the screen holds it. */
-	restart(t, "resources.decoders.fwht=1 display.margins=0 display.zoom=none");
+	umms_test_vicodec_restart(t,
+		"resources.decoders.fwht=1 display.margins=0 display.zoom=none");
 	int x0 = (W - CLIP_W) / 2, y0 = (H - CLIP_H) / 2;
 	g_autofree char *bg = start_player(t, data, "background", true);
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, bg);
 	wait_holders(t, bg);
 	wait_decoder(t, bg, HARDWARE);
 	umms_test_wait_position(t->bus, bg, US(1), false, 60000);
-	assert_bars(t, "preempt-hardware", x0, y0, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "preempt-hardware", x0, y0, CLIP_W, CLIP_H);
 
 	/*
 	 * A foreground player comes on the screen and takes the unit: the
@@ -292,7 +244,7 @@ test_preempt(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, fg, "Pause", NULL);
 	umms_test_wait_property(t->bus, fg, "State", g_variant_new_string("paused"), REOPEN_MS);
 	wait_frames(t, bg, "frames-displayed", 2);
-	assert_bars(t, "preempt-software", x0, y0, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "preempt-software", x0, y0, CLIP_W, CLIP_H);
 	wait_decoder(t, bg, taken);
 	wait_holders(t, fg);
 
@@ -305,7 +257,7 @@ test_preempt(struct umms_test *t, gconstpointer data)
 	wait_holders(t, bg);
 	wait_decoder(t, bg, HARDWARE);
 	assert_decoding(t, bg);
-	assert_bars(t, "preempt-restored", x0, y0, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "preempt-restored", x0, y0, CLIP_W, CLIP_H);
 	umms_test_signals_free(signals);
 }
 
@@ -350,7 +302,7 @@ static void
 test_table(struct umms_test *t, gconstpointer data)
 {
 	/* As probed: vicodec's decoder nodes, vivid's capture device; a player holding a unit. */
-	restart(t, "display.margins=0 display.zoom=none");
+	umms_test_vicodec_restart(t, "display.margins=0 display.zoom=none");
 	g_autofree char *path = start_player(t, data, "foreground", true);
 	wait_holders(t, path);
 	g_autofree char *out = umms_test_ummsctl("resources", NULL);
@@ -473,8 +425,8 @@ test_decoder(gconstpointer data)
 	}
 	/* The bars, at three heights. */
 	g_assert_nonnull(sw.sample);
-	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
-		int x = (int)(CLIP_W * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
+	for (size_t i = 0; i < UMMS_TEST_VICODEC_N_BARS; i++) {
+		int x = (int)(CLIP_W * (2 * i + 1) / (2 * UMMS_TEST_VICODEC_N_BARS));
 		for (int y = 4; y < CLIP_H; y += CLIP_H / 2 - 4) {
 			guint32 got = sample_pixel(sw.sample, x, y);
 			if (!near(got, bars[i], 16))

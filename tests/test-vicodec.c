@@ -12,81 +12,37 @@
  * llvmpipe), the frames imported as EGLImages, drawn with the library's
  * snippet into a framebuffer and read back.
  */
-#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <drm_fourcc.h>
 #include <GLES2/gl2.h>
-#include <gbm.h>
 #include <gst/gst.h>
 
+#include "egl-util.h"
 #include "fwht-parse.h"
 #include "harness.h"
 #include "image.h"
 #include "umms-gl.h"
+#include "vicodec-util.h"
 
 #define DISPLAY "/org/umms/display/0"
 #define CARD "/dev/dri/card0"
 #define DISPLAY1 "org.umms.Display1"
 
-/*
- * vkms's preferred mode; the clip at 1:1 in its middle (vkms cannot scale),
- * and no smaller than vicodec takes (640x360).
- */
-#define W 1024
-#define H 768
-#define CLIP_W 640
-#define CLIP_H 480
-
-/* videotestsrc's smpte100: seven bars of 100% colour, left to right. */
-static const uint32_t bars[] = { 0xffffff, 0xffff00, 0x00ffff, 0x00ff00, 0xff00ff, 0xff0000,
-	0x0000ff };
-
-/* The clip, made by vicodec's encoder: raw FWHT frames, as v4l2fwhtenc writes them. */
-static char *
-make_clip(void)
-{
-	char *path = g_build_filename(umms_test_tmpdir(), "bars.fwht", NULL);
-	umms_test_fwht_make_clip(path, CLIP_W, CLIP_H, 10);
-	return path;
-}
-
-static GVariant *
-display_get(struct umms_test *t, const char *property)
-{
-	return umms_test_get(t->bus, DISPLAY, DISPLAY1, property);
-}
+/* vkms's screen and the clip on it (vicodec-util.h). */
+#define W UMMS_TEST_VICODEC_SCREEN_W
+#define H UMMS_TEST_VICODEC_SCREEN_H
+#define CLIP_W UMMS_TEST_VICODEC_CLIP_W
+#define CLIP_H UMMS_TEST_VICODEC_CLIP_H
+static const uint32_t *const bars = umms_test_vicodec_bars;
 
 /* Which plane type shows the video, from Planes. */
 static char *
 video_plane_type(struct umms_test *t)
 {
 	return umms_test_video_plane_type(t->bus);
-}
-
-/* The bars, the picture's @w x @h at (@x0, @y0) on the screen; black around it. */
-static void
-assert_bars(struct umms_test *t, const char *what, int x0, int y0, int w, int h)
-{
-	g_autofree char *png = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
-	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
-		g_variant_new("(s)", png));
-	struct umms_test_image *image = umms_test_image_load(png);
-	g_assert_cmpint(umms_test_image_width(image), ==, W);
-	g_assert_cmpint(umms_test_image_height(image), ==, H);
-	/* The middle of each bar, at three heights. */
-	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
-		int x = x0 + (int)(w * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
-		for (int y = y0 + 4; y < y0 + h; y += h / 2 - 4)
-			umms_test_image_assert_pixel(image, x, y, bars[i], 16, what);
-	}
-	umms_test_image_assert_pixel(image, x0 + 4, y0 - 1, 0x000000, 0, what);
-	umms_test_image_assert_pixel(image, x0 - 1, y0 + 4, 0x000000, 0, what);
-	umms_test_image_free(image);
 }
 
 /*
@@ -96,17 +52,7 @@ assert_bars(struct umms_test *t, const char *what, int x0, int y0, int w, int h)
 static char *
 play(struct umms_test *t, const char *clip, const char *settings, const char *rung)
 {
-	g_auto(GStrv) set = g_strsplit(settings, " ", -1);
-	GPtrArray *overrides = g_ptr_array_new();
-	const char *const common[] = { "display.enabled=true", "video.enabled=false",
-		"engine.open-timeout=120000", "engine.answer-timeout=120000" };
-	for (size_t i = 0; i < G_N_ELEMENTS(common); i++)
-		g_ptr_array_add(overrides, (gpointer)common[i]);
-	for (char **s = set; *s; s++)
-		g_ptr_array_add(overrides, *s);
-	g_ptr_array_add(overrides, NULL);
-	umms_test_restart(t, (const char *const *)overrides->pdata);
-	g_ptr_array_free(overrides, TRUE);
+	umms_test_vicodec_restart(t, settings);
 	/*
 	 * On the screen before it opens: the decoder then negotiates the one
 	 * format the screen takes as it is (XRGB8888), which is the stream's own.
@@ -120,8 +66,8 @@ play(struct umms_test *t, const char *clip, const char *settings, const char *ru
 	umms_test_wait_position(t->bus, path, US(1), false, 60000);
 
 	g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
-	g_autoptr(GVariant) rung_v = display_get(t, "VideoPath");
-	g_autoptr(GVariant) copies_v = display_get(t, "Copies");
+	g_autoptr(GVariant) rung_v = umms_test_vicodec_display_get(t, "VideoPath");
+	g_autoptr(GVariant) copies_v = umms_test_vicodec_display_get(t, "Copies");
 	g_test_message("decoder %s, video path %s; display copies %" G_GUINT64_FORMAT
 		", engine copies %" G_GUINT64_FORMAT ", frames as dma-buf %" G_GUINT64_FORMAT
 		", displayed %" G_GUINT64_FORMAT, decoder, g_variant_get_string(rung_v, NULL),
@@ -145,9 +91,9 @@ test_overlay(struct umms_test *t, gconstpointer data)
 	g_autofree char *plane = video_plane_type(t);
 	g_assert_cmpstr(plane, ==, "overlay");
 	int x0 = (W - CLIP_W) / 2, y0 = (H - CLIP_H) / 2;
-	assert_bars(t, "overlay-playing", x0, y0, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "overlay-playing", x0, y0, CLIP_W, CLIP_H);
 	umms_test_player_do(t->bus, path, "Pause", NULL);
-	assert_bars(t, "overlay-paused", x0, y0, CLIP_W, CLIP_H);
+	umms_test_vicodec_assert_bars(t, "overlay-paused", x0, y0, CLIP_W, CLIP_H);
 }
 
 /*
@@ -161,7 +107,7 @@ composited(struct umms_test *t, const char *clip, const char *renderer)
 		"display.zoom=letterbox display.renderer=%s", renderer);
 	g_autofree char *path = play(t, clip, settings, "composited");
 	g_autofree char *what = g_strdup_printf("composited-%s", renderer);
-	assert_bars(t, what, 32, 24, W - 64, H - 48);
+	umms_test_vicodec_assert_bars(t, what, 32, 24, W - 64, H - 48);
 }
 
 static void
@@ -185,66 +131,15 @@ test_composited_gles2(struct umms_test *t, gconstpointer data)
 /* ---- /vicodec/gl: an application drawing the frames with libumms-client-gl ------- */
 
 /* The application's GL: a GLES 2 context on vkms's GBM device, drawing into a texture. */
-static struct {
-	int fd;
-	struct gbm_device *gbm;
-	EGLDisplay display;
-	EGLContext context;
-	GLuint fbo, target;
-} egl;
+static struct umms_test_egl egl;
 
 struct app {
 	struct umms_gl *gl;
 	char *path;
 	bool eos;
-	GLuint program;
-	unsigned shader_id;
+	struct umms_test_gl_program program;
 	uint8_t pixels[CLIP_W * CLIP_H * 4];
 };
-
-static void
-egl_setup(void)
-{
-	egl.fd = open(CARD, O_RDWR | O_CLOEXEC);
-	g_assert_cmpint(egl.fd, >=, 0);
-	egl.gbm = gbm_create_device(egl.fd);
-	g_assert_nonnull(egl.gbm);
-	egl.display = eglGetPlatformDisplay(EGL_PLATFORM_GBM_KHR, egl.gbm, NULL);
-	g_assert_true(egl.display != EGL_NO_DISPLAY);
-	g_assert_true(eglInitialize(egl.display, NULL, NULL));
-	g_assert_true(eglBindAPI(EGL_OPENGL_ES_API));
-	const EGLint config_attribs[] = {
-		EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE,
-	};
-	EGLConfig config;
-	EGLint n = 0;
-	g_assert_true(eglChooseConfig(egl.display, config_attribs, &config, 1, &n) && n == 1);
-	const EGLint attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
-	egl.context = eglCreateContext(egl.display, config, EGL_NO_CONTEXT, attribs);
-	g_assert_true(egl.context != EGL_NO_CONTEXT);
-	g_assert_true(eglMakeCurrent(egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, egl.context));
-	g_test_message("GL: %s, %s", glGetString(GL_VERSION), glGetString(GL_RENDERER));
-	glGenTextures(1, &egl.target);
-	glBindTexture(GL_TEXTURE_2D, egl.target);
-	glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, CLIP_W, CLIP_H, 0, GL_RGBA, GL_UNSIGNED_BYTE,
-		NULL);
-	glGenFramebuffers(1, &egl.fbo);
-	glBindFramebuffer(GL_FRAMEBUFFER, egl.fbo);
-	glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, egl.target, 0);
-	g_assert_cmphex(glCheckFramebufferStatus(GL_FRAMEBUFFER), ==, GL_FRAMEBUFFER_COMPLETE);
-}
-
-static void
-egl_finish(void)
-{
-	glDeleteFramebuffers(1, &egl.fbo);
-	glDeleteTextures(1, &egl.target);
-	eglMakeCurrent(egl.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	eglDestroyContext(egl.display, egl.context);
-	eglTerminate(egl.display);
-	gbm_device_destroy(egl.gbm);
-	close(egl.fd);
-}
 
 static void
 on_ready(void *data, struct umms_gl *gl, const char *path)
@@ -277,60 +172,6 @@ static const struct umms_gl_listener listener = {
 	.error = on_error,
 };
 
-static GLuint
-compile(GLenum type, int n, const char **sources)
-{
-	GLuint shader = glCreateShader(type);
-	glShaderSource(shader, n, sources, NULL);
-	glCompileShader(shader);
-	GLint ok = 0;
-	glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		char log[1024] = "";
-		glGetShaderInfoLog(shader, sizeof(log), NULL, log);
-		g_error("shader does not compile: %s", log);
-	}
-	return shader;
-}
-
-/* The library's snippet, then the application's main(): the picture over the target. */
-static void
-build_program(struct app *app, const struct umms_gl_frame *frame)
-{
-	static const char *vertex =
-		"attribute vec2 pos;\n"
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n"
-		"	gl_Position = vec4(pos, 0.0, 1.0);\n"
-		/* The picture's row 0 at the framebuffer's: read back top row first. */
-		"	uv = pos * 0.5 + 0.5;\n"
-		"}\n";
-	const char *fragment[] = {
-		frame->shader,
-		"varying vec2 uv;\n"
-		"void main()\n"
-		"{\n"
-		"	gl_FragColor = umms_sample(uv);\n"
-		"}\n",
-	};
-	if (app->program)
-		glDeleteProgram(app->program);
-	GLuint vs = compile(GL_VERTEX_SHADER, 1, &vertex);
-	GLuint fs = compile(GL_FRAGMENT_SHADER, 2, fragment);
-	app->program = glCreateProgram();
-	glAttachShader(app->program, vs);
-	glAttachShader(app->program, fs);
-	glBindAttribLocation(app->program, 0, "pos");
-	glLinkProgram(app->program);
-	glDeleteShader(vs);
-	glDeleteShader(fs);
-	GLint ok = 0;
-	glGetProgramiv(app->program, GL_LINK_STATUS, &ok);
-	g_assert_true(ok);
-	app->shader_id = frame->shader_id;
-}
-
 /* Handles what ummsd sent, waiting up to @ms for it. */
 static void
 pump(struct app *app, int ms)
@@ -346,38 +187,18 @@ pump(struct app *app, int ms)
 static const struct umms_gl_frame *
 draw(struct app *app)
 {
-	const struct umms_gl_frame *frame = umms_gl_update(app->gl, 0);
-	if (!frame)
-		return NULL;
-	if (frame->shader_id != app->shader_id)
-		build_program(app, frame);
-	glBindFramebuffer(GL_FRAMEBUFFER, egl.fbo);
-	glViewport(0, 0, CLIP_W, CLIP_H);
-	glClearColor(0.5f, 0.5f, 0.5f, 1.0f);
-	glClear(GL_COLOR_BUFFER_BIT);
-	umms_gl_frame_bind(frame, app->program, 0);
-	static const GLfloat quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
-	glBindBuffer(GL_ARRAY_BUFFER, 0);
-	glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
-	glEnableVertexAttribArray(0);
-	glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-	glReadPixels(0, 0, CLIP_W, CLIP_H, GL_RGBA, GL_UNSIGNED_BYTE, app->pixels);
-	g_assert_cmpint(glGetError(), ==, GL_NO_ERROR);
-	return frame;
+	return umms_test_egl_draw_update(&egl, &app->program, app->gl, app->pixels);
 }
 
 /* The bars in what was drawn last: the middle of each, at three heights. */
 static void
 assert_drawn_bars(struct app *app, const char *what)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
-		int x = (int)(CLIP_W * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
+	for (size_t i = 0; i < UMMS_TEST_VICODEC_N_BARS; i++) {
+		int x = (int)(CLIP_W * (2 * i + 1) / (2 * UMMS_TEST_VICODEC_N_BARS));
 		for (int y = 4; y < CLIP_H; y += CLIP_H / 2 - 4) {
-			const uint8_t *p = &app->pixels[((size_t)y * CLIP_W + (size_t)x) * 4];
-			uint32_t rgb = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-			if (!umms_test_color_near(rgb, bars[i], 16) || p[3] != 255)
-				g_error("%s: at (%d, %d) %06x alpha %u, expected %06x", what, x, y,
-					rgb, p[3], bars[i]);
+			umms_test_egl_assert_rgb(&egl, app->pixels, x, y, bars[i], 16, what);
+			g_assert_cmpuint(umms_test_egl_alpha(&egl, app->pixels, x, y), ==, 255);
 		}
 	}
 }
@@ -391,7 +212,7 @@ test_gl(struct umms_test *t, gconstpointer data)
 	const char *const overrides[] = { "video.enabled=true", "display.enabled=false",
 		"engine.open-timeout=120000", "engine.answer-timeout=120000", NULL };
 	umms_test_restart(t, overrides);
-	egl_setup();
+	umms_test_egl_setup(&egl, CARD, CLIP_W, CLIP_H);
 	struct app *app = g_new0(struct app, 1);
 	g_autofree char *socket = g_build_filename(umms_test_tmpdir(), "umms-0", NULL);
 	/* The library's defaults: XRGB8888 first, and what this EGL display imports. */
@@ -501,10 +322,10 @@ test_gl(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(counts.uploaded, ==, 0);
 
 	umms_gl_destroy(app->gl);
-	glDeleteProgram(app->program);
+	umms_test_gl_program_finish(&app->program);
 	g_free(app->path);
 	g_free(app);
-	egl_finish();
+	umms_test_egl_finish(&egl);
 }
 
 int
@@ -516,7 +337,7 @@ main(int argc, char *argv[])
 	if (access(CARD, F_OK) != 0)
 		g_error("no " CARD ": this test runs in the KMS test VM (meson test vicodec)");
 	g_assert_true(umms_test_fwht_register());
-	g_autofree char *clip = make_clip();
+	g_autofree char *clip = umms_test_vicodec_make_clip(10);
 	g_test_add("/vicodec/overlay", struct umms_test, clip, umms_test_setup, test_overlay,
 		umms_test_teardown);
 	g_test_add("/vicodec/composited", struct umms_test, clip, umms_test_setup,

@@ -8,11 +8,9 @@
 
 #include "ummsctl.h"
 
-#define SERVICE_NAME "org.umms.Service1"
 #define ROOT_PATH "/org/umms"
 #define RECORDER_IFACE "org.umms.Recorder1"
 #define RECORDING_IFACE "org.umms.Recording1"
-#define CALL_TIMEOUT_MS 30000
 
 int
 umms_ctl_resources(GDBusConnection *bus)

@@ -7,55 +7,18 @@
  * 2 for a usage error.
  */
 #include <locale.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gio/gio.h>
-#include <glib-unix.h>
 
 #include "ummsctl.h"
 
-#define SERVICE_NAME "org.umms.Service1"
-#define MANAGER_PATH "/org/umms"
 #define MANAGER_IFACE "org.umms.Manager1"
 #define PLAYER_PREFIX "/org/umms/player/"
-#define PLAYER_IFACE "org.umms.Player1"
 #define DISPLAY_PATH "/org/umms/display/0"
 #define DISPLAY_IFACE "org.umms.Display1"
-/* Methods that change the state reply once it changed (SetUri: media opened). */
-#define CALL_TIMEOUT_MS 30000
-
-enum {
-	STATUS_OK = 0,
-	STATUS_ERROR = 1,
-	STATUS_USAGE = 2,
-	STATUS_INTERRUPTED = 130,
-};
-
-struct ctl {
-	GDBusConnection *bus;
-	UmmsManager1 *manager;
-	const char *player_arg; /* --player */
-	bool wait;              /* --wait */
-	/* The player a command works on (select_player() or `play URI`). */
-	char *path;
-	UmmsPlayer1 *player;
-	bool created;           /* by this `play`: destroyed when interrupted */
-	/* wait_end() */
-	GMainLoop *loop;
-	int status;
-};
-
-struct command {
-	const char *name;
-	const char *synopsis; /* its arguments, for usage errors */
-	int min_args, max_args;
-	bool needs_player;
-	int (*run)(struct ctl *ctl, char **args, int n_args);
-};
-
 
 int
 umms_ctl_report(GError *error)
@@ -82,8 +45,8 @@ umms_ctl_fail(const char *fmt, ...)
 	return STATUS_ERROR;
 }
 
-static int G_GNUC_PRINTF(1, 2)
-usage_error(const char *fmt, ...)
+int
+umms_ctl_usage_error(const char *fmt, ...)
 {
 	va_list args;
 	va_start(args, fmt);
@@ -141,23 +104,8 @@ umms_ctl_get_property(GDBusConnection *bus, const char *path, const char *iface,
 	return value;
 }
 
-/*
- * Writes a property of the player with Properties.Set. The generated setters
- * would do it too, but without telling whether ummsd refused the value.
- */
-static int
-set_property(struct ctl *ctl, const char *name, GVariant *value)
-{
-	GError *error = NULL;
-	g_autoptr(GVariant) reply = g_dbus_proxy_call_sync(G_DBUS_PROXY(ctl->player),
-		"org.freedesktop.DBus.Properties.Set",
-		g_variant_new("(ssv)", PLAYER_IFACE, name, value),
-		G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-	return reply ? STATUS_OK : umms_ctl_report(error);
-}
-
-static char **
-list_players(struct ctl *ctl, GError **error)
+char **
+umms_ctl_list_players(struct ctl *ctl, GError **error)
 {
 	g_autoptr(GVariant) value = umms_ctl_get_property(ctl->bus, MANAGER_PATH, MANAGER_IFACE,
 		"Players", error);
@@ -171,8 +119,8 @@ list_players(struct ctl *ctl, GError **error)
 	return g_variant_dup_objv(value, NULL);
 }
 
-static UmmsPlayer1 *
-open_player(struct ctl *ctl, const char *path, bool signals, GError **error)
+UmmsPlayer1 *
+umms_ctl_open_player(struct ctl *ctl, const char *path, bool signals, GError **error)
 {
 	GDBusProxyFlags flags = signals ? G_DBUS_PROXY_FLAGS_NONE
 		: G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS;
@@ -211,12 +159,12 @@ default_player(struct ctl *ctl, char **players)
 }
 
 /* Sets ctl->path and ctl->player, from --player or default_player(). */
-static int
-select_player(struct ctl *ctl)
+int
+umms_ctl_select_player(struct ctl *ctl)
 {
 	GError *error = NULL;
 	g_autofree char *path = NULL;
-	g_auto(GStrv) players = list_players(ctl, &error);
+	g_auto(GStrv) players = umms_ctl_list_players(ctl, &error);
 	if (!players)
 		return umms_ctl_report(error);
 
@@ -227,7 +175,8 @@ select_player(struct ctl *ctl)
 		else if (g_variant_is_object_path(ctl->player_arg))
 			path = g_strdup(ctl->player_arg);
 		else
-			return usage_error("--player %s: expected a player number or object path",
+			return umms_ctl_usage_error(
+				"--player %s: expected a player number or object path",
 				ctl->player_arg);
 		if (!g_strv_contains((const char *const *)players, path))
 			return umms_ctl_fail("no such player: %s", path);
@@ -237,7 +186,7 @@ select_player(struct ctl *ctl)
 		path = g_strdup(default_player(ctl, players));
 	}
 
-	ctl->player = open_player(ctl, path, true, &error);
+	ctl->player = umms_ctl_open_player(ctl, path, true, &error);
 	if (!ctl->player)
 		return umms_ctl_report(error);
 	ctl->path = g_steal_pointer(&path);
@@ -252,338 +201,6 @@ umms_ctl_to_uri(const char *arg)
 		return g_strdup(arg);
 	g_autoptr(GFile) file = g_file_new_for_commandline_arg(arg);
 	return g_file_get_uri(file);
-}
-
-/* The first end counts: once quit, a later signal changes nothing. */
-static bool
-ended(struct ctl *ctl)
-{
-	return !g_main_loop_is_running(ctl->loop);
-}
-
-static void
-on_eos(UmmsPlayer1 *player, struct ctl *ctl)
-{
-	if (ended(ctl))
-		return;
-	ctl->status = STATUS_OK;
-	g_main_loop_quit(ctl->loop);
-}
-
-static void
-on_error(UmmsPlayer1 *player, const char *name, const char *message, struct ctl *ctl)
-{
-	if (ended(ctl))
-		return;
-	fprintf(stderr, "ummsctl: %s (%s)\n", message, name);
-	ctl->status = STATUS_ERROR;
-	g_main_loop_quit(ctl->loop);
-}
-
-static void
-on_name_owner(GObject *object, GParamSpec *pspec, struct ctl *ctl)
-{
-	g_autofree char *owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(ctl->player));
-	if (owner || ended(ctl))
-		return;
-	ctl->status = umms_ctl_fail("ummsd left the bus");
-	g_main_loop_quit(ctl->loop);
-}
-
-static void
-on_players(GObject *object, GParamSpec *pspec, struct ctl *ctl)
-{
-	const char *const *players = umms_manager1_get_players(ctl->manager);
-	if ((players && g_strv_contains(players, ctl->path)) || ended(ctl))
-		return;
-	ctl->status = umms_ctl_fail("%s was destroyed", ctl->path);
-	g_main_loop_quit(ctl->loop);
-}
-
-static gboolean
-on_interrupt(void *data)
-{
-	struct ctl *ctl = data;
-	if (ended(ctl))
-		return G_SOURCE_CONTINUE;
-	/* A player this `play --wait` made would outlive it (unattended). */
-	if (ctl->created)
-		umms_manager1_call_destroy_player_sync(ctl->manager, ctl->path, NULL, NULL);
-	ctl->status = STATUS_INTERRUPTED;
-	g_main_loop_quit(ctl->loop);
-	return G_SOURCE_CONTINUE;
-}
-
-/* Runs until ctl->player ends: Eos (0), Error (1), destroyed or ummsd gone (1). */
-static int
-wait_end(struct ctl *ctl)
-{
-	GError *error = NULL;
-	ctl->loop = g_main_loop_new(NULL, FALSE);
-	ctl->status = STATUS_ERROR;
-	g_signal_connect(ctl->player, "eos", G_CALLBACK(on_eos), ctl);
-	g_signal_connect(ctl->player, "error", G_CALLBACK(on_error), ctl);
-	g_signal_connect(ctl->player, "notify::g-name-owner", G_CALLBACK(on_name_owner), ctl);
-	g_signal_connect(ctl->manager, "notify::players", G_CALLBACK(on_players), ctl);
-	guint sigint = g_unix_signal_add(SIGINT, on_interrupt, ctl);
-	guint sigterm = g_unix_signal_add(SIGTERM, on_interrupt, ctl);
-
-	/* Destroyed before the signals were connected? */
-	g_auto(GStrv) players = list_players(ctl, &error);
-	if (!players)
-		ctl->status = umms_ctl_report(error);
-	else if (!g_strv_contains((const char *const *)players, ctl->path))
-		ctl->status = umms_ctl_fail("%s was destroyed", ctl->path);
-	else
-		g_main_loop_run(ctl->loop);
-
-	g_source_remove(sigint);
-	g_source_remove(sigterm);
-	g_signal_handlers_disconnect_by_data(ctl->player, ctl);
-	g_signal_handlers_disconnect_by_data(ctl->manager, ctl);
-	g_clear_pointer(&ctl->loop, g_main_loop_unref);
-	return ctl->status;
-}
-
-static int
-cmd_play(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	g_autofree char *path = NULL;
-
-	if (n_args == 0) {
-		int status = select_player(ctl);
-		if (status != STATUS_OK)
-			return status;
-		if (!umms_player1_call_play_sync(ctl->player, NULL, &error))
-			return umms_ctl_report(error);
-		return ctl->wait ? wait_end(ctl) : STATUS_OK;
-	}
-	if (!args[0][0])
-		return usage_error("play: empty URI");
-	g_autofree char *uri = umms_ctl_to_uri(args[0]);
-
-	/* Unattended: an attended player would die with this process. */
-	GVariantDict options;
-	g_variant_dict_init(&options, NULL);
-	g_variant_dict_insert(&options, "attended", "b", FALSE);
-	if (!umms_manager1_call_create_player_sync(ctl->manager, g_variant_dict_end(&options),
-			&path, NULL, &error))
-		return umms_ctl_report(error);
-	ctl->player = open_player(ctl, path, ctl->wait, &error);
-	if (!ctl->player)
-		goto fail;
-	if (!umms_player1_call_set_uri_sync(ctl->player, uri, NULL, &error))
-		goto fail;
-	if (!umms_player1_call_play_sync(ctl->player, NULL, &error))
-		goto fail;
-
-	ctl->path = g_steal_pointer(&path);
-	ctl->created = true;
-	printf("%s\n", ctl->path);
-	fflush(stdout);
-	return ctl->wait ? wait_end(ctl) : STATUS_OK;
-
-fail:
-	/* Nobody would use a player that could not play. */
-	umms_manager1_call_destroy_player_sync(ctl->manager, path, NULL, NULL);
-	return umms_ctl_report(error);
-}
-
-static int
-cmd_pause(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	return umms_player1_call_pause_sync(ctl->player, NULL, &error) ? STATUS_OK : umms_ctl_report(error);
-}
-
-static int
-cmd_stop(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	return umms_player1_call_stop_sync(ctl->player, NULL, &error) ? STATUS_OK : umms_ctl_report(error);
-}
-
-static int
-cmd_play_pause(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	const char *state = umms_player1_get_state(ctl->player);
-	bool ok = state && strcmp(state, "playing") == 0
-		? umms_player1_call_pause_sync(ctl->player, NULL, &error)
-		: umms_player1_call_play_sync(ctl->player, NULL, &error);
-	return ok ? STATUS_OK : umms_ctl_report(error);
-}
-
-static int
-cmd_seek(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	gint64 us;
-	bool relative, ok;
-	if (!umms_ctl_parse_seek(args[0], &us, &relative))
-		return usage_error("seek %s: expected +S, -S, S, M:SS or H:MM:SS", args[0]);
-	if (relative)
-		ok = umms_player1_call_seek_sync(ctl->player, us, NULL, &error);
-	else
-		ok = umms_player1_call_set_position_sync(ctl->player, us, NULL, &error);
-	return ok ? STATUS_OK : umms_ctl_report(error);
-}
-
-static int
-cmd_rate(struct ctl *ctl, char **args, int n_args)
-{
-	double rate;
-	if (!umms_ctl_parse_double(args[0], &rate))
-		return usage_error("rate %s: expected a number", args[0]);
-	return set_property(ctl, "Rate", g_variant_new_double(rate));
-}
-
-static int
-cmd_volume(struct ctl *ctl, char **args, int n_args)
-{
-	double volume;
-	if (!umms_ctl_parse_double(args[0], &volume))
-		return usage_error("volume %s: expected a number from 0.0 to 1.0", args[0]);
-	return set_property(ctl, "Volume", g_variant_new_double(volume));
-}
-
-static int
-cmd_mute(struct ctl *ctl, char **args, int n_args)
-{
-	bool mute;
-	if (!umms_ctl_parse_bool(args[0], &mute))
-		return usage_error("mute %s: expected on or off", args[0]);
-	return set_property(ctl, "Mute", g_variant_new_boolean(mute));
-}
-
-static int
-cmd_timeshift(struct ctl *ctl, char **args, int n_args)
-{
-	bool on;
-	if (!umms_ctl_parse_bool(args[0], &on))
-		return usage_error("timeshift %s: expected on or off", args[0]);
-	return set_property(ctl, "TimeshiftEnabled", g_variant_new_boolean(on));
-}
-
-static int
-cmd_track(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	gint64 index = -1;
-	if (strcmp(args[1], "off") != 0 && strcmp(args[1], "none") != 0
-			&& !g_ascii_string_to_signed(args[1], 10, -1, G_MAXINT32, &index, NULL))
-		return usage_error("track %s %s: expected a track index", args[0], args[1]);
-	if (!umms_player1_call_select_track_sync(ctl->player, args[0], (gint)index, NULL, &error))
-		return umms_ctl_report(error);
-	return STATUS_OK;
-}
-
-/* "on": the external file where there is one (the last track), else the first; -1 none. */
-static int
-subtitles_on(struct ctl *ctl)
-{
-	GVariant *tracks = umms_player1_get_subtitle_tracks(ctl->player);
-	gsize n = tracks ? g_variant_n_children(tracks) : 0;
-	if (n == 0) {
-		umms_ctl_fail("the media has no subtitles");
-		return -1;
-	}
-	g_autoptr(GVariant) last = g_variant_get_child_value(tracks, n - 1);
-	gboolean external = FALSE;
-	g_variant_lookup(last, "external", "b", &external);
-	return external ? (int)n - 1 : 0;
-}
-
-static int
-cmd_subtitles(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	const char *arg = args[0];
-	gint64 index = -1;
-	if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0 ||
-			g_ascii_string_to_signed(arg, 10, -1, G_MAXINT32, &index, NULL)) {
-		if (strcmp(arg, "on") == 0 && (index = subtitles_on(ctl)) < 0)
-			return STATUS_ERROR;
-		if (!umms_player1_call_select_track_sync(ctl->player, "subtitle", (gint)index,
-				NULL, &error))
-			return umms_ctl_report(error);
-		return STATUS_OK;
-	}
-	/* A file: "" removes it. */
-	g_autofree char *uri = arg[0] ? umms_ctl_to_uri(arg) : g_strdup("");
-	if (!umms_player1_call_set_subtitle_uri_sync(ctl->player, uri, NULL, &error))
-		return umms_ctl_report(error);
-	return STATUS_OK;
-}
-
-static int
-cmd_subtitle_delay(struct ctl *ctl, char **args, int n_args)
-{
-	if (n_args == 0) {
-		printf("%g ms\n", (double)umms_player1_get_subtitle_delay(ctl->player) / 1000.0);
-		return STATUS_OK;
-	}
-	double ms;
-	if (!umms_ctl_parse_double(args[0], &ms) || !(ms > -1e12 && ms < 1e12))
-		return usage_error("subtitle-delay %s: expected milliseconds (-500, 1200)", args[0]);
-	return set_property(ctl, "SubtitleDelay", g_variant_new_int64((gint64)(ms * 1000.0)));
-}
-
-static int
-cmd_step(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	gint64 frames = 1;
-	if (n_args > 0
-			&& !g_ascii_string_to_signed(args[0], 10, G_MININT32, G_MAXINT32, &frames, NULL))
-		return usage_error("step %s: expected a number of frames", args[0]);
-	if (!umms_player1_call_step_frame_sync(ctl->player, (gint)frames, NULL, &error))
-		return umms_ctl_report(error);
-	return STATUS_OK;
-}
-
-static int
-cmd_list(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	g_auto(GStrv) players = list_players(ctl, &error);
-	if (!players)
-		return umms_ctl_report(error);
-	for (char **path = players; *path; path++) {
-		g_autoptr(UmmsPlayer1) player = open_player(ctl, *path, false, NULL);
-		/* Skip a player destroyed since Players was read. */
-		if (player && umms_player1_get_state(player))
-			umms_ctl_print_summary(player, *path);
-	}
-	return STATUS_OK;
-}
-
-static int
-cmd_info(struct ctl *ctl, char **args, int n_args)
-{
-	if (!umms_player1_get_state(ctl->player))
-		return umms_ctl_fail("%s is gone", ctl->path);
-	umms_ctl_print_info(ctl->player, ctl->path);
-	return STATUS_OK;
-}
-
-static int
-cmd_destroy(struct ctl *ctl, char **args, int n_args)
-{
-	GError *error = NULL;
-	if (!umms_manager1_call_destroy_player_sync(ctl->manager, ctl->path, NULL, &error))
-		return umms_ctl_report(error);
-	return STATUS_OK;
-}
-
-static int
-cmd_wait(struct ctl *ctl, char **args, int n_args)
-{
-	/* A stopped player has nothing left to end: `play; …; wait` never hangs. */
-	if (g_strcmp0(umms_player1_get_state(ctl->player), "stopped") == 0)
-		return STATUS_OK;
-	return wait_end(ctl);
 }
 
 static int
@@ -660,24 +277,7 @@ cmd_delete_recording(struct ctl *ctl, char **args, int n_args)
 	return umms_ctl_delete_recording(ctl->bus, args[0]);
 }
 
-static const struct command commands[] = {
-	{ "play", "[URI|PATH]", 0, 1, false, cmd_play },
-	{ "pause", "", 0, 0, true, cmd_pause },
-	{ "play-pause", "", 0, 0, true, cmd_play_pause },
-	{ "stop", "", 0, 0, true, cmd_stop },
-	{ "seek", "OFFSET", 1, 1, true, cmd_seek },
-	{ "rate", "R", 1, 1, true, cmd_rate },
-	{ "volume", "V", 1, 1, true, cmd_volume },
-	{ "mute", "on|off", 1, 1, true, cmd_mute },
-	{ "timeshift", "on|off", 1, 1, true, cmd_timeshift },
-	{ "track", "KIND INDEX", 2, 2, true, cmd_track },
-	{ "subtitles", "on|off|N|URI|PATH", 1, 1, true, cmd_subtitles },
-	{ "subtitle-delay", "[MS]", 0, 1, true, cmd_subtitle_delay },
-	{ "step", "[N]", 0, 1, true, cmd_step },
-	{ "list", "", 0, 0, false, cmd_list },
-	{ "info", "", 0, 0, true, cmd_info },
-	{ "destroy", "", 0, 0, true, cmd_destroy },
-	{ "wait", "", 0, 0, true, cmd_wait },
+static const struct umms_ctl_command commands[] = {
 	{ "version", "", 0, 0, false, cmd_version },
 	{ "show", "", 0, 0, true, cmd_show },
 	{ "capture", "FILE", 1, 1, false, cmd_capture },
@@ -686,7 +286,22 @@ static const struct command commands[] = {
 	{ "schedule", "URI|PATH DESTINATION START DURATION", 4, 4, false, cmd_schedule },
 	{ "recordings", "", 0, 0, false, cmd_recordings },
 	{ "delete-recording", "N|PATH", 1, 1, false, cmd_delete_recording },
+	{ NULL },
 };
+
+/* @name in the player's commands (ummsctl-player.c) or ours; NULL if unknown. */
+static const struct umms_ctl_command *
+find_command(const char *name)
+{
+	const struct umms_ctl_command *const tables[] = { umms_ctl_player_commands, commands };
+	for (size_t i = 0; i < G_N_ELEMENTS(tables); i++) {
+		for (const struct umms_ctl_command *command = tables[i]; command->name; command++) {
+			if (strcmp(command->name, name) == 0)
+				return command;
+		}
+	}
+	return NULL;
+}
 
 static GDBusConnection *
 connect_bus(bool system, const char *address, GError **error)
@@ -701,7 +316,7 @@ connect_bus(bool system, const char *address, GError **error)
 
 /* Connects, checks for ummsd and runs @command. */
 static int
-run(struct ctl *ctl, const struct command *command, bool system, const char *address,
+run(struct ctl *ctl, const struct umms_ctl_command *command, bool system, const char *address,
 	char **args, int n_args)
 {
 	GError *error = NULL;
@@ -715,7 +330,7 @@ run(struct ctl *ctl, const struct command *command, bool system, const char *add
 	g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(ctl->manager), CALL_TIMEOUT_MS);
 
 	if (command->needs_player) {
-		int status = select_player(ctl);
+		int status = umms_ctl_select_player(ctl);
 		if (status != STATUS_OK)
 			return status;
 	}
@@ -754,7 +369,7 @@ main(int argc, char **argv)
 	/* Keeps "-5" (seek -5, step -5, rate -1) for us; is_option() sorts them. */
 	g_option_context_set_ignore_unknown_options(context, TRUE);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
-		int status = usage_error("%s", error->message);
+		int status = umms_ctl_usage_error("%s", error->message);
 		g_error_free(error);
 		return status;
 	}
@@ -766,7 +381,7 @@ main(int argc, char **argv)
 		if (!options_done && strcmp(argv[i], "--") == 0)
 			options_done = true;
 		else if (!options_done && is_option(argv[i]))
-			return usage_error("unknown option %s", argv[i]);
+			return umms_ctl_usage_error("unknown option %s", argv[i]);
 		else
 			g_ptr_array_add(args, argv[i]);
 	}
@@ -776,25 +391,21 @@ main(int argc, char **argv)
 		return STATUS_USAGE;
 	}
 	if (system && address)
-		return usage_error("--system and --address exclude each other");
+		return umms_ctl_usage_error("--system and --address exclude each other");
 
 	const char *name = args->pdata[0];
-	const struct command *command = NULL;
-	for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
-		if (strcmp(commands[i].name, name) == 0)
-			command = &commands[i];
-	}
+	const struct umms_ctl_command *command = find_command(name);
 	if (!command)
-		return usage_error("unknown command \"%s\"", name);
+		return umms_ctl_usage_error("unknown command \"%s\"", name);
 	int n_rest = (int)args->len - 1;
 	g_ptr_array_add(args, NULL);
 	char **cmd_args = (char **)args->pdata + 1;
 
 	if (n_rest < command->min_args || n_rest > command->max_args)
-		return usage_error("wrong number of arguments: ummsctl %s%s%s", command->name,
-			command->synopsis[0] ? " " : "", command->synopsis);
+		return umms_ctl_usage_error("wrong number of arguments: ummsctl %s%s%s",
+			command->name, command->synopsis[0] ? " " : "", command->synopsis);
 	if (wait && strcmp(command->name, "play") != 0)
-		return usage_error("--wait is for play (or use the wait command)");
+		return umms_ctl_usage_error("--wait is for play (or use the wait command)");
 
 	struct ctl ctl = { .player_arg = player, .wait = wait };
 	int status = run(&ctl, command, system, address, cmd_args, n_rest);

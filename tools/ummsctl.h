@@ -1,6 +1,9 @@
 /*
- * ummsctl's parsing and formatting: times, numbers, and the `list` and `info`
- * output of a player. The D-Bus side (bus, commands, waiting) is ummsctl.c.
+ * ummsctl's parts: ummsctl.c (options, the bus, the choice of a player, the
+ * display's and the service's commands), ummsctl-player.c (the commands on
+ * one player, waiting for its end), ummsctl-service.c (hardware units and
+ * recordings) and ummsctl-format.c (parsing and formatting: times, numbers,
+ * the `list`, `info` and `resources` output).
  */
 #ifndef UMMS_TOOLS_UMMSCTL_H
 #define UMMS_TOOLS_UMMSCTL_H
@@ -9,6 +12,47 @@
 #include <glib.h>
 
 #include "umms-dbus.h"
+
+#define SERVICE_NAME "org.umms.Service1"
+#define MANAGER_PATH "/org/umms"
+#define PLAYER_IFACE "org.umms.Player1"
+/* Methods that change the state reply once it changed (SetUri: media opened). */
+#define CALL_TIMEOUT_MS 30000
+
+/* ummsctl's exit status. */
+enum {
+	STATUS_OK = 0,
+	STATUS_ERROR = 1,
+	STATUS_USAGE = 2,
+	STATUS_INTERRUPTED = 130,
+};
+
+/* What a command works with. */
+struct ctl {
+	GDBusConnection *bus;
+	UmmsManager1 *manager;
+	const char *player_arg; /* --player */
+	bool wait;              /* --wait */
+	/* The player a command works on (umms_ctl_select_player() or `play URI`). */
+	char *path;
+	UmmsPlayer1 *player;
+	bool created;           /* by this `play`: destroyed when interrupted */
+	/* wait_end() in ummsctl-player.c */
+	GMainLoop *loop;
+	int status;
+};
+
+/* A command: its name and arguments; @run returns the exit status. */
+struct umms_ctl_command {
+	const char *name;
+	const char *synopsis; /* its arguments, for usage errors */
+	int min_args, max_args;
+	bool needs_player;    /* ctl->player and ctl->path are set before @run */
+	int (*run)(struct ctl *ctl, char **args, int n_args);
+};
+
+/* ummsctl-player.c: play, pause, seek, …, wait; ends with { NULL }. */
+extern const struct umms_ctl_command umms_ctl_player_commands[];
 
 /*
  * Formats microseconds as "H:MM:SS", or "H:MM:SS.mmm" with @fraction; a
@@ -29,6 +73,15 @@ bool umms_ctl_parse_double(const char *text, double *value);
 /* ummsctl.c: an error for a person on stderr, exit status 1; frees @error. */
 int umms_ctl_report(GError *error);
 int umms_ctl_fail(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* A usage error on stderr, with a hint to --help: exit status 2. */
+int umms_ctl_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* The Players of the manager (a NULL-terminated array, g_strfreev); NULL with @error. */
+char **umms_ctl_list_players(struct ctl *ctl, GError **error);
+/* A proxy for player @path; @signals: whether it receives the player's signals. */
+UmmsPlayer1 *umms_ctl_open_player(struct ctl *ctl, const char *path, bool signals,
+	GError **error);
+/* Sets ctl->path and ctl->player, from --player or the default: the exit status. */
+int umms_ctl_select_player(struct ctl *ctl);
 /* A URI as is; a local path, relative or absolute, as a file:// URI. g_free. */
 char *umms_ctl_to_uri(const char *arg);
 /* A property of ummsd's object @path; NULL with @error. */

@@ -347,6 +347,9 @@ umms_test_spawn_ummsd(const char *const *extra_args)
 	g_ptr_array_add(argv, harness.bus_address);
 	g_ptr_array_add(argv, (char *)"--set");
 	g_ptr_array_add(argv, (char *)"engine.audio-output=none");
+	/* As umms_test_service_start: media opens, however busy the machine. */
+	g_ptr_array_add(argv, (char *)"--set");
+	g_ptr_array_add(argv, (char *)"engine.open-timeout=60000");
 	for (const char *const *a = extra_args; a && *a; a++)
 		g_ptr_array_add(argv, (char *)*a);
 	g_ptr_array_add(argv, NULL);

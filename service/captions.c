@@ -280,10 +280,10 @@ control(struct umms_captions *captions, uint8_t c1, uint8_t c2)
 		/* Tab offsets. */
 		captions->column = MIN(captions->column + c2 - 0x20, COLUMNS - 1);
 	} else if (c1 == 0x11 && c2 >= 0x20 && c2 <= 0x2f) {
-		/* Mid-row codes: a space, then the style (colours are not kept). */
-		put_char(captions, ' ');
+		/* Mid-row codes: the style (colours are not kept), shown as a space. */
 		captions->underline = c2 & 1;
 		captions->italic = (c2 & 0x0e) == 0x0e;
+		put_char(captions, ' ');
 	} else if (c1 == 0x11 && c2 >= 0x30 && c2 <= 0x3f) {
 		gunichar ch = special_chars[c2 - 0x30];
 		if (ch)

@@ -10,8 +10,14 @@
 #define ROWS 15
 #define COLUMNS 32
 
-/* The media's own cues are kept this long behind the newest (as gst-cues.c's). */
-#define KEEP_US ((int64_t)30 * 60 * G_USEC_PER_SEC)
+/*
+ * Cues are kept this long behind the newest, so a seek back finds them:
+ * roll-up captions make a cue per pair of characters (thousands in ten
+ * minutes), and every picture looks through the list. Old ones are
+ * forgotten every FORGET_US of the stream.
+ */
+#define KEEP_US ((int64_t)10 * 60 * G_USEC_PER_SEC)
+#define FORGET_US ((int64_t)10 * G_USEC_PER_SEC)
 
 struct cell {
 	gunichar ch;            /* 0: empty */
@@ -44,6 +50,7 @@ struct umms_captions {
 	char *cue;              /* markup on view, NULL: none */
 	int64_t cue_start;
 	int64_t position;       /* of the last picture fed */
+	int64_t forgotten;      /* when old cues were last forgotten */
 };
 
 /* ---- character sets ------------------------------------------------------ */
@@ -404,10 +411,13 @@ show(struct umms_captions *captions, int64_t position, char *markup)
 	g_free(captions->cue);
 	captions->cue = markup;
 	captions->cue_start = position;
-	if (markup) {
+	if (!markup)
+		return;
+	if (position < captions->forgotten || position - captions->forgotten > FORGET_US) {
 		umms_cues_forget_before(captions->cues, position - KEEP_US);
-		umms_cues_add(captions->cues, position, -1, markup);
+		captions->forgotten = position;
 	}
+	umms_cues_add(captions->cues, position, -1, markup);
 }
 
 /* ---- bytes in -------------------------------------------------------------- */

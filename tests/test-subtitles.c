@@ -413,6 +413,18 @@ test_captions(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.5)));
 	g_assert_false(cues_any(cues, 500));
+
+	/* An external file comes after the captions; either can be chosen. */
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	g_autoptr(GVariant) both = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_assert_cmpuint(g_variant_n_children(both), ==, 2);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.2)));
+	assert_cue(cues_next(cues, 3000), US(1.0), US(1.45), "Subtitle three: one second in.");
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.3)));
+	assert_cue(cues_next(cues, 3000), US(1.0), US(2.0), "CAPTION");
 	cues_free(cues);
 }
 

@@ -133,6 +133,8 @@ struct gst_engine {
 	struct umms_captions *captions; /* CC1's decoder (lock) */
 	struct umms_cues *caption_cues; /* what it decoded (lock) */
 	bool captions_seen;            /* the video carries caption data (lock) */
+	bool captions_upstream;        /* ... read at the decoder's input (lock) */
+	GQueue caption_pending;        /* pictures' caption data, by position (lock) */
 	bool captions_listed;          /* main loop: the track is in the list */
 };
 
@@ -255,6 +257,8 @@ struct umms_cues *gst_subtitles_cues(const struct gst_subtitles *subtitles);
 /* gst-captions.c */
 /* After the video sink is made: its pictures' caption data is decoded from now on. */
 void gst_captions_init(struct gst_engine *engine);
+/* Streaming thread: a video decoder joined the pipeline; its input's captions are read. */
+void gst_captions_watch_decoder(struct gst_engine *engine, GstElement *decoder);
 void gst_captions_finish(struct gst_engine *engine);
 /* Main loop: another media; no captions seen, none known. */
 void gst_captions_reset(struct gst_engine *engine);

@@ -273,7 +273,8 @@ cc608_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
  * cc608.mkv: the blue picture, H.264 carrying CEA-608 captions (CC1,
  * pop-on) in its SEI user data (A/53, written by x264enc from the caption
  * meta): "CAPTION" shown from 1.0 s to 2.0 s, "LATER" from 3.0 s to 3.48 s,
- * padding in every other picture.
+ * padding in every other picture. With B-frames: the pictures, and their
+ * caption bytes, are stored out of presentation order.
  */
 bool
 make_cc608_mkv(const struct job *job, GError **error)
@@ -282,7 +283,8 @@ make_cc608_mkv(const struct job *job, GError **error)
 		"videotestsrc num-buffers=%u pattern=solid-color foreground-color=0xff000080 ! "
 		"video/x-raw,format=I420,width=%u,height=%u,framerate=%u/1,"
 		"pixel-aspect-ratio=1/1 ! identity name=cc ! "
-		"x264enc speed-preset=ultrafast key-int-max=%u bitrate=256 ! "
+		"x264enc speed-preset=ultrafast bframes=2 b-adapt=false key-int-max=%u "
+		"bitrate=256 ! "
 		"h264parse ! matroskamux ! filesink name=sink",
 		SUBS_SECONDS * SUBS_FPS, SUBS_WIDTH, SUBS_HEIGHT, SUBS_FPS, SUBS_FPS);
 	GstElement *pipeline = launch(description, error);

@@ -244,13 +244,32 @@ umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *ma
 		const struct entry *other = &g_array_index(cues->entries, struct entry, i - 1);
 		if (other->cue.start < start)
 			break;
-		known = other->cue.start == start && other->cue.end == end &&
+		/* Without an end, it is the one known with its end too. */
+		known = other->cue.start == start && (other->cue.end == end || end < 0) &&
 			strcmp(other->cue.markup, entry.cue.markup) == 0;
 	}
 	if (known)
 		umms_cue_clear(&entry.cue);
 	else
 		insert_entry(cues, &entry);
+	g_mutex_unlock(&cues->lock);
+}
+
+void
+umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, int64_t end)
+{
+	g_mutex_lock(&cues->lock);
+	for (guint i = cues->entries->len; i > 0; i--) {
+		struct entry *entry = &g_array_index(cues->entries, struct entry, i - 1);
+		if (entry->cue.start < start)
+			break;
+		if (entry->cue.start != start || strcmp(entry->cue.markup, markup) != 0)
+			continue;
+		if (end > start)
+			entry->cue.end = end;
+		else
+			g_array_remove_index(cues->entries, i - 1);
+	}
 	g_mutex_unlock(&cues->lock);
 }
 

@@ -71,6 +71,13 @@ bool umms_cues_is_ass(struct umms_cues *cues);
  * and text: a stream sent again after a seek) is not added again.
  */
 void umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *markup);
+/*
+ * Adding a cue without an end (-1) that is known with one adds nothing.
+ * umms_cues_end gives the text cue that starts at @start with @markup (as
+ * added: valid markup) its end, where the end was not known when it was
+ * added (a caption, until erased); @end <= @start removes it.
+ */
+void umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, int64_t end);
 /* Forgets text cues that ended before @position µs (a stream's old cues). */
 void umms_cues_forget_before(struct umms_cues *cues, int64_t position);
 unsigned umms_cues_count(struct umms_cues *cues);

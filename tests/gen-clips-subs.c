@@ -2,10 +2,11 @@
  * gen-clips: the clips with subtitles a stream carries itself, for the
  * tests that look for them on screen (gen-clips.h).
  *
- * Both show 4 s of one dark blue (BT.601 limited range, about
+ * All show 4 s of one dark blue (BT.601 limited range, about
  * 0, 0, 128 in RGB) at 320x240, 25 fps, so any subtitle pixel stands out.
  */
 #include <string.h>
+#include <gst/video/video.h>
 
 #include "gen-clips.h"
 
@@ -201,6 +202,106 @@ make_dvbsub_ts(const struct job *job, GError **error)
 out:
 	if (dvb)
 		gst_object_unref(dvb);
+	gst_object_unref(pipeline);
+	return ok;
+}
+
+/* ---- cc608.mkv ------------------------------------------------------------ */
+
+/* A 7-bit CEA-608 byte with its odd parity bit. */
+static guint8
+odd_parity(guint8 c)
+{
+	c &= 0x7f;
+	return __builtin_parity(c) ? c : (guint8)(c | 0x80);
+}
+
+/* Field 1's byte pair for frame @n (CC1), before parity: padding but where a caption is sent. */
+static void
+cc608_pair(unsigned n, guint8 pair[2])
+{
+	/*
+	 * Pop-on captions, control codes sent twice as broadcasters do:
+	 * resume caption loading (RCL), preamble address code for row 15,
+	 * the text, end of caption (EOC: shown from that frame), and later
+	 * erase displayed memory (EDM).
+	 */
+	static const struct {
+		unsigned frame;
+		guint8 a, b;
+	} sent[] = {
+		{ 17, 0x14, 0x20 }, { 18, 0x14, 0x20 },                 /* RCL */
+		{ 19, 0x14, 0x60 }, { 20, 0x14, 0x60 },                 /* PAC: row 15, white */
+		{ 21, 'C', 'A' }, { 22, 'P', 'T' }, { 23, 'I', 'O' }, { 24, 'N', 0 },
+		{ 25, 0x14, 0x2f }, { 26, 0x14, 0x2f },                 /* EOC: 1.0 s */
+		{ 50, 0x14, 0x2c }, { 51, 0x14, 0x2c },                 /* EDM: 2.0 s */
+		{ 62, 0x14, 0x20 }, { 63, 0x14, 0x20 },                 /* RCL */
+		{ 64, 0x14, 0x60 }, { 65, 0x14, 0x60 },                 /* PAC */
+		{ 66, 'L', 'A' }, { 67, 'T', 'E' }, { 68, 'R', 0 },
+		{ 75, 0x14, 0x2f }, { 76, 0x14, 0x2f },                 /* EOC: 3.0 s */
+		{ 87, 0x14, 0x2c }, { 88, 0x14, 0x2c },                 /* EDM: 3.48 s */
+	};
+	pair[0] = pair[1] = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(sent); i++) {
+		if (sent[i].frame == n) {
+			pair[0] = sent[i].a;
+			pair[1] = sent[i].b;
+		}
+	}
+}
+
+/* Streaming thread: every picture into x264enc gets its caption data (cc_data, CEA-708 framing). */
+static GstPadProbeReturn
+cc608_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+	if (!buffer || !GST_BUFFER_PTS_IS_VALID(buffer))
+		return GST_PAD_PROBE_OK;
+	unsigned n = (unsigned)(GST_BUFFER_PTS(buffer) / (GST_SECOND / SUBS_FPS));
+	guint8 pair[2];
+	cc608_pair(n, pair);
+	/* One triplet: marker bits, cc_valid, cc_type 0 (field 1), the two bytes. */
+	const guint8 cc_data[3] = { 0xfc, odd_parity(pair[0]), odd_parity(pair[1]) };
+	buffer = gst_buffer_make_writable(buffer);
+	gst_buffer_add_video_caption_meta(buffer, GST_VIDEO_CAPTION_TYPE_CEA708_RAW, cc_data,
+		sizeof(cc_data));
+	GST_PAD_PROBE_INFO_DATA(info) = buffer;
+	return GST_PAD_PROBE_OK;
+}
+
+/*
+ * cc608.mkv: the blue picture, H.264 carrying CEA-608 captions (CC1,
+ * pop-on) in its SEI user data (A/53, written by x264enc from the caption
+ * meta): "CAPTION" shown from 1.0 s to 2.0 s, "LATER" from 3.0 s to 3.48 s,
+ * padding in every other picture. With B-frames: the pictures, and their
+ * caption bytes, are stored out of presentation order.
+ */
+bool
+make_cc608_mkv(const struct job *job, GError **error)
+{
+	g_autofree char *description = g_strdup_printf(
+		"videotestsrc num-buffers=%u pattern=solid-color foreground-color=0xff000080 ! "
+		"video/x-raw,format=I420,width=%u,height=%u,framerate=%u/1,"
+		"pixel-aspect-ratio=1/1 ! identity name=cc ! "
+		"x264enc speed-preset=ultrafast bframes=2 b-adapt=false key-int-max=%u "
+		"bitrate=256 ! "
+		"h264parse ! matroskamux ! filesink name=sink",
+		SUBS_SECONDS * SUBS_FPS, SUBS_WIDTH, SUBS_HEIGHT, SUBS_FPS, SUBS_FPS);
+	GstElement *pipeline = launch(description, error);
+	if (!pipeline)
+		return false;
+	bool ok = false;
+	GstElement *cc = get_src(pipeline, "cc", error);
+	if (!cc)
+		goto out;
+	GstPad *src = gst_element_get_static_pad(cc, "src");
+	gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, cc608_probe, NULL, NULL);
+	gst_object_unref(src);
+	gst_object_unref(cc);
+	if (!set_on(pipeline, "sink", "location", job->tmp, error))
+		goto out;
+	ok = run_pipeline(pipeline, error);
+out:
 	gst_object_unref(pipeline);
 	return ok;
 }

@@ -52,5 +52,6 @@ bool run_pipeline(GstElement *pipeline, GError **error);
 /* gen-clips-subs.c */
 bool make_subs_mkv(const struct job *job, GError **error);
 bool make_dvbsub_ts(const struct job *job, GError **error);
+bool make_cc608_mkv(const struct job *job, GError **error);
 
 #endif

@@ -3,7 +3,8 @@
  * what a viewer sees, read back with Display1.Capture. The clips show one
  * dark blue picture (tests/gen-clips-subs.c), 320x240 on a 640x480 screen
  * (2x); subtitles belong in its lower part, the subtitle area, and nowhere
- * else. Runs once per renderer, like test-headless.c.
+ * else; closed captions carried in the video (CEA-608) likewise. Runs once
+ * per renderer, like test-headless.c.
  */
 #include <string.h>
 
@@ -272,6 +273,50 @@ test_dvb(struct umms_test *t, gconstpointer data)
 	expect(t, "dvb-after", GREEN, 0);
 }
 
+/*
+ * cc608.mkv: CEA-608 captions in the H.264 stream (CC1, pop-on): "CAPTION"
+ * from 1.0 s to 2.0 s, "LATER" from 3.0 s to 3.48 s, drawn white.
+ */
+static void
+test_cc608(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "cc608.mkv", false);
+	/* Found in the first picture; off until chosen. */
+	assert_kinds(t, p, (const char *const[]){ "cc", NULL });
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	select_subtitle(t, p, 0);
+	expect(t, "cc-before", WHITE, 0);
+
+	/* Played through the first caption: it comes at its time and goes at its erase. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(1.4), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, US(2.0));
+	expect(t, "cc-shown", WHITE, 20);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(2.3), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, US(3.0));
+	expect(t, "cc-erased", WHITE, 0);
+
+	/* Sought back into it: shown again; out of it: gone; the choice stands. */
+	seek(t, p, 1.5);
+	expect(t, "cc-sought-back", WHITE, 20);
+	seek(t, p, 0.5);
+	expect(t, "cc-sought-before", WHITE, 0);
+	seek(t, p, 1.2);
+	expect(t, "cc-sought-again", WHITE, 20);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+
+	/* Off and on again while paused. */
+	select_subtitle(t, p, -1);
+	expect(t, "cc-off", WHITE, 0);
+	select_subtitle(t, p, 0);
+	expect(t, "cc-on", WHITE, 20);
+	seek(t, p, 2.5);
+	expect(t, "cc-after", WHITE, 0);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -287,5 +332,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/text", test_text);
 	UMMS_TEST_ADD("/subtitles/ass", test_ass);
 	UMMS_TEST_ADD("/subtitles/dvb", test_dvb);
+	UMMS_TEST_ADD("/subtitles/cc608", test_cc608);
 	return g_test_run();
 }

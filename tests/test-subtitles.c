@@ -4,7 +4,8 @@
  * times when it is due on the video's clock (within a frame), again after a
  * seek, shifted by Player1.SubtitleDelay; files too short for typefinding
  * (an SRT of one cue) are taken by their extension; SSA/ASS keeps its
- * styling in the cue's markup; bad values are refused by name.
+ * styling in the cue's markup; closed captions carried in the video are
+ * cues too; bad values are refused by name.
  */
 #include <string.h>
 
@@ -367,6 +368,66 @@ test_embedded(struct umms_test *t, gconstpointer data)
 	cues_free(cues);
 }
 
+/*
+ * Closed captions in the video (cc608.mkv, CEA-608 CC1: "CAPTION" 1.0 to
+ * 2.0 s, "LATER" 3.0 to 3.48 s): a track of kind "cc", off until chosen;
+ * each caption a cue when shown, its end unknown (-1) until its erase has
+ * been seen, known after a seek back into it.
+ */
+static void
+test_captions(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "cc608.mkv");
+	g_autoptr(GVariant) tracks = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_assert_cmpuint(g_variant_n_children(tracks), ==, 1);
+	g_autoptr(GVariant) track = g_variant_get_child_value(tracks, 0);
+	const char *codec = NULL, *kind = NULL;
+	g_assert_true(g_variant_lookup(track, "codec", "&s", &codec));
+	g_assert_true(g_variant_lookup(track, "kind", "&s", &kind));
+	g_assert_cmpstr(codec, ==, "cea608");
+	g_assert_cmpstr(kind, ==, "cc");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	struct cues *cues = cues_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	const struct cue *first = cues_next(cues, 5000);
+	assert_cue(first, US(1.0), -1, "CAPTION");
+	g_assert_cmpstr(first->format, ==, "pango");
+	const struct cue *second = cues_next(cues, 5000);
+	assert_cue(second, US(3.0), -1, "LATER");
+	g_assert_cmpint(second->when - first->when, >, US(1.5));
+	/* Past its erase: a caption is known only as far as it was seen. */
+	umms_test_wait_position(t->bus, p, US(3.6), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+
+	/* Sought back into each: that one again, with its end; the choice stands. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.5)));
+	assert_cue(cues_next(cues, 3000), US(1.0), US(2.0), "CAPTION");
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(3.2)));
+	assert_cue(cues_next(cues, 3000), US(3.0), US(3.48), "LATER");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	/* Between them: nothing. Off: nothing either. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
+	g_assert_false(cues_any(cues, 500));
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.5)));
+	g_assert_false(cues_any(cues, 500));
+
+	/* An external file comes after the captions; either can be chosen. */
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	g_autoptr(GVariant) both = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_assert_cmpuint(g_variant_n_children(both), ==, 2);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.2)));
+	assert_cue(cues_next(cues, 3000), US(1.0), US(1.45), "Subtitle three: one second in.");
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.3)));
+	assert_cue(cues_next(cues, 3000), US(1.0), US(2.0), "CAPTION");
+	cues_free(cues);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -376,5 +437,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/delay", test_delay);
 	UMMS_TEST_ADD("/subtitles/short-files", test_short_files);
 	UMMS_TEST_ADD("/subtitles/embedded", test_embedded);
+	UMMS_TEST_ADD("/subtitles/captions", test_captions);
 	return g_test_run();
 }

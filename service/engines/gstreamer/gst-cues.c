@@ -6,7 +6,8 @@
  * (events.subtitle_cue → Player1.SubtitleCue); the external file's cues
  * are also drawn (service/cues.h) into the subpicture the frame carries.
  * The media's own tracks are drawn by playbin (text-offset carries the
- * delay there).
+ * delay there). Captions carried in the video are decoded into cues of
+ * their own (gst-captions.c) and drawn like the external file's.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -168,9 +169,13 @@ gst_cues_update(struct gst_engine *engine)
 	int internal = 0;
 	if (current >= 0)
 		g_object_get(engine->pipeline, "n-text", &internal, NULL);
-	struct umms_cues *track = NULL;
+	int captions = current >= internal ? gst_captions_count(engine) : 0;
+	struct umms_cues *track = NULL, *caption_cues = NULL;
 	bool drawn = false;
-	if (current >= internal && current >= 0 && engine->subtitles) {
+	if (captions && current == internal) {
+		track = caption_cues = gst_captions_cues(engine);
+		drawn = true;
+	} else if (current >= internal + captions && current >= 0 && engine->subtitles) {
 		track = gst_subtitles_cues(engine->subtitles);
 		drawn = true;
 	} else if (current >= 0 && current < internal) {
@@ -184,6 +189,7 @@ gst_cues_update(struct gst_engine *engine)
 	}
 
 	g_mutex_lock(&engine->lock);
+	bool changed = engine->cue_track != track || engine->cue_track_drawn != drawn;
 	if (engine->cue_track != track) {
 		umms_cues_unref(engine->cue_track);
 		engine->cue_track = track ? umms_cues_ref(track) : NULL;
@@ -192,6 +198,10 @@ gst_cues_update(struct gst_engine *engine)
 	}
 	engine->cue_track_drawn = drawn;
 	g_mutex_unlock(&engine->lock);
+	umms_cues_unref(caption_cues);
+	/* Paused: the picture on screen gets what is to be drawn over it now. */
+	if (changed && engine->pipeline)
+		gst_video_refresh(engine);
 }
 
 void

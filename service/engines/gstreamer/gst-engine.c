@@ -357,9 +357,7 @@ run_subtitle(struct gst_engine *engine, struct gst_op *op, GError **error)
 	g_clear_pointer(&engine->subtitles, gst_subtitles_destroy);
 	if (!op->uri) {
 		/* The file that was shown is gone: back to playbin's own choice. */
-		int internal = 0;
-		g_object_get(engine->pipeline, "n-text", &internal, NULL);
-		if (engine->want[UMMS_TRACK_SUBTITLE] >= internal)
+		if (engine->want[UMMS_TRACK_SUBTITLE] >= gst_media_external_index(engine))
 			engine->want[UMMS_TRACK_SUBTITLE] = -2;
 		gst_media_apply_selection(engine);
 		gst_engine_emit_info(engine);
@@ -382,9 +380,7 @@ gst_engine_subtitles_loaded(struct gst_engine *engine, const GError *error)
 		return;
 	}
 	/* The file is the track after the media's own; show it. */
-	int internal = 0;
-	g_object_get(engine->pipeline, "n-text", &internal, NULL);
-	engine->want[UMMS_TRACK_SUBTITLE] = internal;
+	engine->want[UMMS_TRACK_SUBTITLE] = gst_media_external_index(engine);
 	gst_media_apply_selection(engine);
 	gst_engine_emit_info(engine);
 	finish_current(engine);
@@ -691,6 +687,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 			gst_object_unref(gst_object_ref_sink(audio_sink));
 		goto fail;
 	}
+	gst_captions_init(engine);
 	if (config->engine.audio_output == UMMS_AUDIO_NONE)
 		g_object_set(audio_sink, "sync", TRUE, NULL);
 	/*
@@ -736,6 +733,7 @@ gst_engine_destroy(struct umms_engine *base)
 	g_clear_object(&engine->video_sink);
 	gst_video_finish(engine);
 	gst_media_reset(engine);
+	gst_captions_finish(engine);
 	gst_cues_finish(engine);
 	g_hash_table_unref(engine->stream_caps);
 	g_ptr_array_unref(engine->video_decoders);

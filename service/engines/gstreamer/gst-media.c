@@ -158,6 +158,7 @@ gst_media_reset(struct gst_engine *engine)
 	g_mutex_unlock(&engine->lock);
 	g_clear_pointer(&engine->missing, g_free);
 	umms_media_info_reset(&engine->base.info);
+	gst_captions_reset(engine);
 	gst_cues_update(engine);
 }
 
@@ -275,6 +276,12 @@ internal_count(struct gst_engine *engine, enum umms_track_kind kind)
 	return n;
 }
 
+int
+gst_media_external_index(struct gst_engine *engine)
+{
+	return internal_count(engine, UMMS_TRACK_SUBTITLE) + gst_captions_count(engine);
+}
+
 static bool
 external_subtitles(struct gst_engine *engine)
 {
@@ -282,9 +289,10 @@ external_subtitles(struct gst_engine *engine)
 }
 
 /*
- * "Subtitles off" and the external file are decided here: playbin keeps
- * its text track (if any) selected, and its overlays are hidden
- * (gst-overlay.c). The external file is the track after the media's own.
+ * "Subtitles off", the captions and the external file are decided here:
+ * playbin keeps its text track (if any) selected, and its overlays are
+ * hidden (gst-overlay.c). The captions come after the media's own text
+ * tracks, the external file last.
  */
 static bool
 subtitles_ours(struct gst_engine *engine)
@@ -306,8 +314,17 @@ gst_media_update_tracks(struct gst_engine *engine)
 		for (int i = 0; i < n; i++)
 			g_ptr_array_add(info->tracks[k], track_from_stream(engine, k, i));
 	}
-	int external = internal_count(engine, UMMS_TRACK_SUBTITLE);
-	gst_overlay_watch_text_pads(engine, external);
+	int internal = internal_count(engine, UMMS_TRACK_SUBTITLE);
+	gst_overlay_watch_text_pads(engine, internal);
+	int captions = gst_captions_count(engine);
+	if (captions) {
+		g_ptr_array_add(info->tracks[UMMS_TRACK_SUBTITLE], gst_captions_track());
+		/* Found after the external file was chosen: that file is one further now. */
+		if (!engine->captions_listed && engine->want[UMMS_TRACK_SUBTITLE] >= internal)
+			engine->want[UMMS_TRACK_SUBTITLE]++;
+		engine->captions_listed = true;
+	}
+	int external = internal + captions;
 	if (external_subtitles(engine)) {
 		struct umms_track *track = umms_track_create();
 		track->codec = g_strdup(gst_subtitles_codec(engine->subtitles));
@@ -317,9 +334,10 @@ gst_media_update_tracks(struct gst_engine *engine)
 		g_ptr_array_add(info->tracks[UMMS_TRACK_SUBTITLE], track);
 	}
 	if (subtitles_ours(engine)) {
-		bool show_external = external_subtitles(engine) &&
-			engine->want[UMMS_TRACK_SUBTITLE] == external;
-		info->current[UMMS_TRACK_SUBTITLE] = show_external ? external : -1;
+		int want = engine->want[UMMS_TRACK_SUBTITLE];
+		bool show_external = external_subtitles(engine) && want == external;
+		bool show_captions = captions && want == internal;
+		info->current[UMMS_TRACK_SUBTITLE] = show_external || show_captions ? want : -1;
 	}
 	gst_cues_update(engine);
 	gst_overlay_set_shown(engine, !subtitles_ours(engine));

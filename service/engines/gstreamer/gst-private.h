@@ -12,6 +12,7 @@
  * decoder policy, frame counters), gst-subtitles.c (external subtitle files),
  * gst-cues.c (subtitle cues on the video's clock: SubtitleCue, pixels),
  * gst-overlay.c (the stream's own subtitles, rendered by playbin, as subpictures),
+ * gst-captions.c (CEA-608 captions carried in the video, decoded into cues),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
@@ -127,6 +128,14 @@ struct gst_engine {
 	GArray *cues_due;              /* struct umms_cue active at the last frame (lock) */
 	int64_t cues_checked;          /* µs, the last frame's cue time; -1 after a jump (lock) */
 	GAsyncQueue *cue_events;       /* cues that became due, streaming → main */
+
+	/* Closed captions carried in the video (gst-captions.c). */
+	struct umms_captions *captions; /* CC1's decoder (lock) */
+	struct umms_cues *caption_cues; /* what it decoded (lock) */
+	bool captions_seen;            /* the video carries caption data (lock) */
+	bool captions_upstream;        /* ... read at the decoder's input (lock) */
+	GQueue caption_pending;        /* pictures' caption data, by position (lock) */
+	bool captions_listed;          /* main loop: the track is in the list */
 };
 
 /* gst-engine.c: the op queue, state and bus. */
@@ -150,6 +159,8 @@ void gst_engine_emit_info(struct gst_engine *engine);
 void gst_media_reset(struct gst_engine *engine);
 /* Rebuilds the track lists and current tracks from what playbin has now. */
 void gst_media_update_tracks(struct gst_engine *engine);
+/* The external subtitle file's index: after the media's text tracks and captions. */
+int gst_media_external_index(struct gst_engine *engine);
 /* Switches playbin to the tracks in engine->want (immediate). */
 void gst_media_apply_selection(struct gst_engine *engine);
 void gst_media_add_tags(struct gst_engine *engine, GstTagList *tags);
@@ -242,6 +253,21 @@ const char *gst_subtitles_description(const struct gst_subtitles *subtitles);
 const char *gst_subtitles_language(const struct gst_subtitles *subtitles);
 /* The file's cues once ready, else NULL (the subtitles' reference). */
 struct umms_cues *gst_subtitles_cues(const struct gst_subtitles *subtitles);
+
+/* gst-captions.c */
+/* After the video sink is made: its pictures' caption data is decoded from now on. */
+void gst_captions_init(struct gst_engine *engine);
+/* Streaming thread: a video decoder joined the pipeline; its input's captions are read. */
+void gst_captions_watch_decoder(struct gst_engine *engine, GstElement *decoder);
+void gst_captions_finish(struct gst_engine *engine);
+/* Main loop: another media; no captions seen, none known. */
+void gst_captions_reset(struct gst_engine *engine);
+/* Main loop: 1 when the video carries captions (a track after the media's own), else 0. */
+int gst_captions_count(struct gst_engine *engine);
+/* The captions' cues (a new reference), or NULL. */
+struct umms_cues *gst_captions_cues(struct gst_engine *engine);
+/* The captions' track, for SubtitleTracks. */
+struct umms_track *gst_captions_track(void);
 
 /* gst-cues.c */
 void gst_cues_init(struct gst_engine *engine);

@@ -443,6 +443,7 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 	bool v4l2 = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "capture-io-mode");
 	if (v4l2)
 		gst_util_set_object_arg(G_OBJECT(element), "capture-io-mode", "dmabuf");
+	gst_captions_watch_decoder(engine, element);
 	GstPad *src = gst_element_get_static_pad(element, "src");
 	if (src) {
 		gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,

@@ -547,19 +547,20 @@ gst_video_refresh(struct gst_engine *engine)
 		base->crop_height };
 	struct umms_subpicture *subpicture = gst_overlay_subpicture(engine,
 		gst_sample_get_buffer(last->sample), picture);
-	bool same = subpicture == base->subpicture;
-	umms_subpicture_unref(subpicture);
-	if (same)
+	if (!subpicture)
+		subpicture = gst_cues_subpicture(engine, base->position, base->crop_width,
+			base->crop_height);
+	if (subpicture == base->subpicture) {
+		umms_subpicture_unref(subpicture);
 		return;
+	}
 	/* The same picture in the same memory, with what is to be shown over it now. */
 	struct gst_frame *frame = g_new0(struct gst_frame, 1);
 	frame->base = *base;
 	frame->base.refs = 1;
-	frame->base.subpicture = NULL;
 	frame->base.present_ns = g_get_monotonic_time() * 1000;
 	frame->sample = gst_sample_ref(last->sample);
-	frame->base.subpicture = gst_overlay_subpicture(engine,
-		gst_sample_get_buffer(frame->sample), picture);
+	frame->base.subpicture = subpicture;
 	g_async_queue_push(engine->frames, frame);
 	g_source_set_ready_time(engine->frame_source, 0);
 }

@@ -1,0 +1,69 @@
+/*
+ * Closed captions (CEA-608, channel CC1) as timed cues (cues.h).
+ *
+ * A decoder of the caption bytes a video carries with its pictures (line
+ * 21 data, in H.264/MPEG-2 user data as CEA-708 cc_data, SMPTE 334 or raw
+ * pairs): the field-1 byte pairs of each picture, in presentation order,
+ * drive the CEA-608 caption modes (pop-on, roll-up, paint-on) of CC1 over
+ * a 15 x 32 screen, and each change of what that screen shows becomes a
+ * text cue from that picture's time on: its rows as Pango markup (italics
+ * and underline kept), a line each, ended by the next change (an erase, a
+ * new caption). A caption still shown when the data stops lasts until the
+ * next cue.
+ *
+ * Cues already in the list are not added again (umms_cues_add), so
+ * playing a stretch twice (a seek back) leaves one cue per caption, and a
+ * seek back into a caption finds it. After a seek, umms_captions_reset:
+ * the 608 state is no longer the stream's until the next caption is sent
+ * whole (a pop-on caption's text comes before the picture it shows at).
+ *
+ * Every byte is the stream's: sizes are checked, bytes with a wrong parity
+ * and codes of other channels are ignored. Not thread-safe: one thread at
+ * a time (the engine holds its lock).
+ */
+#ifndef UMMS_SERVICE_CAPTIONS_H
+#define UMMS_SERVICE_CAPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cues.h"
+
+/* How a picture's caption bytes are framed (GStreamer's GstVideoCaptionType). */
+enum umms_caption_format {
+	UMMS_CAPTION_608_RAW,      /* byte pairs of field 1 */
+	UMMS_CAPTION_608_S334_1A,  /* triplets: field flag (bit 7: field 1), two bytes */
+	UMMS_CAPTION_708_CC_DATA,  /* cc_data triplets: marker, valid, type; two bytes */
+	UMMS_CAPTION_708_CDP,      /* SMPTE 334-2 caption distribution packet */
+};
+
+/* More field-1 pairs than this in one picture are not looked at. */
+#define UMMS_CAPTIONS_MAX_PAIRS 64
+
+struct umms_captions;
+
+/* A decoder adding CC1's captions to @cues (a text list; a reference is kept). */
+struct umms_captions *umms_captions_create(struct umms_cues *cues);
+/* NULL is a no-op. */
+void umms_captions_destroy(struct umms_captions *captions);
+
+/*
+ * Field 1's byte pairs (parity bits included) in @data (@size bytes framed
+ * as @format), at most @max: their count, written to @pairs (2 bytes each).
+ */
+size_t umms_captions_field1(enum umms_caption_format format, const uint8_t *data, size_t size,
+	uint8_t *pairs, size_t max);
+
+/*
+ * The caption data of the picture at @position µs (stream time). Returns
+ * whether it held field-1 pairs at all (padding counts: the stream carries
+ * captions).
+ */
+bool umms_captions_feed(struct umms_captions *captions, int64_t position,
+	enum umms_caption_format format, const uint8_t *data, size_t size);
+
+/* A discontinuity (seek, flush): the screen and modes forgotten, the cues kept. */
+void umms_captions_reset(struct umms_captions *captions);
+
+#endif

@@ -664,6 +664,7 @@ static const struct clip clips[] = {
 	{ "two-video.mkv", make_two_video_mkv, NULL, 0 },
 	{ "subs.mkv", make_subs_mkv, NULL, 0 },
 	{ "dvbsub.ts", make_dvbsub_ts, NULL, 0 },
+	{ "teletext.ts", make_teletext_ts, NULL, 0 },
 };
 
 /* Size of path, or -1 when it does not exist or is no regular file. */

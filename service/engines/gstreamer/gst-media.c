@@ -321,8 +321,11 @@ gst_media_update_tracks(struct gst_engine *engine)
 			engine->want[UMMS_TRACK_SUBTITLE] == external;
 		info->current[UMMS_TRACK_SUBTITLE] = show_external ? external : -1;
 	}
-	gst_cues_update(engine);
-	gst_overlay_set_shown(engine, !subtitles_ours(engine));
+	bool redraw = gst_cues_update(engine);
+	/* Teletext is drawn from its cues, not by playbin (gst-teletext.c). */
+	gst_overlay_set_shown(engine, !subtitles_ours(engine) && !gst_teletext_selected(engine));
+	if (redraw)
+		gst_video_refresh(engine);
 }
 
 void

@@ -63,6 +63,7 @@ gst_support_init(const struct umms_config *config, GError **error)
 		gst_object_unref(feature);
 	}
 	g_mutex_unlock(&lock);
+	gst_teletext_register();
 	gst_preload_start();
 	return true;
 }

@@ -536,6 +536,16 @@ frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+/* What is drawn over a frame: the stream's own overlays, else the selected cues. */
+static struct umms_subpicture *
+frame_subpicture(struct gst_engine *engine, GstBuffer *buffer, const int picture[4],
+	int64_t position)
+{
+	struct umms_subpicture *subpicture = gst_overlay_subpicture(engine, buffer, picture);
+	return subpicture ? subpicture : gst_cues_subpicture(engine, position, picture[2],
+		picture[3]);
+}
+
 void
 gst_video_refresh(struct gst_engine *engine)
 {
@@ -545,8 +555,8 @@ gst_video_refresh(struct gst_engine *engine)
 	const struct umms_frame *base = &last->base;
 	const int picture[4] = { base->crop_x, base->crop_y, base->crop_width,
 		base->crop_height };
-	struct umms_subpicture *subpicture = gst_overlay_subpicture(engine,
-		gst_sample_get_buffer(last->sample), picture);
+	struct umms_subpicture *subpicture = frame_subpicture(engine,
+		gst_sample_get_buffer(last->sample), picture, base->position);
 	bool same = subpicture == base->subpicture;
 	umms_subpicture_unref(subpicture);
 	if (same)
@@ -558,8 +568,8 @@ gst_video_refresh(struct gst_engine *engine)
 	frame->base.subpicture = NULL;
 	frame->base.present_ns = g_get_monotonic_time() * 1000;
 	frame->sample = gst_sample_ref(last->sample);
-	frame->base.subpicture = gst_overlay_subpicture(engine,
-		gst_sample_get_buffer(frame->sample), picture);
+	frame->base.subpicture = frame_subpicture(engine, gst_sample_get_buffer(frame->sample),
+		picture, frame->base.position);
 	g_async_queue_push(engine->frames, frame);
 	g_source_set_ready_time(engine->frame_source, 0);
 }

@@ -37,6 +37,8 @@ struct ttx_event {
 static const struct ttx_event ttx_events[] = {
 	/* An ordinary page the subtitles must not be taken from. */
 	{ 480, 100, { "NOT A SUBTITLE" }, false },
+	/* A subtitle page the PMT does not name (in a second language, say). */
+	{ 720, 889, { "OTHER PAGE" }, true },
 	{ 1000, TTX_PAGE, { "TELETEXT ONE", "SECOND LINE" }, true },
 	{ 2000, TTX_PAGE, { NULL }, true },
 	{ 3000, TTX_PAGE, { "TELETEXT TWO" }, true },
@@ -167,8 +169,10 @@ mark_teletext(const char *path, GError **error)
  * 888 shows "TELETEXT ONE" / "SECOND LINE" from 1 s to 2 s and
  * "TELETEXT TWO" from 3 s to 3.48 s (each, as decoded, one PES, 40 ms,
  * later: teletextdec tells a page when the PES after it comes); page 100,
- * an ordinary page, says "NOT A SUBTITLE" at 0.48 s. A PES goes with every
- * frame, the rest of them time filling headers, as broadcasters send.
+ * an ordinary page, says "NOT A SUBTITLE" at 0.48 s, and subtitle page
+ * 889, which the PMT does not name, "OTHER PAGE" at 0.72 s. A PES goes
+ * with every frame, the rest of them time filling headers, as
+ * broadcasters send. The PMT names page 888, in German.
  */
 bool
 make_teletext_ts(const struct job *job, GError **error)

@@ -275,8 +275,8 @@ test_dvb(struct umms_test *t, gconstpointer data)
 /*
  * teletext.ts: subtitle page 888 says "TELETEXT ONE" / "SECOND LINE" from
  * about 1 s to 2 s (of its timeline, which starts at 0.125 s), drawn
- * white from its cues like a subtitle file's; page 100, beside it, is
- * never shown.
+ * white from its cues like a subtitle file's; page 100 and subtitle page
+ * 889 (not the one its PMT names), beside it, are never shown.
  */
 static void
 test_teletext(struct umms_test *t, gconstpointer data)

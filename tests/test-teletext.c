@@ -2,9 +2,10 @@
  * DVB teletext subtitles. The tests' teletext writer (teletext-gen.h)
  * checked against GStreamer's own teletext decoder, directly and through
  * the MPEG-TS clip made with it (teletext.ts); then that clip through
- * ummsd: its teletext stream is a subtitle track of kind "teletext", the
- * subtitle page's text goes out on Player1.SubtitleCue at its time, again
- * after a seek back, and the ordinary page beside it never does.
+ * ummsd: its teletext stream is a subtitle track of kind "teletext" with
+ * the language and page of its PMT, that page's text goes out on
+ * Player1.SubtitleCue at its time, again after a seek back, and the pages
+ * beside it (an ordinary one, another subtitle page) never do.
  */
 #include <string.h>
 
@@ -150,6 +151,7 @@ test_clip(void)
 	} pages[] = {
 		{ 888, { "TELETEXT ONE\nSECOND LINE\n", "\n", "TELETEXT TWO\n", "\n", NULL } },
 		{ 100, { "NOT A SUBTITLE\n", NULL } },
+		{ 889, { "OTHER PAGE\n", NULL } },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(pages); i++) {
 		g_autofree char *source = g_strdup_printf("filesrc location=%s ! tsdemux ! "
@@ -192,6 +194,12 @@ test_track(struct umms_test *t, gconstpointer data)
 	g_assert_cmpstr(kind, ==, "teletext");
 	g_assert_true(g_variant_lookup(track, "codec", "&s", &codec));
 	g_assert_cmpstr(codec, ==, "teletext");
+	/* From the PMT's teletext descriptor: German, page 888. */
+	const char *language = NULL, *description = NULL;
+	g_assert_true(g_variant_lookup(track, "language", "&s", &language));
+	g_assert_cmpstr(language, ==, "de");
+	g_assert_true(g_variant_lookup(track, "codec-description", "&s", &description));
+	g_assert_cmpstr(description, ==, "Teletext subtitles, page 888");
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
 
 	/* MPEG-TS timelines start where the muxer began (mpegtsmux: 0.125 s). */

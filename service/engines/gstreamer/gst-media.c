@@ -230,6 +230,8 @@ track_from_stream(struct gst_engine *engine, enum umms_track_kind kind, int inde
 		g_free(language);
 	}
 	track->bitrate = tag_int(tags, GST_TAG_BITRATE);
+	if (kind == UMMS_TRACK_SUBTITLE)
+		gst_teletext_describe(engine, stream_id, track);
 
 	const GstStructure *s = caps && !gst_caps_is_empty(caps) ?
 		gst_caps_get_structure(caps, 0) : NULL;

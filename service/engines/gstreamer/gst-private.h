@@ -185,6 +185,11 @@ void gst_overlay_finish(struct gst_engine *engine);
 void gst_teletext_register(void);
 /* Whether the selected subtitle track is the media's own teletext (drawn from its cues). */
 bool gst_teletext_selected(struct gst_engine *engine);
+/* Streaming thread: @element joined the pipeline (tsdemux: its PMT is read). */
+void gst_teletext_element_added(struct gst_engine *engine, GstElement *element);
+/* A teletext @track of stream @stream_id: its language and page, from the PMT. */
+void gst_teletext_describe(struct gst_engine *engine, const char *stream_id,
+	struct umms_track *track);
 
 /* gst-preload.c: hardware decoder plugins loaded on a thread at start, once. */
 void gst_preload_start(void);

@@ -317,6 +317,15 @@ test_teletext(struct umms_test *t, gconstpointer data)
 	expect(t, "teletext-sought-out", WHITE, 0);
 	seek(t, p, (double)(origin + US(1.2)) / G_USEC_PER_SEC);
 	expect(t, "teletext-sought-in", WHITE, 20);
+	/* The choice survives seeking: off stays off, on stays on the teletext track. */
+	select_subtitle(t, p, -1);
+	seek(t, p, (double)(origin + US(1.4)) / G_USEC_PER_SEC);
+	expect(t, "teletext-off-sought", WHITE, 0);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	select_subtitle(t, p, 0);
+	seek(t, p, (double)(origin + US(1.3)) / G_USEC_PER_SEC);
+	expect(t, "teletext-on-sought", WHITE, 20);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
 }
 
 int

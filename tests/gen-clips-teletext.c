@@ -41,7 +41,8 @@ static const struct ttx_event ttx_events[] = {
 	{ 720, 889, { "OTHER PAGE" }, true },
 	{ 1000, TTX_PAGE, { "TELETEXT ONE", "SECOND LINE" }, true },
 	{ 2000, TTX_PAGE, { NULL }, true },
-	{ 3000, TTX_PAGE, { "TELETEXT TWO" }, true },
+	/* Characters that would be markup, were they not escaped. */
+	{ 3000, TTX_PAGE, { "<b>TELETEXT</b> TWO" }, true },
 	{ 3480, TTX_PAGE, { NULL }, true },
 };
 
@@ -167,7 +168,7 @@ mark_teletext(const char *path, GError **error)
 /*
  * teletext.ts: the blue picture with a DVB teletext stream: subtitle page
  * 888 shows "TELETEXT ONE" / "SECOND LINE" from 1 s to 2 s and
- * "TELETEXT TWO" from 3 s to 3.48 s (each, as decoded, one PES, 40 ms,
+ * "<b>TELETEXT</b> TWO" (as it is, no markup) from 3 s to 3.48 s (each, as decoded, one PES, 40 ms,
  * later: teletextdec tells a page when the PES after it comes); page 100,
  * an ordinary page, says "NOT A SUBTITLE" at 0.48 s, and subtitle page
  * 889, which the PMT does not name, "OTHER PAGE" at 0.72 s. A PES goes

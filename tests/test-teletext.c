@@ -149,7 +149,8 @@ test_clip(void)
 		unsigned page;
 		const char *const texts[5];
 	} pages[] = {
-		{ 888, { "TELETEXT ONE\nSECOND LINE\n", "\n", "TELETEXT TWO\n", "\n", NULL } },
+		{ 888, { "TELETEXT ONE\nSECOND LINE\n", "\n", "<b>TELETEXT</b> TWO\n", "\n",
+			NULL } },
 		{ 100, { "NOT A SUBTITLE\n", NULL } },
 		{ 889, { "OTHER PAGE\n", NULL } },
 	};
@@ -173,12 +174,13 @@ test_clip(void)
 
 /* ---- through ummsd ---------------------------------------------------------- */
 
-/* The next SubtitleCue: its start, end and text. */
+/* The next SubtitleCue: its start, end and text (its markup, @markup non-NULL). */
 static void
-next_cue(struct umms_test_signals *signals, int64_t *start, int64_t *end, char **text)
+next_cue(struct umms_test_signals *signals, int64_t *start, int64_t *end, char **text,
+	char **markup)
 {
 	g_autoptr(GVariant) cue = umms_test_signals_wait(signals, "SubtitleCue", 5000);
-	g_variant_get(cue, "(xxsss)", start, end, text, NULL, NULL);
+	g_variant_get(cue, "(xxsss)", start, end, text, markup, NULL);
 	g_test_message("cue %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT " µs: %s", *start, *end, *text);
 }
 
@@ -211,7 +213,7 @@ test_track(struct umms_test *t, gconstpointer data)
 	int64_t start, end;
 	char *text;
 	/* Page 888 from 1 s (told 40 ms late) until its blank page; page 100 never. */
-	next_cue(signals, &start, &end, &text);
+	next_cue(signals, &start, &end, &text, NULL);
 	g_assert_cmpstr(text, ==, "TELETEXT ONE\nSECOND LINE");
 	g_assert_cmpint(start - origin, >=, US(1.0));
 	g_assert_cmpint(start - origin, <=, US(1.1));
@@ -219,8 +221,12 @@ test_track(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(end - origin, >=, US(2.0));
 	g_assert_cmpint(end - origin, <=, US(2.1));
 	g_free(text);
-	next_cue(signals, &start, &end, &text);
-	g_assert_cmpstr(text, ==, "TELETEXT TWO");
+	char *markup;
+	next_cue(signals, &start, &end, &text, &markup);
+	/* Its characters as they are, escaped in the markup. */
+	g_assert_cmpstr(text, ==, "<b>TELETEXT</b> TWO");
+	g_assert_cmpstr(markup, ==, "&lt;b&gt;TELETEXT&lt;/b&gt; TWO");
+	g_free(markup);
 	g_assert_cmpint(start - origin, >=, US(3.0));
 	g_assert_cmpint(start - origin, <=, US(3.1));
 	g_free(text);
@@ -230,7 +236,7 @@ test_track(struct umms_test *t, gconstpointer data)
 	 * after the flush, is set to the subtitle page again.
 	 */
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", origin + US(0.2)));
-	next_cue(signals, &start, &end, &text);
+	next_cue(signals, &start, &end, &text, NULL);
 	g_assert_cmpstr(text, ==, "TELETEXT ONE\nSECOND LINE");
 	g_assert_cmpint(start - origin, >=, US(1.0));
 	g_assert_cmpint(start - origin, <=, US(1.1));

@@ -22,9 +22,9 @@
  *
  * The page is the stream's first subtitle page (a header with C6 set),
  * seen in the data before teletextdec is given it, and set again before
- * every buffer. A page is told as text without the newlines and NUL
- * teletextdec ends it with; a blank page (the subtitle taken off) as
- * empty text, which ends the cue before it.
+ * every buffer. A page is told as Pango markup (its text escaped) without
+ * the newlines and NUL teletextdec ends it with; a blank page (the
+ * subtitle taken off) as empty text, which ends the cue before it.
  *
  * teletextdec tells a page when the PES after the one that completed it
  * arrives: one PES (a frame, as broadcasters send them) late.
@@ -314,7 +314,7 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE("sink", GST_
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC,
 	GST_PAD_ALWAYS, GST_STATIC_CAPS("text/x-raw"));
 /* What it sends. */
-#define TEXT_CAPS "text/x-raw, format=(string)utf8"
+#define TEXT_CAPS "text/x-raw, format=(string)pango-markup"
 
 /* Hamming 8/4 (EN 300 706, 8.2) as transmitted; -1 for any error (none is corrected). */
 static int
@@ -436,9 +436,13 @@ trim_page(GstPadProbeInfo *info)
 	while (size > 0 && (map.data[size - 1] == '\0' || map.data[size - 1] == '\n' ||
 			map.data[size - 1] == ' '))
 		size--;
-	const void *text = memchr(map.data, '\0', size) ? NULL : map.data;
-	/* A blank page: no text. */
-	GstBuffer *trimmed = text && size ? gst_buffer_new_memdup(text, size) : gst_buffer_new();
+	const char *text = memchr(map.data, '\0', size) ? NULL : (const char *)map.data;
+	/* Text, which may have a < or an &, as markup; a blank page: none. */
+	GstBuffer *trimmed = gst_buffer_new();
+	if (text && size) {
+		char *markup = g_markup_escape_text(text, (gssize)size);
+		trimmed = gst_buffer_new_wrapped(markup, strlen(markup));
+	}
 	gst_buffer_unmap(buffer, &map);
 	gst_buffer_copy_into(trimmed, buffer, GST_BUFFER_COPY_METADATA, 0, (gsize)-1);
 	gst_buffer_unref(buffer);
@@ -449,8 +453,9 @@ trim_page(GstPadProbeInfo *info)
 /*
  * Streaming thread: on teletextdec's output. What it may send is asked
  * (downstream, before its first page) and answered here: its UTF-8 text,
- * so it never picks RGBA; its caps, which name that "utf-8", are sent as
- * the "utf8" GStreamer's text elements (textoverlay) take.
+ * so it never picks RGBA; its caps (which name that "utf-8", where
+ * GStreamer's text elements say "utf8") are sent as Pango markup, which
+ * the pages are made into.
  */
 static GstPadProbeReturn
 output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
@@ -479,7 +484,7 @@ output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		 */
 		bool downstream = info->type & GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM;
 		GstCaps *mine = gst_caps_from_string(downstream ? "text/x-raw, format=(string)utf-8" :
-			"text/x-raw, format=(string){ utf8, utf-8 }");
+			"text/x-raw, format=(string){ pango-markup, utf-8 }");
 		GstCaps *result = filter ? gst_caps_intersect_full(filter, mine,
 			GST_CAPS_INTERSECT_FIRST) : gst_caps_ref(mine);
 		gst_caps_unref(mine);

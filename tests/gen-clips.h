@@ -54,4 +54,7 @@ bool make_subs_mkv(const struct job *job, GError **error);
 bool make_dvbsub_ts(const struct job *job, GError **error);
 bool make_cc608_mkv(const struct job *job, GError **error);
 
+/* gen-clips-teletext.c */
+bool make_teletext_ts(const struct job *job, GError **error);
+
 #endif

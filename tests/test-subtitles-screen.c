@@ -317,6 +317,62 @@ test_cc608(struct umms_test *t, gconstpointer data)
 	expect(t, "cc-after", WHITE, 0);
 }
 
+/*
+ * teletext.ts: subtitle page 888 says "TELETEXT ONE" / "SECOND LINE" from
+ * about 1 s to 2 s (of its timeline, which starts at 0.125 s), drawn
+ * white from its cues like a subtitle file's; page 100 and subtitle page
+ * 889 (not the one its PMT names), beside it, are never shown.
+ */
+static void
+test_teletext(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "teletext.ts", false);
+	assert_kinds(t, p, (const char *const[]){ "teletext", NULL });
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	int64_t origin = umms_test_get_int64(t->bus, p, "Position");
+	expect(t, "teletext-before", WHITE, 0);
+	/* Played past page 100 into the subtitle: it shows, in the subtitle area. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, origin + US(1.5), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "teletext-in-cue", WHITE, 20);
+	/* Off and on again while paused. */
+	select_subtitle(t, p, -1);
+	expect(t, "teletext-off", WHITE, 0);
+	select_subtitle(t, p, 0);
+	expect(t, "teletext-on", WHITE, 20);
+	/* Its blank page takes it off. */
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, origin + US(2.4), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "teletext-after", WHITE, 0);
+	/* Sought back before page 100 and played again: the subtitle page, again. */
+	seek(t, p, (double)(origin + US(0.2)) / G_USEC_PER_SEC);
+	expect(t, "teletext-rewound", WHITE, 0);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, origin + US(0.8), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "teletext-not-page-100", WHITE, 0);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, origin + US(1.5), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "teletext-again", WHITE, 20);
+	/* Its pages once seen are known: sought into one while paused, shown at once. */
+	seek(t, p, (double)(origin + US(2.5)) / G_USEC_PER_SEC);
+	expect(t, "teletext-sought-out", WHITE, 0);
+	seek(t, p, (double)(origin + US(1.2)) / G_USEC_PER_SEC);
+	expect(t, "teletext-sought-in", WHITE, 20);
+	/* The choice survives seeking: off stays off, on stays on the teletext track. */
+	select_subtitle(t, p, -1);
+	seek(t, p, (double)(origin + US(1.4)) / G_USEC_PER_SEC);
+	expect(t, "teletext-off-sought", WHITE, 0);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	select_subtitle(t, p, 0);
+	seek(t, p, (double)(origin + US(1.3)) / G_USEC_PER_SEC);
+	expect(t, "teletext-on-sought", WHITE, 20);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -333,5 +389,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/ass", test_ass);
 	UMMS_TEST_ADD("/subtitles/dvb", test_dvb);
 	UMMS_TEST_ADD("/subtitles/cc608", test_cc608);
+	UMMS_TEST_ADD("/subtitles/teletext", test_teletext);
 	return g_test_run();
 }

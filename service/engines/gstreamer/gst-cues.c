@@ -93,8 +93,9 @@ text_probe_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	GstMapInfo map;
 	if (!GST_CLOCK_TIME_IS_VALID(start) || !gst_buffer_map(buffer, &map, GST_MAP_READ))
 		return GST_PAD_PROBE_OK;
-	/* Hostile sizes: a cue is a few lines. */
-	g_autofree char *markup = g_strndup((const char *)map.data, MIN(map.size, 64 * 1024));
+	/* Hostile sizes: a cue is a few lines. Empty (a teletext page cleared): no text. */
+	g_autofree char *markup = map.size ? g_strndup((const char *)map.data,
+		MIN(map.size, 64 * 1024)) : g_strdup("");
 	gst_buffer_unmap(buffer, &map);
 	int64_t start_us = (int64_t)(start / 1000);
 	umms_cues_forget_before(cues, start_us - EMBEDDED_KEEP_US);
@@ -161,7 +162,7 @@ gst_cues_watch(struct gst_engine *engine)
 	g_signal_connect(engine->pipeline, "text-changed", G_CALLBACK(text_changed_cb), NULL);
 }
 
-void
+bool
 gst_cues_update(struct gst_engine *engine)
 {
 	const struct umms_media_info *info = &engine->base.info;
@@ -179,6 +180,8 @@ gst_cues_update(struct gst_engine *engine)
 		track = gst_subtitles_cues(engine->subtitles);
 		drawn = true;
 	} else if (current >= 0 && current < internal) {
+		/* Teletext is drawn from its cues (gst-teletext.c), the rest by playbin. */
+		drawn = gst_teletext_selected(engine);
 		GstPad *pad = NULL;
 		g_signal_emit_by_name(engine->pipeline, "get-text-pad", current, &pad);
 		if (pad) {
@@ -189,7 +192,9 @@ gst_cues_update(struct gst_engine *engine)
 	}
 
 	g_mutex_lock(&engine->lock);
-	bool changed = engine->cue_track != track || engine->cue_track_drawn != drawn;
+	/* Only what is drawn from cues: the stream's overlays refresh themselves. */
+	bool changed = (engine->cue_track_drawn || drawn) &&
+		(engine->cue_track != track || engine->cue_track_drawn != drawn);
 	if (engine->cue_track != track) {
 		umms_cues_unref(engine->cue_track);
 		engine->cue_track = track ? umms_cues_ref(track) : NULL;
@@ -199,9 +204,7 @@ gst_cues_update(struct gst_engine *engine)
 	engine->cue_track_drawn = drawn;
 	g_mutex_unlock(&engine->lock);
 	umms_cues_unref(caption_cues);
-	/* Paused: the picture on screen gets what is to be drawn over it now. */
-	if (changed && engine->pipeline)
-		gst_video_refresh(engine);
+	return changed;
 }
 
 void
@@ -266,7 +269,8 @@ gst_cues_frame_due(struct gst_engine *engine, int64_t position)
 	if (engine->cue_track == track) {
 		for (guint i = 0; i < active->len; i++) {
 			struct umms_cue *cue = &g_array_index(active, struct umms_cue, i);
-			if (was_due(engine->cues_due, cue))
+			/* A cue of no text only ends the one before (a blank teletext page). */
+			if (was_due(engine->cues_due, cue) || !cue->plain[0])
 				continue;
 			struct cue_event *event = g_new0(struct cue_event, 1);
 			event->cue.start = cue->start + delay;

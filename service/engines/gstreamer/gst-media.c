@@ -231,6 +231,8 @@ track_from_stream(struct gst_engine *engine, enum umms_track_kind kind, int inde
 		g_free(language);
 	}
 	track->bitrate = tag_int(tags, GST_TAG_BITRATE);
+	if (kind == UMMS_TRACK_SUBTITLE)
+		gst_teletext_describe(engine, stream_id, track);
 
 	const GstStructure *s = caps && !gst_caps_is_empty(caps) ?
 		gst_caps_get_structure(caps, 0) : NULL;
@@ -339,8 +341,11 @@ gst_media_update_tracks(struct gst_engine *engine)
 		bool show_captions = captions && want == internal;
 		info->current[UMMS_TRACK_SUBTITLE] = show_external || show_captions ? want : -1;
 	}
-	gst_cues_update(engine);
-	gst_overlay_set_shown(engine, !subtitles_ours(engine));
+	bool redraw = gst_cues_update(engine);
+	/* Teletext is drawn from its cues, not by playbin (gst-teletext.c). */
+	gst_overlay_set_shown(engine, !subtitles_ours(engine) && !gst_teletext_selected(engine));
+	if (redraw)
+		gst_video_refresh(engine);
 }
 
 void

@@ -13,7 +13,8 @@
  * gst-cues.c (subtitle cues on the video's clock: SubtitleCue, pixels),
  * gst-overlay.c (the stream's own subtitles, rendered by playbin, as subpictures),
  * gst-captions.c (CEA-608 captions carried in the video, decoded into cues),
- * gst-preload.c (hardware decoder plugins loaded at start, off the main loop).
+ * gst-preload.c (hardware decoder plugins loaded at start, off the main loop),
+ * gst-teletext.c (DVB teletext subtitles decoded into text for playbin).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
 #define UMMS_SERVICE_GST_PRIVATE_H
@@ -191,6 +192,16 @@ struct umms_subpicture *gst_overlay_subpicture(struct gst_engine *engine, GstBuf
 	const int crop[4]);
 void gst_overlay_finish(struct gst_engine *engine);
 
+/* gst-teletext.c: makes decodebin decode teletext subtitle pages (once, at start). */
+void gst_teletext_register(void);
+/* Whether the selected subtitle track is the media's own teletext (drawn from its cues). */
+bool gst_teletext_selected(struct gst_engine *engine);
+/* Streaming thread: @element joined the pipeline (tsdemux: its PMT is read). */
+void gst_teletext_element_added(struct gst_engine *engine, GstElement *element);
+/* A teletext @track of stream @stream_id: its language and page, from the PMT. */
+void gst_teletext_describe(struct gst_engine *engine, const char *stream_id,
+	struct umms_track *track);
+
 /* gst-preload.c: hardware decoder plugins loaded on a thread at start, once. */
 void gst_preload_start(void);
 /* Returns once the loading gst_preload_start() began is over (at once if none). */
@@ -274,8 +285,8 @@ void gst_cues_init(struct gst_engine *engine);
 void gst_cues_finish(struct gst_engine *engine);
 /* Probes the media's text tracks as playbin makes them (after the pipeline is made). */
 void gst_cues_watch(struct gst_engine *engine);
-/* Main loop: the selected subtitle track may have changed. */
-void gst_cues_update(struct gst_engine *engine);
+/* Main loop: the selected subtitle track may have changed; whether what we draw did. */
+bool gst_cues_update(struct gst_engine *engine);
 /* Main loop: a seek or a reset; cues on screen at the target are due again. */
 void gst_cues_reset(struct gst_engine *engine);
 void gst_cues_set_delay(struct gst_engine *engine, int64_t us);

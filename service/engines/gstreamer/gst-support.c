@@ -63,6 +63,7 @@ gst_support_init(const struct umms_config *config, GError **error)
 		gst_object_unref(feature);
 	}
 	g_mutex_unlock(&lock);
+	gst_teletext_register();
 	gst_preload_start();
 	return true;
 }
@@ -401,6 +402,7 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 {
 	struct gst_engine *engine = data;
 	gst_overlay_element_added(engine, element);
+	gst_teletext_element_added(engine, element);
 	GstElementFactory *factory = gst_element_get_factory(element);
 	if (factory && strcmp(gst_plugin_feature_get_name(factory), "typefind") == 0) {
 		g_signal_connect(element, "have-type", G_CALLBACK(have_type_cb), engine);

@@ -451,10 +451,13 @@ view_place(struct wl_client *client, struct wl_resource *resource,
 	if (!view->player)
 		return;   /* failed, or the player is gone: nothing to show */
 	GError *error = NULL;
+	/* A client before set_subtitles (version 4) cannot draw them: the screen does. */
+	bool subtitles = (view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE) ||
+		wl_resource_get_version(resource) < UMMS_VIDEO_PLAYER_V1_SET_SUBTITLES_SINCE_VERSION;
 	/* The protocol's scale values are the layout's (common/layout.h). */
 	if (!umms_compositor_place(compositor, surface, view, view->player, x, y, width, height,
 			(enum umms_layout_scale)scale, stacking == UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE,
-			&error)) {
+			subtitles, &error)) {
 		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR, "%s",
 			error->message);
 		g_error_free(error);
@@ -489,6 +492,10 @@ view_set_subtitles(struct wl_client *client, struct wl_resource *resource, uint3
 		view->sub_sent = 0;
 	if ((turned_on & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT) && view->cue && *view->cue)
 		umms_video_player_v1_send_cue(view->resource, view->cue);
+	/* Placed: the screen draws the images, or leaves them to the client's captions. */
+	if (view->placed && view->server->compositor)
+		umms_compositor_set_video_subtitles(view->server->compositor, view,
+			subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE);
 }
 
 static const struct umms_video_player_v1_interface view_impl = {

@@ -2,9 +2,11 @@
  * Subtitles over D-Bus: Player1.SubtitleCue carries each cue of the
  * selected track (an external file or the media's own) with its text and
  * times when it is due on the video's clock (within a frame), again after a
- * seek, shifted by Player1.SubtitleDelay; files too short for typefinding
+ * seek, shifted by Player1.SubtitleDelay, ended by an empty cue when the
+ * track goes even while paused; files too short for typefinding
  * (an SRT of one cue) are taken by their extension; SSA/ASS keeps its
- * styling in the cue's markup; bad values are refused by name.
+ * styling in the cue's markup; files with no cues and bad values are
+ * refused by name.
  */
 #include <string.h>
 
@@ -336,6 +338,37 @@ test_short_files(struct umms_test *t, gconstpointer data)
 	cues_free(cues);
 }
 
+/*
+ * Files with no cue in them (empty, blank, a header alone, a script with
+ * no events) are refused by name, not offered as a track that never shows
+ * anything; the media's own tracks stay as they were.
+ */
+static void
+test_no_cues(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *empty = write_file("empty.srt", "", 0);
+	g_autofree char *blank = write_file("blank.srt", "\n\n  \n", -1);
+	g_autofree char *header = write_file("header.vtt", "WEBVTT\n\n", -1);
+	g_autofree char *script = write_file("no-events.ass", "[Script Info]\nScriptType: v4.00+\n\n"
+		"[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, "
+		"Effect, Text\n", -1);
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	g_autoptr(GVariant) before = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+		g_variant_new("(s)", empty), "org.umms.Error.NotSupported");
+	g_assert_nonnull(strstr(m, "empty"));
+	const char *const files[] = { blank, header, script };
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autofree char *mi = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+			g_variant_new("(s)", files[i]), "org.umms.Error.NotSupported");
+		g_test_message("%s", mi);
+		g_assert_nonnull(strstr(mi, "no subtitle cues"));
+	}
+	g_autoptr(GVariant) after = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_assert_true(g_variant_equal(before, after));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+}
+
 /* The media's own text track: its cues too, on the same clock. */
 static void
 test_embedded(struct umms_test *t, gconstpointer data)
@@ -375,6 +408,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/within-a-frame", test_within_a_frame);
 	UMMS_TEST_ADD("/subtitles/delay", test_delay);
 	UMMS_TEST_ADD("/subtitles/short-files", test_short_files);
+	UMMS_TEST_ADD("/subtitles/no-cues", test_no_cues);
 	UMMS_TEST_ADD("/subtitles/embedded", test_embedded);
 	return g_test_run();
 }

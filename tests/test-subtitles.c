@@ -127,10 +127,11 @@ static void
 test_cues_on_clock(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	/* Paused on the first frame: the file's first cue is due as soon as it is chosen. */
+	struct cues *cues = cues_watch(t->bus, p);
 	umms_test_player_do(t->bus, p, "SetSubtitleUri",
 		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
-	struct cues *cues = cues_watch(t->bus, p);
 	gint64 play = g_get_monotonic_time();
 	umms_test_player_do(t->bus, p, "Play", NULL);
 
@@ -154,9 +155,11 @@ test_cues_on_clock(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(position, >=, US(1.0));
 	g_assert_cmpint(position, <, US(1.5));
 
-	/* Subtitles off: no more cues; on again: they come again. */
+	/* Subtitles off: what stood ends (an empty cue), no more cues; on again: they come. */
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
-	g_assert_false(cues_any(cues, 1200));
+	umms_test_sleep(1200);
+	while (cues->next < cues->list->len)
+		g_assert_cmpstr(cues_next(cues, 0)->text, ==, "");
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 1));
 	const struct cue *again = cues_next(cues, 3000);
 	g_assert_true(g_str_has_prefix(again->text, "Subtitle "));
@@ -309,15 +312,19 @@ test_short_files(struct umms_test *t, gconstpointer data)
 	assert_cue(cue, US(0.2), US(1.0), "Only one");
 	g_assert_cmpstr(cue->markup, ==, "Only <i>one</i>");
 
+	/*
+	 * Another file while paused: the cue that stood ends (an empty cue
+	 * where the picture is), and the new file's cue there is due at once.
+	 */
 	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", vtt));
 	assert_external_codec(t->bus, p, "webvtt", "text");
-	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.6)));
+	assert_cue(cues_next(cues, 3000), US(0.5), -1, "");
 	assert_cue(cues_next(cues, 3000), US(0.2), US(1.0), "Only vtt");
 
 	/* SSA/ASS: read by libass, the cue's markup keeps its override tags. */
 	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", ass));
 	assert_external_codec(t->bus, p, "ass", "ass");
-	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.7)));
+	assert_cue(cues_next(cues, 3000), US(0.5), -1, "");
 	cue = cues_next(cues, 3000);
 	assert_cue(cue, US(0.2), US(1.0), "Bold top\nline");
 	g_assert_cmpstr(cue->markup, ==, "{\\b1}Bold{\\b0} top\\Nline");
@@ -393,8 +400,15 @@ test_embedded(struct umms_test *t, gconstpointer data)
 		NULL));
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.0)));
 	assert_cue(cues_next(cues, 3000), US(0.7), US(1.4), "Erster Untertitel");
-	/* Off: nothing more, wherever it goes. */
+	/*
+	 * Off while paused in the cue: it ends at once, where the picture is
+	 * (an empty cue until the next), though the picture does not move;
+	 * then nothing more, wherever it goes.
+	 */
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	const struct cue *gone = cues_next(cues, 2000);
+	assert_cue(gone, US(1.0), -1, "");
+	g_assert_cmpstr(gone->markup, ==, "");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
 	g_assert_false(cues_any(cues, 500));
 	cues_free(cues);

@@ -270,6 +270,12 @@ on_cue(struct wl_listener *listener, void *data)
 	struct video_view *view = wl_container_of(listener, view, cue_listener);
 	const struct umms_subtitle_cue *event = data;
 	const char *text = event->text ? event->text : "";
+	if (!*text) {
+		/* The track went (turned off, another chosen): nothing stands any more. */
+		g_array_set_size(view->cues, 0);
+		update_cue_text(view);
+		return;
+	}
 	for (guint i = view->cues->len; i-- > 0;) {
 		const struct view_cue *cue = &g_array_index(view->cues, struct view_cue, i);
 		/* Emitted again (after a seek into it), or a cue without an end replaced. */

@@ -160,7 +160,7 @@ gst_cues_watch(struct gst_engine *engine)
 	g_signal_connect(engine->pipeline, "text-changed", G_CALLBACK(text_changed_cb), NULL);
 }
 
-void
+bool
 gst_cues_update(struct gst_engine *engine)
 {
 	const struct umms_media_info *info = &engine->base.info;
@@ -184,6 +184,10 @@ gst_cues_update(struct gst_engine *engine)
 	}
 
 	g_mutex_lock(&engine->lock);
+	/* The cues that stood go with their track: said at once, by an empty cue. */
+	bool changed = engine->cue_track != track;
+	bool cleared = changed && engine->cues_due->len > 0;
+	int64_t now = engine->cues_checked >= 0 ? engine->cues_checked + engine->subtitle_delay : 0;
 	if (engine->cue_track != track) {
 		umms_cues_unref(engine->cue_track);
 		engine->cue_track = track ? umms_cues_ref(track) : NULL;
@@ -192,6 +196,16 @@ gst_cues_update(struct gst_engine *engine)
 	}
 	engine->cue_track_drawn = drawn;
 	g_mutex_unlock(&engine->lock);
+	if (cleared && engine->frame_source) {
+		struct cue_event *event = g_new0(struct cue_event, 1);
+		event->cue.start = MAX(now, 0);
+		event->cue.end = -1;
+		event->cue.markup = g_strdup("");
+		event->cue.plain = g_strdup("");
+		g_async_queue_push(engine->cue_events, event);
+		g_source_set_ready_time(engine->frame_source, 0);
+	}
+	return changed;
 }
 
 void

@@ -321,8 +321,11 @@ gst_media_update_tracks(struct gst_engine *engine)
 			engine->want[UMMS_TRACK_SUBTITLE] == external;
 		info->current[UMMS_TRACK_SUBTITLE] = show_external ? external : -1;
 	}
-	gst_cues_update(engine);
+	bool cues_changed = gst_cues_update(engine);
 	gst_overlay_set_shown(engine, !subtitles_ours(engine));
+	/* Paused: the picture on screen shows the new track's cue (image and text) now. */
+	if (cues_changed && engine->base.state == UMMS_ENGINE_PAUSED)
+		gst_video_refresh(engine);
 }
 
 void

@@ -219,7 +219,8 @@ void gst_video_forget_shown(struct gst_engine *engine);
 void gst_video_drop_pending(struct gst_engine *engine);
 /*
  * Main loop: shows the last frame again if what is to be drawn over it
- * changed (subtitles turned off or on while paused).
+ * changed (subtitles turned off or on while paused), and tells the cues
+ * that stand at it.
  */
 void gst_video_refresh(struct gst_engine *engine);
 /* While set, frames are not shown (a preroll on the way to a seek). */
@@ -248,8 +249,11 @@ void gst_cues_init(struct gst_engine *engine);
 void gst_cues_finish(struct gst_engine *engine);
 /* Probes the media's text tracks as playbin makes them (after the pipeline is made). */
 void gst_cues_watch(struct gst_engine *engine);
-/* Main loop: the selected subtitle track may have changed. */
-void gst_cues_update(struct gst_engine *engine);
+/*
+ * Main loop: the selected subtitle track may have changed; true if it did.
+ * Cues of the old one that stood end with an empty cue (engine.h).
+ */
+bool gst_cues_update(struct gst_engine *engine);
 /* Main loop: a seek or a reset; cues on screen at the target are due again. */
 void gst_cues_reset(struct gst_engine *engine);
 void gst_cues_set_delay(struct gst_engine *engine, int64_t us);

@@ -2,7 +2,7 @@
  * Subtitles over D-Bus: Player1.SubtitleCue carries each cue of the
  * selected track (an external file or the media's own) with its text and
  * times when it is due on the video's clock (within a frame), again after a
- * seek, shifted by Player1.SubtitleDelay, ended by an empty cue when the
+ * seek, at rate 2 too, shifted by Player1.SubtitleDelay, ended by an empty cue when the
  * track goes even while paused; files too short for typefinding
  * (an SRT of one cue) are taken by their extension; SSA/ASS keeps its
  * styling in the cue's markup; files with no cues and bad values are
@@ -202,6 +202,44 @@ test_within_a_frame(struct umms_test *t, gconstpointer data)
 	assert_cue(cues_next(cues, 3000), US(0.5), US(0.95), "Subtitle two: still the bars.");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(3.2)));
 	assert_cue(cues_next(cues, 3000), US(3.0), US(3.45), "Subtitle seven: three seconds in.");
+	cues_free(cues);
+}
+
+/*
+ * At rate 2 the cues keep to the picture: each comes as the position
+ * enters it (not before, not after it), twice as fast as at rate 1.
+ */
+static void
+test_rate_2(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct cues *cues = cues_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(2.0), NULL));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	const struct cue *two = NULL, *seven = NULL;
+	while (!seven) {
+		const struct cue *cue = cues_next(cues, 5000);
+		/* "one" came when the file was chosen, and again with the rate's seek. */
+		if (cue->start < US(0.5))
+			continue;
+		int64_t position = umms_test_get_int64(t->bus, p, "Position");
+		g_test_message("cue %.2f-%.2f s at position %.3f s: %s", cue->start / 1e6,
+			cue->end / 1e6, position / 1e6, cue->text);
+		g_assert_cmpint(position, >=, cue->start);
+		g_assert_cmpint(position, <, cue->end);
+		if (cue->start == US(0.5))
+			two = cue;
+		if (cue->start == US(3.0))
+			seven = cue;
+	}
+	g_assert_nonnull(two);
+	/* 2.5 s of the media: 1.25 s at rate 2 (2.5 s at rate 1). */
+	int64_t took = seven->when - two->when;
+	g_test_message("from \"two\" to \"seven\": %.2f s", took / 1e6);
+	g_assert_cmpint(took, >, US(0.9));
+	g_assert_cmpint(took, <, US(2.0));
 	cues_free(cues);
 }
 
@@ -420,6 +458,7 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/subtitles/cues-on-clock", test_cues_on_clock);
 	UMMS_TEST_ADD("/subtitles/within-a-frame", test_within_a_frame);
+	UMMS_TEST_ADD("/subtitles/rate-2", test_rate_2);
 	UMMS_TEST_ADD("/subtitles/delay", test_delay);
 	UMMS_TEST_ADD("/subtitles/short-files", test_short_files);
 	UMMS_TEST_ADD("/subtitles/no-cues", test_no_cues);

@@ -223,8 +223,7 @@ gst_cues_set_delay(struct gst_engine *engine, int64_t us)
 	g_mutex_lock(&engine->lock);
 	engine->subtitle_delay = us;
 	g_mutex_unlock(&engine->lock);
-	if (engine->pipeline)
-		g_object_set(engine->pipeline, "text-offset", (gint64)us * 1000, NULL);
+	gst_overlay_apply_delay(engine);
 }
 
 /* Frames further apart than this are a jump: cues between them are not told. */

@@ -172,6 +172,8 @@ void gst_overlay_element_added(struct gst_engine *engine, GstElement *element);
 void gst_overlay_watch_text_pads(struct gst_engine *engine, int n);
 /* Main loop: whether the stream's own subtitle track is the one shown. */
 void gst_overlay_set_shown(struct gst_engine *engine, bool shown);
+/* Main loop: the overlays render the stream's subtitles engine->subtitle_delay later. */
+void gst_overlay_apply_delay(struct gst_engine *engine);
 /*
  * The subpicture for @buffer's overlays (a reference), or NULL: none, or
  * hidden. @crop: x, y, width, height of the picture in the buffer.

@@ -174,9 +174,11 @@ static void
 test_within_a_frame(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct cues *cues = cues_watch(t->bus, p);
 	umms_test_player_do(t->bus, p, "SetSubtitleUri",
 		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
-	struct cues *cues = cues_watch(t->bus, p);
+	/* Paused on the first frame: "one" is due as the file is chosen. */
+	assert_cue(cues_next(cues, 3000), 0, US(0.45), "Subtitle one: the bars appear.");
 	/* Between "one" (to 0.45 s) and "two" (from 0.5 s). */
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.46)));
 	g_assert_false(cues_any(cues, 300));

@@ -172,12 +172,23 @@ factory_is(GstElement *element, const char *name)
  * SYNC_WAIT_US) until the renderer has the subtitle stream's segment: until
  * something after it comes down the subtitle stream (a probe sees an event
  * before the renderer does; the next one, once the renderer is done with it).
+ *
+ * That next one is seen before the renderer has it too: a cue's buffer
+ * right after the segment (a seek back into a cue) set "ready" while
+ * assrender had not queued it yet, and assrender (wait-text false by
+ * default, unlike textoverlay) then sent the frame bare: about one such
+ * seek in thirty on a loaded machine. So the frame also waits (up to
+ * SYNC_DONE_US) for the subtitle stream's thread to let go of the pad's
+ * stream lock, which it holds until the renderer is done with what it
+ * passed: from then on the renderer has the cue.
  */
 #define SYNC_WAIT_US (1000 * 1000)
+#define SYNC_DONE_US (100 * 1000)
 
 struct overlay_sync {
 	GMutex lock;
 	GCond cond;
+	GstPad *text;        /* the overlay's subtitle input */
 	bool flushing;       /* between flush-start and flush-stop of the video */
 	bool video_flushed;  /* no frame since the video's flush-stop */
 	bool text_segment;   /* the subtitle stream's segment came since its flush-stop */
@@ -188,6 +199,7 @@ static void
 sync_free(gpointer data)
 {
 	struct overlay_sync *sync = data;
+	gst_object_unref(sync->text);
 	g_mutex_clear(&sync->lock);
 	g_cond_clear(&sync->cond);
 	g_free(sync);
@@ -211,6 +223,23 @@ sync_text_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	return GST_PAD_PROBE_OK;
 }
 
+/*
+ * Until the subtitle stream's thread is out of @text's chain or event
+ * function (its stream lock free), at most SYNC_DONE_US: a renderer that
+ * waits for the video itself (textoverlay) may hold it until it does.
+ */
+static void
+wait_text_done(GstPad *text)
+{
+	gint64 until = g_get_monotonic_time() + SYNC_DONE_US;
+	while (!g_rec_mutex_trylock(GST_PAD_GET_STREAM_LOCK(text))) {
+		if (g_get_monotonic_time() >= until)
+			return;
+		g_usleep(1000);
+	}
+	GST_PAD_STREAM_UNLOCK(text);
+}
+
 static GstPadProbeReturn
 sync_video_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
@@ -229,6 +258,11 @@ sync_video_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 				g_cond_wait_until(&sync->cond, &sync->lock, until))
 			;
 		sync->video_flushed = false;
+		bool ready = sync->text_ready && !sync->flushing;
+		g_mutex_unlock(&sync->lock);
+		if (ready)
+			wait_text_done(sync->text);
+		return GST_PAD_PROBE_OK;
 	}
 	g_mutex_unlock(&sync->lock);
 	return GST_PAD_PROBE_OK;
@@ -244,6 +278,7 @@ sync_streams(GstElement *overlay)
 		g_mutex_init(&sync->lock);
 		g_cond_init(&sync->cond);
 		sync->text_segment = sync->text_ready = true;
+		sync->text = gst_object_ref(text);
 		g_object_set_data_full(G_OBJECT(overlay), "umms-overlay-sync", sync, sync_free);
 		gst_pad_add_probe(text, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
 			GST_PAD_PROBE_TYPE_EVENT_FLUSH | GST_PAD_PROBE_TYPE_BUFFER, sync_text_probe,

@@ -63,9 +63,12 @@ registry_global(void *data, struct wl_registry *registry, uint32_t name,
 	} else if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0 && version >= 3) {
 		client->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3);
 	} else if (strcmp(interface, umms_video_manager_v1_interface.name) == 0 && version >= 2) {
-		/* The compositor is ummsd: it shows the video itself. */
+		/*
+		 * The compositor is ummsd: it shows the video itself (and its
+		 * subtitles, unless set_subtitles of version 4 says otherwise).
+		 */
 		client->core.manager = wl_registry_bind(registry, name,
-			&umms_video_manager_v1_interface, version < 3 ? version : 3);
+			&umms_video_manager_v1_interface, version < 4 ? version : 4);
 		client->direct = true;
 	}
 }

@@ -173,7 +173,7 @@ UMMS_CLIENT_EXPORT uint32_t umms_client_video_get_presented_flags(struct umms_cl
  * newlines), for an application that draws its own captions. Per video:
  * other applications showing the same player choose for themselves.
  * Where ummsd is the compositor (the video is placed), ummsd's screen
- * draws the subtitles itself.
+ * draws the subtitles itself, as @images says.
  */
 UMMS_CLIENT_EXPORT void umms_client_video_set_subtitles(struct umms_client_video *video,
 	bool images, void (*cue)(void *data, struct umms_client_video *video, const char *text));

@@ -233,8 +233,9 @@ on_place_video(void *data, struct umms_player *player, const struct umms_screen_
 		return;
 	}
 	display->placed = true;
-	umms_debug("display: video placed at %dx%d+%d+%d (%s the UI)", place->width,
-		place->height, place->x, place->y, place->above_ui ? "over" : "under");
+	umms_debug("display: video placed at %dx%d+%d+%d (%s the UI)%s", place->width,
+		place->height, place->x, place->y, place->above_ui ? "over" : "under",
+		place->no_subtitles ? ", no subtitles" : "");
 	umms_screen_place_video(display->target, place);
 }
 

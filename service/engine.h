@@ -32,6 +32,8 @@
  * when it becomes due on the video's clock: when the first frame at or
  * past its start (the subtitle delay included) is due on screen; a cue
  * already on screen at a seek's target is emitted again after the seek.
+ * When the track changes (turned off, another chosen, its file removed)
+ * while cues of it stand, an empty cue (text "", end -1) says they ended.
  *
  * Engines run on the thread-default main context of the thread that created
  * them; streaming threads never emit events directly.

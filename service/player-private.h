@@ -23,6 +23,10 @@ void umms_player_push_request(struct umms_player *player, enum request_kind kind
 	enum umms_player_state state, umms_player_done_fn done, void *data);
 /* True if the player has media; else InvalidState ("call SetUri first"). */
 bool umms_player_need_media(struct umms_player *player, GError **error);
+/* SetUri: the subtitles chosen for the old media go (player-tracks.c). */
+void umms_player_forget_subtitles(struct umms_player *player);
+/* The media opened anew: its subtitles as they were chosen. */
+void umms_player_restore_subtitles(struct umms_player *player);
 /* Its properties may have changed: events.changed. */
 void umms_player_emit_changed(struct umms_player *player);
 

@@ -275,6 +275,7 @@ umms_player_create(unsigned id, const struct umms_config *config,
 	player->ttl = options->ttl;
 	player->priority = options->priority;
 	player->state = UMMS_PLAYER_STOPPED;
+	player->subtitle_track = -1;
 	player->rate = 1.0;
 	player->volume = 1.0;
 	g_queue_init(&player->pending);
@@ -310,6 +311,7 @@ umms_player_destroy(struct umms_player *player)
 	g_free(player->video_formats);
 	g_free(player->owner);
 	g_free(player->resource_note);
+	g_free(player->subtitle_uri);
 	g_strfreev(player->hardware_codecs);
 	g_free(player->uri);
 	g_free(player);
@@ -396,6 +398,7 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 	g_free(player->uri);
 	player->uri = g_steal_pointer(&uri);
 	player->track_serial++;
+	umms_player_forget_subtitles(player);
 	set_state(player, UMMS_PLAYER_STOPPED);
 	return true;
 }
@@ -408,9 +411,13 @@ umms_player_reopen(struct umms_player *player, const char *uri, enum umms_player
 	umms_player_done_fn done, void *data, GError **error)
 {
 	/* State stays what it was meanwhile: the same media, going on. */
-	if (!open_engine(player, uri, "interrupted: the media was opened again", NULL, NULL,
-			error))
+	player->reopening = true;
+	bool opened = open_engine(player, uri, "interrupted: the media was opened again", NULL,
+		NULL, error);
+	player->reopening = false;
+	if (!opened)
 		return false;
+	umms_player_restore_subtitles(player);
 	return state == UMMS_PLAYER_STOPPED || request_state(player, state, done, data, error);
 }
 

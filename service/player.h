@@ -83,6 +83,20 @@ struct umms_player {
 	int64_t display_latency_ns; /* smoothed, presented − due */
 	int64_t video_delay_ns;     /* how early frames leave to arrive on time */
 	int64_t subtitle_delay;     /* µs subtitles are shown later (Player1.SubtitleDelay) */
+	/*
+	 * The subtitles chosen for this media (SetSubtitleUri, SelectTrack),
+	 * given to the engine again when it opens the same media anew
+	 * (umms_player_reopen: time-shift, a decoder lost); SetUri forgets them.
+	 */
+	char *subtitle_uri;         /* the external file, or NULL */
+	enum umms_subtitle_pick {
+		UMMS_SUBTITLE_DEFAULT,  /* as the media says */
+		UMMS_SUBTITLE_OFF,
+		UMMS_SUBTITLE_TRACK,    /* the media's own track subtitle_track */
+		UMMS_SUBTITLE_EXTERNAL, /* the file subtitle_uri */
+	} subtitle_pick;
+	int subtitle_track;
+	bool reopening;             /* umms_player_reopen is opening the media anew */
 	GQueue pending;           /* struct pending_request * */
 	GSource *ttl_timer, *stats_timer, *open_timer;
 	/*

@@ -75,6 +75,8 @@ struct umms_screen_video_place {
 	int x, y, width, height;
 	enum umms_layout_scale scale;
 	bool above_ui;
+	/* The placing client draws its own captions: frames' subpictures are not shown. */
+	bool no_subtitles;
 };
 
 struct umms_screen_ui_impl {

@@ -471,6 +471,13 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 	assert_no_cue_drawn(app);
 	umms_test_player_do(t->bus, app->path, "SetPosition", g_variant_new("(x)", US(1.2)));
 	assert_cue_drawn(app, draw_until_cue(app, "WWWWWWWW"), "sought back into it");
+	/* Turned off there, still paused: the text goes with the image; on: both back. */
+	umms_test_player_do(t->bus, app->path, "SelectTrack",
+		g_variant_new("(si)", "subtitle", -1));
+	draw_until_cue(app, "");
+	assert_no_cue_drawn(app);
+	umms_test_player_do(t->bus, app->path, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	assert_cue_drawn(app, draw_until_cue(app, "WWWWWWWW"), "turned on again");
 
 	/* Played through both cues: each comes and goes with the picture. */
 	umms_test_player_do(t->bus, app->path, "SetPosition", g_variant_new("(x)", US(2.5)));

@@ -7,7 +7,8 @@
  * the screen back through writeback (Display1.Capture) and checks pixels:
  * the UI where it was drawn, margins black, the video through the UI's
  * transparent hole (composited: vkms has no plane under the primary) or
- * over the UI (on an overlay plane), moving with the UI in one commit.
+ * over the UI (on an overlay plane), moving with the UI in one commit;
+ * its subtitles drawn by the screen unless the application turns them off.
  * Runs in the VM (meson test kiosk), and on any machine against the
  * headless screen (--headless=gles2 or --headless=pixman: meson test
  * kiosk-headless, kiosk-headless-pixman), where everything is composited
@@ -513,6 +514,75 @@ test_demo(struct umms_test *t, gconstpointer data)
 	g_assert_true(g_subprocess_get_successful(kiosk));
 }
 
+/* Light pixels (all channels over 200: the caption's white) in the rectangle @r of the screen. */
+static unsigned
+count_white(struct umms_test *t, const int r[4], const char *what)
+{
+	struct umms_test_image *image = capture(t, what);
+	unsigned n = 0;
+	for (int y = r[1]; y < r[1] + r[3]; y++) {
+		for (int x = r[0]; x < r[0] + r[2]; x++) {
+			uint32_t p = umms_test_image_pixel(image, x, y);
+			n += (p >> 16 & 0xff) > 200 && (p >> 8 & 0xff) > 200 && (p & 0xff) > 200;
+		}
+	}
+	umms_test_image_free(image);
+	return n;
+}
+
+/* Captures until the caption shows in @r (@shown) or none of it does. */
+static void
+expect_caption(struct umms_test *t, struct shell *s, const int r[4], bool shown,
+	const char *what)
+{
+	unsigned n = 0;
+	for (int i = 0; i < 40; i++) {
+		wl_display_roundtrip(s->display);
+		n = count_white(t, r, what);
+		if (shown ? n >= 50 : n == 0) {
+			g_test_message("%s: %u white pixels", what, n);
+			return;
+		}
+		umms_test_sleep(250);
+	}
+	g_error("%s: %u white pixels in the video", what, n);
+}
+
+/*
+ * Subtitles of a placed video: ummsd's screen draws them (on a plane of
+ * their own in the VM) unless the application turns the images off
+ * (umms_client_video_set_subtitles, umms_video_player_v1 set_subtitles)
+ * to draw its own captions; on again, they are back.
+ */
+static void
+test_subtitles(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	const int rect[4] = { 200, 150, 320, 240 };
+	shell_video(t, s, UMMS_CLIENT_ABOVE, rect, UI, NULL);
+	g_autofree char *srt = g_build_filename(umms_test_tmpdir(), "caption.srt", NULL);
+	g_assert_true(g_file_set_contents(srt, "1\n00:00:00,000 --> 00:01:00,000\nWWWWWWWW\n",
+		-1, NULL));
+	umms_test_player_do(t->bus, s->player, "SetSubtitleUri", g_variant_new("(s)", srt));
+	umms_test_player_do(t->bus, s->player, "SetPosition", g_variant_new("(x)", US(0.2)));
+	const int video[4] = { M + rect[0], M + rect[1], rect[2], rect[3] };
+	expect_caption(t, s, video, true, "caption");
+	wait_rung(t, s, headless ? "composited" : "overlay");
+
+	umms_client_video_set_subtitles(s->video, false, NULL);
+	expect_caption(t, s, video, false, "caption-off");
+	/* The picture is still there, under where the caption was. */
+	struct umms_test_image *image = capture(t, "caption-off-video");
+	umms_test_image_assert_pixel(image, M + 360, M + 270, RED, 12, "caption-off-video");
+	umms_test_image_free(image);
+
+	umms_client_video_set_subtitles(s->video, true, NULL);
+	expect_caption(t, s, video, true, "caption-on");
+	shell_free(s);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -538,5 +608,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kiosk/client-gone", test_client_gone);
 	UMMS_TEST_ADD("/kiosk/errors", test_errors);
 	UMMS_TEST_ADD("/kiosk/demo", test_demo);
+	UMMS_TEST_ADD("/kiosk/subtitles", test_subtitles);
 	return g_test_run();
 }

@@ -130,6 +130,25 @@ display_copies(struct umms_test *t)
 	return g_variant_get_uint64(v);
 }
 
+/* The type of the plane Planes says is used for @use ("" if none is). */
+static char *
+plane_type_used_for(struct umms_test *t, const char *use)
+{
+	g_autoptr(GVariant) planes = display_get(t, "Planes");
+	GVariantIter iter;
+	GVariant *plane;
+	char *found = NULL;
+	g_variant_iter_init(&iter, planes);
+	while (!found && (plane = g_variant_iter_next_value(&iter))) {
+		const char *u = NULL, *type = NULL;
+		if (g_variant_lookup(plane, "use", "&s", &u) && strcmp(u, use) == 0 &&
+				g_variant_lookup(plane, "type", "&s", &type))
+			found = g_strdup(type);
+		g_variant_unref(plane);
+	}
+	return found ? found : g_strdup("");
+}
+
 /* Which plane type shows the video, from Planes. */
 static char *
 video_plane_type(struct umms_test *t)
@@ -490,6 +509,14 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 	expect_cue(t, at_1_1, true, "subtitles-1-1");
 	g_autofree char *rung = display_string(t, "VideoPath");
 	g_test_message("video path with subtitles at 1:1: %s", rung);
+	/*
+	 * The picture on an overlay plane, the subtitles on one of their own
+	 * above it (a caption smaller than vkms's smallest framebuffer is
+	 * padded to it), nothing composited.
+	 */
+	g_assert_cmpstr(rung, ==, "overlay");
+	g_autofree char *sub_plane = plane_type_used_for(t, "subtitles");
+	g_assert_cmpstr(sub_plane, ==, "overlay");
 	g_assert_no_error(display_set(t, "Zoom", g_variant_new_string("fill")));
 	const int filled[4] = { 0, H / 2, W, H / 2 };
 	expect_cue(t, filled, true, "subtitles-fill");

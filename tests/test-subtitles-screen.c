@@ -100,13 +100,20 @@ expect(struct umms_test *t, const char *what, enum colour c, int min)
 	g_assert_cmpint(l.outside, ==, 0);
 }
 
+/* A counter of RenderStats: "subpictures" (images drawn) or "redraws" (screens drawn). */
 static uint64_t
-subpictures(struct umms_test *t)
+render_stat(struct umms_test *t, const char *name)
 {
 	g_autoptr(GVariant) stats = umms_test_get(t->bus, DISPLAY, DISPLAY1, "RenderStats");
 	uint64_t v = 0;
-	g_assert_true(g_variant_lookup(stats, "subpictures", "t", &v));
+	g_assert_true(g_variant_lookup(stats, name, "t", &v));
 	return v;
+}
+
+static uint64_t
+subpictures(struct umms_test *t)
+{
+	return render_stat(t, "subpictures");
 }
 
 /* Paused, on screen; @play: played instead (from 0), for media not seekable yet. */
@@ -224,6 +231,37 @@ test_text(struct umms_test *t, gconstpointer data)
 	uint64_t copies = 1;
 	g_assert_true(g_variant_lookup(stats, "copies", "t", &copies));
 	g_assert_cmpuint(copies, ==, 0);
+}
+
+/*
+ * SubtitleDelay moves the picture's subtitles: 1 s later, "WWWWWWWW" (1 s
+ * to 2 s) goes at once from where the picture stands in it, and played
+ * through, shows from 2 s to 3 s. Paused under it, the screen is not
+ * drawn again: an unchanged cue costs no redraw.
+ */
+static void
+test_delay(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "subs.mkv", false);
+	seek(t, p, 1.5);
+	expect(t, "delay-before", WHITE, 20);
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(1)),
+		NULL));
+	expect(t, "delay-moved-away", WHITE, 0);
+	seek(t, p, 0.5);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(1.7), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	expect(t, "delay-not-yet", WHITE, 0);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(2.5), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, US(2.9));
+	expect(t, "delay-moved-here", WHITE, 20);
+	uint64_t redraws = render_stat(t, "redraws"), images = subpictures(t);
+	umms_test_sleep(1500);
+	g_assert_cmpuint(render_stat(t, "redraws"), ==, redraws);
+	g_assert_cmpuint(subpictures(t), ==, images);
 }
 
 /* subs.mkv's SSA/ASS track: "REDRED" in pure red (its style) from 1 s to 2 s. */
@@ -387,6 +425,7 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/subtitles/text", test_text);
 	UMMS_TEST_ADD("/subtitles/ass", test_ass);
+	UMMS_TEST_ADD("/subtitles/delay", test_delay);
 	UMMS_TEST_ADD("/subtitles/dvb", test_dvb);
 	UMMS_TEST_ADD("/subtitles/cc608", test_cc608);
 	UMMS_TEST_ADD("/subtitles/teletext", test_teletext);

@@ -2,10 +2,11 @@
  * Subtitles over D-Bus: Player1.SubtitleCue carries each cue of the
  * selected track (an external file or the media's own) with its text and
  * times when it is due on the video's clock (within a frame), again after a
- * seek, shifted by Player1.SubtitleDelay; files too short for typefinding
+ * seek, at rate 2 too, shifted by Player1.SubtitleDelay, ended by an empty cue when the
+ * track goes even while paused; files too short for typefinding
  * (an SRT of one cue) are taken by their extension; SSA/ASS keeps its
  * styling in the cue's markup; closed captions carried in the video are
- * cues too; bad values are refused by name.
+ * cues too; files with no cues and bad values are refused by name.
  */
 #include <string.h>
 
@@ -126,10 +127,11 @@ static void
 test_cues_on_clock(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	/* Paused on the first frame: the file's first cue is due as soon as it is chosen. */
+	struct cues *cues = cues_watch(t->bus, p);
 	umms_test_player_do(t->bus, p, "SetSubtitleUri",
 		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
-	struct cues *cues = cues_watch(t->bus, p);
 	gint64 play = g_get_monotonic_time();
 	umms_test_player_do(t->bus, p, "Play", NULL);
 
@@ -153,9 +155,11 @@ test_cues_on_clock(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(position, >=, US(1.0));
 	g_assert_cmpint(position, <, US(1.5));
 
-	/* Subtitles off: no more cues; on again: they come again. */
+	/* Subtitles off: what stood ends (an empty cue), no more cues; on again: they come. */
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
-	g_assert_false(cues_any(cues, 1200));
+	umms_test_sleep(1200);
+	while (cues->next < cues->list->len)
+		g_assert_cmpstr(cues_next(cues, 0)->text, ==, "");
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 1));
 	const struct cue *again = cues_next(cues, 3000);
 	g_assert_true(g_str_has_prefix(again->text, "Subtitle "));
@@ -170,9 +174,11 @@ static void
 test_within_a_frame(struct umms_test *t, gconstpointer data)
 {
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct cues *cues = cues_watch(t->bus, p);
 	umms_test_player_do(t->bus, p, "SetSubtitleUri",
 		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
-	struct cues *cues = cues_watch(t->bus, p);
+	/* Paused on the first frame: "one" is due as the file is chosen. */
+	assert_cue(cues_next(cues, 3000), 0, US(0.45), "Subtitle one: the bars appear.");
 	/* Between "one" (to 0.45 s) and "two" (from 0.5 s). */
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.46)));
 	g_assert_false(cues_any(cues, 300));
@@ -198,6 +204,44 @@ test_within_a_frame(struct umms_test *t, gconstpointer data)
 	assert_cue(cues_next(cues, 3000), US(0.5), US(0.95), "Subtitle two: still the bars.");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(3.2)));
 	assert_cue(cues_next(cues, 3000), US(3.0), US(3.45), "Subtitle seven: three seconds in.");
+	cues_free(cues);
+}
+
+/*
+ * At rate 2 the cues keep to the picture: each comes as the position
+ * enters it (not before, not after it), twice as fast as at rate 1.
+ */
+static void
+test_rate_2(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	struct cues *cues = cues_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "SetSubtitleUri",
+		g_variant_new("(s)", umms_test_clip("subs.en.srt")));
+	g_assert_true(umms_test_set(t->bus, p, "Rate", g_variant_new_double(2.0), NULL));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	const struct cue *two = NULL, *seven = NULL;
+	while (!seven) {
+		const struct cue *cue = cues_next(cues, 5000);
+		/* "one" came when the file was chosen, and again with the rate's seek. */
+		if (cue->start < US(0.5))
+			continue;
+		int64_t position = umms_test_get_int64(t->bus, p, "Position");
+		g_test_message("cue %.2f-%.2f s at position %.3f s: %s", cue->start / 1e6,
+			cue->end / 1e6, position / 1e6, cue->text);
+		g_assert_cmpint(position, >=, cue->start);
+		g_assert_cmpint(position, <, cue->end);
+		if (cue->start == US(0.5))
+			two = cue;
+		if (cue->start == US(3.0))
+			seven = cue;
+	}
+	g_assert_nonnull(two);
+	/* 2.5 s of the media: 1.25 s at rate 2 (2.5 s at rate 1). */
+	int64_t took = seven->when - two->when;
+	g_test_message("from \"two\" to \"seven\": %.2f s", took / 1e6);
+	g_assert_cmpint(took, >, US(0.9));
+	g_assert_cmpint(took, <, US(2.0));
 	cues_free(cues);
 }
 
@@ -308,15 +352,19 @@ test_short_files(struct umms_test *t, gconstpointer data)
 	assert_cue(cue, US(0.2), US(1.0), "Only one");
 	g_assert_cmpstr(cue->markup, ==, "Only <i>one</i>");
 
+	/*
+	 * Another file while paused: the cue that stood ends (an empty cue
+	 * where the picture is), and the new file's cue there is due at once.
+	 */
 	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", vtt));
 	assert_external_codec(t->bus, p, "webvtt", "text");
-	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.6)));
+	assert_cue(cues_next(cues, 3000), US(0.5), -1, "");
 	assert_cue(cues_next(cues, 3000), US(0.2), US(1.0), "Only vtt");
 
 	/* SSA/ASS: read by libass, the cue's markup keeps its override tags. */
 	umms_test_player_do(t->bus, p, "SetSubtitleUri", g_variant_new("(s)", ass));
 	assert_external_codec(t->bus, p, "ass", "ass");
-	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.7)));
+	assert_cue(cues_next(cues, 3000), US(0.5), -1, "");
 	cue = cues_next(cues, 3000);
 	assert_cue(cue, US(0.2), US(1.0), "Bold top\nline");
 	g_assert_cmpstr(cue->markup, ==, "{\\b1}Bold{\\b0} top\\Nline");
@@ -335,6 +383,37 @@ test_short_files(struct umms_test *t, gconstpointer data)
 		g_variant_new("(s)", big), "org.umms.Error.NotSupported");
 	g_assert_nonnull(strstr(m2, "larger than 16 MiB"));
 	cues_free(cues);
+}
+
+/*
+ * Files with no cue in them (empty, blank, a header alone, a script with
+ * no events) are refused by name, not offered as a track that never shows
+ * anything; the media's own tracks stay as they were.
+ */
+static void
+test_no_cues(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *empty = write_file("empty.srt", "", 0);
+	g_autofree char *blank = write_file("blank.srt", "\n\n  \n", -1);
+	g_autofree char *header = write_file("header.vtt", "WEBVTT\n\n", -1);
+	g_autofree char *script = write_file("no-events.ass", "[Script Info]\nScriptType: v4.00+\n\n"
+		"[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, "
+		"Effect, Text\n", -1);
+	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
+	g_autoptr(GVariant) before = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+		g_variant_new("(s)", empty), "org.umms.Error.NotSupported");
+	g_assert_nonnull(strstr(m, "empty"));
+	const char *const files[] = { blank, header, script };
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autofree char *mi = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetSubtitleUri",
+			g_variant_new("(s)", files[i]), "org.umms.Error.NotSupported");
+		g_test_message("%s", mi);
+		g_assert_nonnull(strstr(mi, "no subtitle cues"));
+	}
+	g_autoptr(GVariant) after = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_assert_true(g_variant_equal(before, after));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
 }
 
 /* The media's own text track: its cues too, on the same clock. */
@@ -361,8 +440,15 @@ test_embedded(struct umms_test *t, gconstpointer data)
 		NULL));
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.0)));
 	assert_cue(cues_next(cues, 3000), US(0.7), US(1.4), "Erster Untertitel");
-	/* Off: nothing more, wherever it goes. */
+	/*
+	 * Off while paused in the cue: it ends at once, where the picture is
+	 * (an empty cue until the next), though the picture does not move;
+	 * then nothing more, wherever it goes.
+	 */
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	const struct cue *gone = cues_next(cues, 2000);
+	assert_cue(gone, US(1.0), -1, "");
+	g_assert_cmpstr(gone->markup, ==, "");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
 	g_assert_false(cues_any(cues, 500));
 	cues_free(cues);
@@ -420,9 +506,14 @@ test_captions(struct umms_test *t, gconstpointer data)
 	g_autoptr(GVariant) both = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
 	g_assert_cmpuint(g_variant_n_children(both), ==, 2);
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+	/* Chosen while paused: the file's cue standing there is told at once. */
+	assert_cue(cues_next(cues, 3000), US(1.5), US(1.95), "Subtitle four: halfway to two.");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.2)));
 	assert_cue(cues_next(cues, 3000), US(1.0), US(1.45), "Subtitle three: one second in.");
+	/* Back to the captions: the file's cue ends, the caption standing there is told. */
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	assert_cue(cues_next(cues, 3000), US(1.2), -1, "");
+	assert_cue(cues_next(cues, 3000), US(1.0), US(2.0), "CAPTION");
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.3)));
 	assert_cue(cues_next(cues, 3000), US(1.0), US(2.0), "CAPTION");
 	cues_free(cues);
@@ -434,8 +525,10 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/subtitles/cues-on-clock", test_cues_on_clock);
 	UMMS_TEST_ADD("/subtitles/within-a-frame", test_within_a_frame);
+	UMMS_TEST_ADD("/subtitles/rate-2", test_rate_2);
 	UMMS_TEST_ADD("/subtitles/delay", test_delay);
 	UMMS_TEST_ADD("/subtitles/short-files", test_short_files);
+	UMMS_TEST_ADD("/subtitles/no-cues", test_no_cues);
 	UMMS_TEST_ADD("/subtitles/embedded", test_embedded);
 	UMMS_TEST_ADD("/subtitles/captions", test_captions);
 	return g_test_run();

@@ -22,7 +22,9 @@
  * - a ring that fails (its playlist cannot be written): time-shift turns
  *   itself off and the source plays live again;
  * - refused on a file (NotSupported) and with no media (InvalidState);
- * - `ummsctl timeshift on` and `ummsctl info` (the window).
+ * - `ummsctl timeshift on` and `ummsctl info` (the window);
+ * - the subtitles chosen (an external file, its delay, off) stay chosen on
+ *   the ring and on the source again.
  */
 #include <math.h>
 #include <string.h>
@@ -643,6 +645,136 @@ test_refused(struct umms_test *t, gconstpointer data)
 	set_timeshift(t, file, false);
 }
 
+/* ---- subtitles across time-shift ---------------------------------------------- */
+
+struct cue_log {
+	unsigned count;
+	int64_t start;           /* the last cue's */
+	char *text;
+};
+
+static void
+cue_cb(GDBusConnection *bus, const char *sender, const char *path, const char *iface,
+	const char *member, GVariant *params, gpointer data)
+{
+	struct cue_log *log = data;
+	int64_t start, end;
+	const char *text;
+	g_variant_get(params, "(xx&sss)", &start, &end, &text, NULL, NULL);
+	/* Empty: the cues that stood ended (track off or reopened), not a cue. */
+	if (!*text)
+		return;
+	log->start = start;
+	g_free(log->text);
+	log->text = g_strdup(text);
+	log->count++;
+}
+
+/* Whether a SubtitleCue comes within @ms. */
+static bool
+cue_within(struct cue_log *log, unsigned ms)
+{
+	unsigned before = log->count;
+	umms_test_sleep(ms);
+	return log->count > before;
+}
+
+/* Waits (up to 60 s) until @player's Position moves on: frames flow. */
+static void
+wait_moving(struct umms_test *t, const char *player)
+{
+	int64_t last = umms_test_get_int64(t->bus, player, "Position");
+	for (int i = 0; i < 120; i++) {
+		umms_test_sleep(500);
+		int64_t now = umms_test_get_int64(t->bus, player, "Position");
+		if (now > last)
+			return;
+		last = now;
+	}
+	g_error("%s: Position did not move in 60 s", player);
+}
+
+/* The external file is the last subtitle track (once loaded, within 20 s), @shown or not. */
+static void
+assert_external_chosen(struct umms_test *t, const char *player, bool shown)
+{
+	g_autoptr(GVariant) tracks = NULL;
+	gsize n = 0;
+	for (int i = 0; i < 200 && n == 0; i++) {
+		if (i)
+			umms_test_sleep(100);
+		g_clear_pointer(&tracks, g_variant_unref);
+		tracks = umms_test_get(t->bus, player, UMMS_PLAYER, "SubtitleTracks");
+		n = g_variant_n_children(tracks);
+	}
+	g_assert_cmpuint(n, >=, 1);
+	g_autoptr(GVariant) last = g_variant_get_child_value(tracks, n - 1);
+	gboolean external = FALSE;
+	g_assert_true(g_variant_lookup(last, "external", "b", &external));
+	g_assert_true(external);
+	g_assert_cmpint(umms_test_get_int32(t->bus, player, "CurrentSubtitle"), ==,
+		shown ? (gint32)n - 1 : -1);
+}
+
+/*
+ * The subtitles chosen for the live source stay chosen on the ring, and
+ * back on the source: the external file, its delay, "off".
+ */
+static void
+test_subtitles(struct umms_test *t, gconstpointer data)
+{
+	/* A cue every second for an hour. */
+	GString *srt = g_string_new(NULL);
+	for (int i = 0; i < 3600; i++)
+		g_string_append_printf(srt, "%d\n%02d:%02d:%02d,000 --> %02d:%02d:%02d,900\nCue %d\n\n",
+			i + 1, i / 3600, i / 60 % 60, i % 60, i / 3600, i / 60 % 60, i % 60, i);
+	g_autofree char *path = g_build_filename(umms_test_tmpdir(), "live.srt", NULL);
+	g_assert_true(g_file_set_contents(path, srt->str, (gssize)srt->len, NULL));
+	g_string_free(srt, TRUE);
+
+	start(t);
+	struct live live;
+	live_start(&live);
+	g_autofree char *player = live_source_player(t, &live);
+	struct cue_log log = { 0 };
+	guint watch = g_dbus_connection_signal_subscribe(t->bus, NULL, UMMS_PLAYER, "SubtitleCue",
+		player, NULL, G_DBUS_SIGNAL_FLAGS_NONE, cue_cb, &log, NULL);
+	umms_test_player_do(t->bus, player, "SetSubtitleUri", g_variant_new("(s)", path));
+	g_assert_true(umms_test_set(t->bus, player, "SubtitleDelay", g_variant_new_int64(US(0.5)),
+		NULL));
+	assert_external_chosen(t, player, true);
+	g_assert_true(cue_within(&log, 2000));
+	g_test_message("live: cue \"%s\" at %.1f s", log.text, log.start / 1e6);
+
+	/* On the ring: the same file, the same delay, its cues coming. */
+	set_timeshift(t, player, true);
+	wait_ring(t, player, "playing", g_get_monotonic_time());
+	assert_external_chosen(t, player, true);
+	g_assert_cmpint(umms_test_get_int64(t->bus, player, "SubtitleDelay"), ==, US(0.5));
+	g_assert_true(cue_within(&log, 3000));
+	g_test_message("ring: cue \"%s\" at %.1f s", log.text, log.start / 1e6);
+	g_assert_true(g_str_has_prefix(log.text, "Cue "));
+	/* Each cue starts on a whole second of the file, half a second later. */
+	g_assert_cmpint(log.start % US(1), ==, US(0.5));
+
+	/* Off on the ring stays off on the source again. */
+	umms_test_player_do(t->bus, player, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	set_timeshift(t, player, false);
+	assert_external_chosen(t, player, false);
+	wait_moving(t, player);
+	g_assert_false(cue_within(&log, 2000));
+	/* And on again: the file is still there to choose. */
+	g_autoptr(GVariant) tracks = umms_test_get(t->bus, player, UMMS_PLAYER, "SubtitleTracks");
+	gint32 external = (gint32)g_variant_n_children(tracks) - 1;
+	umms_test_player_do(t->bus, player, "SelectTrack",
+		g_variant_new("(si)", "subtitle", external));
+	g_assert_true(cue_within(&log, 3000));
+
+	g_dbus_connection_signal_unsubscribe(t->bus, watch);
+	g_free(log.text);
+	live_stop(&live);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -654,5 +786,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/timeshift/source-ends", test_source_ends);
 	UMMS_TEST_ADD("/timeshift/ring-fails", test_ring_fails);
 	UMMS_TEST_ADD("/timeshift/refused", test_refused);
+	UMMS_TEST_ADD("/timeshift/subtitles", test_subtitles);
 	return g_test_run();
 }

@@ -26,6 +26,7 @@ struct video_place {
 	int x, y, width, height;
 	enum umms_layout_scale scale;
 	bool above;
+	bool no_subtitles;        /* umms_compositor_set_video_subtitles */
 };
 
 /* What changed in a state, so that merging only moves what was set. */

@@ -65,13 +65,19 @@ void umms_compositor_destroy(struct umms_compositor *compositor);
  * The request umms_video_player_v1.place, from the video server: @owner
  * (the view) places @player in @surface (a wl_surface resource of this
  * compositor) at a rectangle in its surface coordinates, with a zoom mode
- * and stacking; a rectangle of no size hides it. Pending until the
- * surface's next commit. Returns false (and sets @error) when @surface is
- * not one of ours.
+ * and stacking, its frames' subtitles drawn over it or not (@subtitles);
+ * a rectangle of no size hides it. Pending until the surface's next
+ * commit. Returns false (and sets @error) when @surface is not one of ours.
  */
 bool umms_compositor_place(struct umms_compositor *compositor, struct wl_resource *surface,
 	void *owner, struct umms_player *player, int x, int y, int width, int height,
-	enum umms_layout_scale scale, bool above, GError **error);
+	enum umms_layout_scale scale, bool above, bool subtitles, GError **error);
+/*
+ * @owner's video shows its subtitles or not (umms_video_player_v1
+ * set_subtitles), at once: no commit of the surface needed.
+ */
+void umms_compositor_set_video_subtitles(struct umms_compositor *compositor, void *owner,
+	bool shown);
 /* @owner is going away: whatever it placed is removed now. */
 void umms_compositor_unplace(struct umms_compositor *compositor, void *owner);
 

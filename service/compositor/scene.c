@@ -276,7 +276,7 @@ update_video(struct umms_compositor *c)
 	struct umms_screen_video_place place = {
 		.x = x + v->x, .y = y + v->y,
 		.width = shown ? v->width : 0, .height = shown ? v->height : 0,
-		.scale = v->scale, .above_ui = v->above,
+		.scale = v->scale, .above_ui = v->above, .no_subtitles = v->no_subtitles,
 	};
 	if (c->video_sent && memcmp(&place, &c->video_last, sizeof(place)) == 0)
 		return;
@@ -338,7 +338,7 @@ compositor_scene_damage(struct umms_compositor *c)
 bool
 umms_compositor_place(struct umms_compositor *c, struct wl_resource *surface_resource,
 	void *owner, struct umms_player *player, int x, int y, int width, int height,
-	enum umms_layout_scale scale, bool above, GError **error)
+	enum umms_layout_scale scale, bool above, bool subtitles, GError **error)
 {
 	struct surface *s = compositor_surface_from_resource(surface_resource);
 	if (!s) {
@@ -347,8 +347,25 @@ umms_compositor_place(struct umms_compositor *c, struct wl_resource *surface_res
 		return false;
 	}
 	s->pending.video = (struct video_place){ .set = true, .owner = owner, .player = player,
-		.x = x, .y = y, .width = width, .height = height, .scale = scale, .above = above };
+		.x = x, .y = y, .width = width, .height = height, .scale = scale, .above = above,
+		.no_subtitles = !subtitles };
 	return true;
+}
+
+void
+umms_compositor_set_video_subtitles(struct umms_compositor *c, void *owner, bool shown)
+{
+	struct surface *s;
+	wl_list_for_each(s, &c->surfaces, link) {
+		if (s->pending.video.owner == owner)
+			s->pending.video.no_subtitles = !shown;
+		if (s->cached.video.owner == owner)
+			s->cached.video.no_subtitles = !shown;
+	}
+	if (c->video_surface && c->video.owner == owner && c->video.no_subtitles != !shown) {
+		c->video.no_subtitles = !shown;
+		update_video(c);
+	}
 }
 
 void

@@ -270,6 +270,12 @@ on_cue(struct wl_listener *listener, void *data)
 	struct video_view *view = wl_container_of(listener, view, cue_listener);
 	const struct umms_subtitle_cue *event = data;
 	const char *text = event->text ? event->text : "";
+	if (!*text) {
+		/* The track went (turned off, another chosen): nothing stands any more. */
+		g_array_set_size(view->cues, 0);
+		update_cue_text(view);
+		return;
+	}
 	for (guint i = view->cues->len; i-- > 0;) {
 		const struct view_cue *cue = &g_array_index(view->cues, struct view_cue, i);
 		/* Emitted again (after a seek into it), or a cue without an end replaced. */
@@ -451,10 +457,13 @@ view_place(struct wl_client *client, struct wl_resource *resource,
 	if (!view->player)
 		return;   /* failed, or the player is gone: nothing to show */
 	GError *error = NULL;
+	/* A client before set_subtitles (version 4) cannot draw them: the screen does. */
+	bool subtitles = (view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE) ||
+		wl_resource_get_version(resource) < UMMS_VIDEO_PLAYER_V1_SET_SUBTITLES_SINCE_VERSION;
 	/* The protocol's scale values are the layout's (common/layout.h). */
 	if (!umms_compositor_place(compositor, surface, view, view->player, x, y, width, height,
 			(enum umms_layout_scale)scale, stacking == UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE,
-			&error)) {
+			subtitles, &error)) {
 		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR, "%s",
 			error->message);
 		g_error_free(error);
@@ -489,6 +498,10 @@ view_set_subtitles(struct wl_client *client, struct wl_resource *resource, uint3
 		view->sub_sent = 0;
 	if ((turned_on & UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT) && view->cue && *view->cue)
 		umms_video_player_v1_send_cue(view->resource, view->cue);
+	/* Placed: the screen draws the images, or leaves them to the client's captions. */
+	if (view->placed && view->server->compositor)
+		umms_compositor_set_video_subtitles(view->server->compositor, view,
+			subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE);
 }
 
 static const struct umms_video_player_v1_interface view_impl = {

@@ -213,7 +213,7 @@ static void
 draw_subpicture(struct headless *h, const struct umms_frame *frame, const struct umms_layout *l)
 {
 	struct umms_layout_overlay at;
-	if (!umms_frame_place_subpicture(frame, l, &at))
+	if ((h->placed && h->place.no_subtitles) || !umms_frame_place_subpicture(frame, l, &at))
 		return;
 	struct umms_render_image image;
 	umms_subpicture_render_image(frame->subpicture, &image);

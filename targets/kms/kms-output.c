@@ -205,7 +205,8 @@ choose(struct kms_output *o, struct umms_frame *frame, struct plan *plan, GError
 	place(o, frame, &plan->layout);
 	const struct umms_layout *l = &plan->layout;
 	/* Subtitles that show: on a plane of their own (the ladder's), else composited. */
-	bool with_sub = umms_frame_place_subpicture(frame, l, &plan->sub);
+	bool with_sub = !(o->placed && o->place.no_subtitles) &&
+		umms_frame_place_subpicture(frame, l, &plan->sub);
 	struct umms_kms_ladder_input in = {
 		.planes = dev->planes, .n_planes = dev->n_planes,
 		.video_format = umms_frame_drm_format(frame),

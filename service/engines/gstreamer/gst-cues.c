@@ -192,9 +192,10 @@ gst_cues_update(struct gst_engine *engine)
 	}
 
 	g_mutex_lock(&engine->lock);
-	/* Only what is drawn from cues: the stream's overlays refresh themselves. */
-	bool changed = (engine->cue_track_drawn || drawn) &&
-		(engine->cue_track != track || engine->cue_track_drawn != drawn);
+	/* The cues that stood go with their track: said at once, by an empty cue. */
+	bool changed = engine->cue_track != track || engine->cue_track_drawn != drawn;
+	bool cleared = engine->cue_track != track && engine->cues_due->len > 0;
+	int64_t now = engine->cues_checked >= 0 ? engine->cues_checked + engine->subtitle_delay : 0;
 	if (engine->cue_track != track) {
 		umms_cues_unref(engine->cue_track);
 		engine->cue_track = track ? umms_cues_ref(track) : NULL;
@@ -204,6 +205,15 @@ gst_cues_update(struct gst_engine *engine)
 	engine->cue_track_drawn = drawn;
 	g_mutex_unlock(&engine->lock);
 	umms_cues_unref(caption_cues);
+	if (cleared && engine->frame_source) {
+		struct cue_event *event = g_new0(struct cue_event, 1);
+		event->cue.start = MAX(now, 0);
+		event->cue.end = -1;
+		event->cue.markup = g_strdup("");
+		event->cue.plain = g_strdup("");
+		g_async_queue_push(engine->cue_events, event);
+		g_source_set_ready_time(engine->frame_source, 0);
+	}
 	return changed;
 }
 
@@ -222,8 +232,7 @@ gst_cues_set_delay(struct gst_engine *engine, int64_t us)
 	g_mutex_lock(&engine->lock);
 	engine->subtitle_delay = us;
 	g_mutex_unlock(&engine->lock);
-	if (engine->pipeline)
-		g_object_set(engine->pipeline, "text-offset", (gint64)us * 1000, NULL);
+	gst_overlay_apply_delay(engine);
 }
 
 /* Frames further apart than this are a jump: cues between them are not told. */

@@ -341,10 +341,11 @@ gst_media_update_tracks(struct gst_engine *engine)
 		bool show_captions = captions && want == internal;
 		info->current[UMMS_TRACK_SUBTITLE] = show_external || show_captions ? want : -1;
 	}
-	bool redraw = gst_cues_update(engine);
+	bool cues_changed = gst_cues_update(engine);
 	/* Teletext is drawn from its cues, not by playbin (gst-teletext.c). */
 	gst_overlay_set_shown(engine, !subtitles_ours(engine) && !gst_teletext_selected(engine));
-	if (redraw)
+	/* Paused: the picture on screen shows the new track's cue (image and text) now. */
+	if (cues_changed && engine->base.state == UMMS_ENGINE_PAUSED)
 		gst_video_refresh(engine);
 }
 

@@ -172,12 +172,23 @@ factory_is(GstElement *element, const char *name)
  * SYNC_WAIT_US) until the renderer has the subtitle stream's segment: until
  * something after it comes down the subtitle stream (a probe sees an event
  * before the renderer does; the next one, once the renderer is done with it).
+ *
+ * That next one is seen before the renderer has it too: a cue's buffer
+ * right after the segment (a seek back into a cue) set "ready" while
+ * assrender had not queued it yet, and assrender (wait-text false by
+ * default, unlike textoverlay) then sent the frame bare: about one such
+ * seek in thirty on a loaded machine. So the frame also waits (up to
+ * SYNC_DONE_US) for the subtitle stream's thread to let go of the pad's
+ * stream lock, which it holds until the renderer is done with what it
+ * passed: from then on the renderer has the cue.
  */
 #define SYNC_WAIT_US (1000 * 1000)
+#define SYNC_DONE_US (100 * 1000)
 
 struct overlay_sync {
 	GMutex lock;
 	GCond cond;
+	GstPad *text;        /* the overlay's subtitle input */
 	bool flushing;       /* between flush-start and flush-stop of the video */
 	bool video_flushed;  /* no frame since the video's flush-stop */
 	bool text_segment;   /* the subtitle stream's segment came since its flush-stop */
@@ -188,6 +199,7 @@ static void
 sync_free(gpointer data)
 {
 	struct overlay_sync *sync = data;
+	gst_object_unref(sync->text);
 	g_mutex_clear(&sync->lock);
 	g_cond_clear(&sync->cond);
 	g_free(sync);
@@ -211,6 +223,23 @@ sync_text_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	return GST_PAD_PROBE_OK;
 }
 
+/*
+ * Until the subtitle stream's thread is out of @text's chain or event
+ * function (its stream lock free), at most SYNC_DONE_US: a renderer that
+ * waits for the video itself (textoverlay) may hold it until it does.
+ */
+static void
+wait_text_done(GstPad *text)
+{
+	gint64 until = g_get_monotonic_time() + SYNC_DONE_US;
+	while (!g_rec_mutex_trylock(GST_PAD_GET_STREAM_LOCK(text))) {
+		if (g_get_monotonic_time() >= until)
+			return;
+		g_usleep(1000);
+	}
+	GST_PAD_STREAM_UNLOCK(text);
+}
+
 static GstPadProbeReturn
 sync_video_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
@@ -229,6 +258,11 @@ sync_video_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 				g_cond_wait_until(&sync->cond, &sync->lock, until))
 			;
 		sync->video_flushed = false;
+		bool ready = sync->text_ready && !sync->flushing;
+		g_mutex_unlock(&sync->lock);
+		if (ready)
+			wait_text_done(sync->text);
+		return GST_PAD_PROBE_OK;
 	}
 	g_mutex_unlock(&sync->lock);
 	return GST_PAD_PROBE_OK;
@@ -244,6 +278,7 @@ sync_streams(GstElement *overlay)
 		g_mutex_init(&sync->lock);
 		g_cond_init(&sync->cond);
 		sync->text_segment = sync->text_ready = true;
+		sync->text = gst_object_ref(text);
 		g_object_set_data_full(G_OBJECT(overlay), "umms-overlay-sync", sync, sync_free);
 		gst_pad_add_probe(text, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
 			GST_PAD_PROBE_TYPE_EVENT_FLUSH | GST_PAD_PROBE_TYPE_BUFFER, sync_text_probe,
@@ -267,11 +302,56 @@ apply_shown(struct gst_engine *engine, GstElement *overlay)
 	g_object_set(overlay, "silent", !shown, NULL);
 }
 
+/*
+ * SubtitleDelay as an offset of the overlay's subtitle input: playbin's
+ * text-offset (subtitleoverlay's subtitle-ts-offset) only reaches a
+ * subtitle parser, and a media's own text track has none (GStreamer 1.22:
+ * "no parser, subtitle offset can't be updated"; the image stayed where
+ * the stream put it while the cues moved). The offset counts from the
+ * next segment on (a seek: engine_set_subtitle_delay makes one).
+ */
+static void
+apply_delay(struct gst_engine *engine, GstElement *overlay)
+{
+	g_mutex_lock(&engine->lock);
+	gint64 ns = engine->subtitle_delay * 1000;
+	g_mutex_unlock(&engine->lock);
+	GstPad *pad = gst_element_get_static_pad(overlay, "subtitle_sink");
+	if (pad) {
+		gst_pad_set_offset(pad, ns);
+		gst_object_unref(pad);
+	}
+}
+
+/* Main loop: @fn on each subtitleoverlay of the pipeline. */
+static void
+each_overlay(struct gst_engine *engine, void (*fn)(struct gst_engine *, GstElement *))
+{
+	GstIterator *it = gst_bin_iterate_recurse(GST_BIN(engine->pipeline));
+	GValue item = G_VALUE_INIT;
+	while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+		GstElement *element = g_value_get_object(&item);
+		if (factory_is(element, "subtitleoverlay"))
+			fn(engine, element);
+		g_value_reset(&item);
+	}
+	g_value_unset(&item);
+	gst_iterator_free(it);
+}
+
+void
+gst_overlay_apply_delay(struct gst_engine *engine)
+{
+	if (engine->pipeline)
+		each_overlay(engine, apply_delay);
+}
+
 void
 gst_overlay_element_added(struct gst_engine *engine, GstElement *element)
 {
 	if (factory_is(element, "subtitleoverlay")) {
 		apply_shown(engine, element);
+		apply_delay(engine, element);
 		sync_streams(element);
 		return;
 	}
@@ -304,16 +384,7 @@ gst_overlay_set_shown(struct gst_engine *engine, bool shown)
 		return;
 	gst_video_refresh(engine);
 	umms_debug("the stream's own subtitles are %s", shown ? "shown" : "hidden");
-	GstIterator *it = gst_bin_iterate_recurse(GST_BIN(engine->pipeline));
-	GValue item = G_VALUE_INIT;
-	while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
-		GstElement *element = g_value_get_object(&item);
-		if (factory_is(element, "subtitleoverlay"))
-			apply_shown(engine, element);
-		g_value_reset(&item);
-	}
-	g_value_unset(&item);
-	gst_iterator_free(it);
+	each_overlay(engine, apply_shown);
 }
 
 /*

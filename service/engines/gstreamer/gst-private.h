@@ -184,6 +184,8 @@ void gst_overlay_element_added(struct gst_engine *engine, GstElement *element);
 void gst_overlay_watch_text_pads(struct gst_engine *engine, int n);
 /* Main loop: whether the stream's own subtitle track is the one shown. */
 void gst_overlay_set_shown(struct gst_engine *engine, bool shown);
+/* Main loop: the overlays render the stream's subtitles engine->subtitle_delay later. */
+void gst_overlay_apply_delay(struct gst_engine *engine);
 /*
  * The subpicture for @buffer's overlays (a reference), or NULL: none, or
  * hidden. @crop: x, y, width, height of the picture in the buffer.
@@ -241,7 +243,8 @@ void gst_video_forget_shown(struct gst_engine *engine);
 void gst_video_drop_pending(struct gst_engine *engine);
 /*
  * Main loop: shows the last frame again if what is to be drawn over it
- * changed (subtitles turned off or on while paused).
+ * changed (subtitles turned off or on while paused), and tells the cues
+ * that stand at it.
  */
 void gst_video_refresh(struct gst_engine *engine);
 /* While set, frames are not shown (a preroll on the way to a seek). */
@@ -285,7 +288,10 @@ void gst_cues_init(struct gst_engine *engine);
 void gst_cues_finish(struct gst_engine *engine);
 /* Probes the media's text tracks as playbin makes them (after the pipeline is made). */
 void gst_cues_watch(struct gst_engine *engine);
-/* Main loop: the selected subtitle track may have changed; whether what we draw did. */
+/*
+ * Main loop: the selected subtitle track may have changed; true if it did.
+ * Cues of the old one that stood end with an empty cue (engine.h).
+ */
 bool gst_cues_update(struct gst_engine *engine);
 /* Main loop: a seek or a reset; cues on screen at the target are due again. */
 void gst_cues_reset(struct gst_engine *engine);

@@ -113,10 +113,27 @@ engine_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **erro
 	return true;
 }
 
+static int64_t engine_get_position(struct umms_engine *base);
+
 static void
 engine_set_subtitle_delay(struct umms_engine *base, int64_t us)
 {
-	gst_cues_set_delay(gst_engine_from_base(base), us);
+	struct gst_engine *engine = gst_engine_from_base(base);
+	g_mutex_lock(&engine->lock);
+	bool changed = engine->subtitle_delay != us;
+	bool overlay = engine->stream_subtitles_shown;
+	g_mutex_unlock(&engine->lock);
+	gst_cues_set_delay(engine, us);
+	/*
+	 * The stream's own subtitles take their new offset with the next
+	 * segment: a seek to where the picture is brings it now.
+	 */
+	if (changed && overlay && engine->uri && gst_engine_prerolled(engine) &&
+			engine->base.info.seekable && engine->base.info.tracks[UMMS_TRACK_SUBTITLE]->len > 0) {
+		struct gst_op *op = gst_op_new(GST_OP_SEEK);
+		op->position = engine_get_position(base);
+		gst_engine_enqueue(engine, op);
+	}
 }
 
 static void

@@ -202,6 +202,13 @@ static void
 finish_loading(struct gst_subtitles *subtitles, GError *error)
 {
 	stop_pipeline(subtitles);
+	/*
+	 * A file with nothing to show (empty, or no cue the parser could
+	 * read) is refused by name rather than offered as a silent track.
+	 */
+	if (!error && (!subtitles->cues || umms_cues_count(subtitles->cues) == 0))
+		error = g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"%s holds no subtitle cues", subtitles->uri);
 	if (!error) {
 		subtitles->codec = gst_media_codec_name(subtitles->caps);
 		subtitles->description = gst_pb_utils_get_codec_description(subtitles->caps);
@@ -235,6 +242,9 @@ static GError *
 parse_bytes(struct gst_subtitles *subtitles)
 {
 	GByteArray *bytes = subtitles->bytes;
+	if (bytes->len == 0)
+		return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"%s is empty: no subtitles in it", subtitles->uri);
 	subtitles->caps = decide_caps(subtitles->uri, bytes->data, bytes->len);
 	if (!subtitles->caps)
 		return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
@@ -313,10 +323,14 @@ bus_cb(GstBus *bus, GstMessage *message, gpointer data)
 		g_mutex_lock(&subtitles->lock);
 		bool too_big = subtitles->too_big;
 		g_mutex_unlock(&subtitles->lock);
+		/* The parser gives up on text it finds no cue in (a blank file). */
 		GError *error = too_big ?
 			g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 				"subtitles %s: larger than %d MiB", subtitles->uri,
-				UMMS_CUES_MAX_FILE >> 20) :
+				UMMS_CUES_MAX_FILE >> 20) : subtitles->parsing ?
+			g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+				"%s holds no subtitle cues that can be read (%s)", subtitles->uri,
+				gst_error->message) :
 			g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 				"cannot read subtitles from %s: %s", subtitles->uri,
 				gst_error->message);

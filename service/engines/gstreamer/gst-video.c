@@ -536,20 +536,32 @@ frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+/* What is drawn over @frame now: the stream's own subtitles, or the external file's. */
+static struct umms_subpicture *
+subpicture_now(struct gst_engine *engine, const struct gst_frame *frame)
+{
+	const struct umms_frame *base = &frame->base;
+	const int picture[4] = { base->crop_x, base->crop_y, base->crop_width,
+		base->crop_height };
+	struct umms_subpicture *subpicture = gst_overlay_subpicture(engine,
+		gst_sample_get_buffer(frame->sample), picture);
+	return subpicture ? subpicture : gst_cues_subpicture(engine, base->position,
+		base->crop_width, base->crop_height);
+}
+
 void
 gst_video_refresh(struct gst_engine *engine)
 {
+	/* The cues of the track shown now that stand at the picture are due with it. */
+	g_mutex_lock(&engine->lock);
+	int64_t shown = engine->shown_position;
+	g_mutex_unlock(&engine->lock);
+	gst_cues_frame_due(engine, shown);
 	if (!engine->last_frame)
 		return;
 	struct gst_frame *last = wl_container_of(engine->last_frame, last, base);
 	const struct umms_frame *base = &last->base;
-	const int picture[4] = { base->crop_x, base->crop_y, base->crop_width,
-		base->crop_height };
-	struct umms_subpicture *subpicture = gst_overlay_subpicture(engine,
-		gst_sample_get_buffer(last->sample), picture);
-	if (!subpicture)
-		subpicture = gst_cues_subpicture(engine, base->position, base->crop_width,
-			base->crop_height);
+	struct umms_subpicture *subpicture = subpicture_now(engine, last);
 	if (subpicture == base->subpicture) {
 		umms_subpicture_unref(subpicture);
 		return;
@@ -612,7 +624,7 @@ gst_video_finish(struct gst_engine *engine)
 {
 	if (engine->frame_source) {
 		g_source_destroy(engine->frame_source);
-		g_source_unref(engine->frame_source);
+		g_clear_pointer(&engine->frame_source, g_source_unref);
 	}
 	if (engine->frames)
 		g_async_queue_unref(engine->frames);

@@ -248,7 +248,8 @@ test_eos(struct umms_test *t, gconstpointer data)
 static int64_t
 seeked_position(struct umms_test_signals *signals)
 {
-	g_autoptr(GVariant) seeked = umms_test_signals_wait(signals, "Seeked", 5000);
+	g_autoptr(GVariant) seeked = umms_test_signals_wait(signals, "Seeked",
+		UMMS_TEST_TIMEOUT_MS);
 	int64_t position;
 	g_variant_get(seeked, "(x)", &position);
 	return position;
@@ -299,7 +300,7 @@ test_seek(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(landed, >=, US(3) - FRAME);
 	g_assert_cmpint(landed, <=, US(3) + FRAME + took);
 	assert_state(t->bus, p, "playing");
-	umms_test_wait_position(t->bus, p, US(3.3), false, 3000);
+	umms_test_wait_position(t->bus, p, US(3.3), false, UMMS_TEST_TIMEOUT_MS);
 
 	/* Seeking while stopped sets where Play starts. */
 	umms_test_player_do(t->bus, p, "Stop", NULL);
@@ -530,18 +531,28 @@ test_stats(struct umms_test *t, gconstpointer data)
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_sleep(2200);
+	/*
+	 * 2.2 s of media played, however long that took: paused there, every
+	 * frame up to the one shown is counted once, presented or dropped (a
+	 * slow machine drops more; how many is bench/'s to measure, not a test's).
+	 */
+	umms_test_wait_position(t->bus, p, US(2.2), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	int64_t position = umms_test_get_int64(t->bus, p, "Position");
 	g_autoptr(GVariant) stats = umms_test_get(t->bus, p, UMMS_PLAYER, "Stats");
 	uint64_t decoded = stat_value(stats, "frames-decoded");
 	uint64_t presented = stat_value(stats, "frames-presented");
-	g_test_message("after 2.2 s: %" G_GUINT64_FORMAT " decoded, %" G_GUINT64_FORMAT
-		" presented, %" G_GUINT64_FORMAT " dropped", decoded, presented,
-		stat_value(stats, "frames-dropped"));
-	/* 25 fps: about 55 frames shown, a few more decoded ahead. */
-	g_assert_cmpuint(presented, >=, 45);
-	g_assert_cmpuint(presented, <=, 60);
+	uint64_t dropped = stat_value(stats, "frames-dropped");
+	uint64_t frames = (uint64_t)(position / FRAME) + 1;
+	g_test_message("%" G_GUINT64_FORMAT " frames played (to %.3f s): %" G_GUINT64_FORMAT
+		" decoded, %" G_GUINT64_FORMAT " presented, %" G_GUINT64_FORMAT " dropped",
+		frames, position / 1e6, decoded, presented, dropped);
+	g_assert_cmpint(position, >=, US(2.2));
+	g_assert_cmpuint(presented, >=, 1);
+	g_assert_cmpuint(presented + dropped, >=, frames - 2);
+	g_assert_cmpuint(presented + dropped, <=, frames + 2);
+	/* A frame is presented only once decoded; a few more are decoded ahead. */
 	g_assert_cmpuint(decoded, >=, presented);
-	g_assert_cmpuint(stat_value(stats, "frames-dropped"), <=, 2);
 	g_assert_cmpuint(stat_value(stats, "copies"), ==, 0);
 	/* Watchers hear of Stats while playing, at most once a second. */
 	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "Stats");

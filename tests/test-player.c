@@ -170,7 +170,7 @@ test_containers(struct umms_test *t, gconstpointer data)
 		umms_test_player_do(t->bus, p, "SetPosition",
 			g_variant_new("(x)", c->duration - US(0.5)));
 		umms_test_player_do(t->bus, p, "Play", NULL);
-		g_variant_unref(umms_test_signals_wait(signals, "Eos", 5000));
+		g_variant_unref(umms_test_signals_wait(signals, "Eos", UMMS_TEST_TIMEOUT_MS));
 		umms_test_signals_free(signals);
 	}
 }
@@ -195,7 +195,7 @@ test_states(struct umms_test *t, gconstpointer data)
 	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "State");
 	g_assert_nonnull(changed);
 	g_assert_cmpstr(g_variant_get_string(changed, NULL), ==, "playing");
-	umms_test_wait_position(t->bus, p, US(0.5), false, 3000);
+	umms_test_wait_position(t->bus, p, US(0.5), false, UMMS_TEST_TIMEOUT_MS);
 
 	/* Paused: the clock stands still. */
 	umms_test_player_do(t->bus, p, "Pause", NULL);
@@ -206,7 +206,7 @@ test_states(struct umms_test *t, gconstpointer data)
 
 	/* Resumed: it goes on from there. */
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_position(t->bus, p, held + US(0.3), false, 3000);
+	umms_test_wait_position(t->bus, p, held + US(0.3), false, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, held + US(1.5));
 
 	/* Stopped: back to the start; playing again starts from 0. */
@@ -241,7 +241,7 @@ test_eos(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), ==, 0);
 	/* It plays again. */
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_position(t->bus, p, US(0.3), false, 3000);
+	umms_test_wait_position(t->bus, p, US(0.3), false, UMMS_TEST_TIMEOUT_MS);
 	umms_test_signals_free(signals);
 }
 
@@ -396,7 +396,7 @@ test_rate(struct umms_test *t, gconstpointer data)
 	g_assert_true(umms_test_set(t->bus, q, "Rate", g_variant_new_double(2.0), &error));
 	gint64 start = g_get_monotonic_time();
 	umms_test_player_do(t->bus, q, "Play", NULL);
-	g_variant_unref(umms_test_signals_wait(signals, "Eos", 5000));
+	g_variant_unref(umms_test_signals_wait(signals, "Eos", UMMS_TEST_TIMEOUT_MS));
 	double elapsed = (g_get_monotonic_time() - start) / 1e6;
 	g_test_message("3 s clip at rate 2 ended after %.3f s", elapsed);
 	g_assert_cmpfloat(fabs(elapsed - 1.5), <, 0.35);
@@ -446,7 +446,7 @@ test_tracks(struct umms_test *t, gconstpointer data)
 
 	/* The switch holds while playing, and playing goes on. */
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_position(t->bus, p, US(0.5), false, 3000);
+	umms_test_wait_position(t->bus, p, US(0.5), false, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 1);
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "audio", 0));
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 0);
@@ -474,7 +474,8 @@ test_tracks(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "audio", 1));
 	umms_test_player_do(t->bus, p, "Stop", NULL);
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_property(t->bus, p, "CurrentAudio", g_variant_new_int32(1), 3000);
+	umms_test_wait_property(t->bus, p, "CurrentAudio", g_variant_new_int32(1),
+		UMMS_TEST_TIMEOUT_MS);
 	umms_test_signals_free(signals);
 }
 

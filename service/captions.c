@@ -501,6 +501,12 @@ umms_captions_feed(struct umms_captions *captions, int64_t position,
 		decode_pair(captions, pairs[2 * i], pairs[2 * i + 1]);
 	/* One change per picture: what shows when it is on screen. */
 	show(captions, position, screen_markup(shown_screen(captions)));
+	/*
+	 * Seen again after a seek back, a caption known only to where it was
+	 * last seen (umms_captions_reset) is on view with this picture too.
+	 */
+	if (captions->cue)
+		umms_cues_reach(captions->cues, captions->cue_start, captions->cue, position + 1);
 	return true;
 }
 

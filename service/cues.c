@@ -265,10 +265,25 @@ umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, int64_t
 			break;
 		if (entry->cue.start != start || strcmp(entry->cue.markup, markup) != 0)
 			continue;
-		if (end > start)
-			entry->cue.end = end;
-		else
+		if (end <= start)
 			g_array_remove_index(cues->entries, i - 1);
+		else if (entry->cue.end < 0 || end > entry->cue.end)
+			entry->cue.end = end;
+	}
+	g_mutex_unlock(&cues->lock);
+}
+
+void
+umms_cues_reach(struct umms_cues *cues, int64_t start, const char *markup, int64_t until)
+{
+	g_mutex_lock(&cues->lock);
+	for (guint i = cues->entries->len; i > 0; i--) {
+		struct entry *entry = &g_array_index(cues->entries, struct entry, i - 1);
+		if (entry->cue.start < start)
+			break;
+		if (entry->cue.start == start && entry->cue.end >= 0 && until > entry->cue.end &&
+				strcmp(entry->cue.markup, markup) == 0)
+			entry->cue.end = until;
 	}
 	g_mutex_unlock(&cues->lock);
 }

@@ -75,9 +75,16 @@ void umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const cha
  * Adding a cue without an end (-1) that is known with one adds nothing.
  * umms_cues_end gives the text cue that starts at @start with @markup (as
  * added: valid markup) its end, where the end was not known when it was
- * added (a caption, until erased); @end <= @start removes it.
+ * added (a caption, until erased) or was earlier; @end <= @start removes it.
  */
 void umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, int64_t end);
+/*
+ * The text cue that starts at @start with @markup, where it has an end,
+ * lasts at least until @until: a caption known only to where it was last
+ * seen before a seek reaches as far as it is seen again. One without an
+ * end keeps none.
+ */
+void umms_cues_reach(struct umms_cues *cues, int64_t start, const char *markup, int64_t until);
 /* Forgets text cues that ended before @position µs (a stream's old cues). */
 void umms_cues_forget_before(struct umms_cues *cues, int64_t position);
 unsigned umms_cues_count(struct umms_cues *cues);

@@ -216,7 +216,10 @@ test_other_channel_and_parity(void)
 	feed_finish(&f);
 }
 
-/* A stretch played twice (a seek back) leaves one cue, with its end. */
+/*
+ * A stretch played twice (a seek back) leaves one cue, with its end, on
+ * view as far as it is seen again.
+ */
 static void
 test_again(void)
 {
@@ -232,8 +235,19 @@ test_again(void)
 	assert_at(&f, 11, "");
 	f.frame = 0;
 	pop_on_caption(&f, "AGAIN");
-	padding(&f, 10);
+	/* Played again past where it was last seen, before its erase: on view. */
+	padding(&f, 5);                 /* 12 */
+	assert_at(&f, 12, "AGAIN");
+	padding(&f, 5);
 	control(&f, EDM);               /* 19 */
+	g_assert_cmpuint(umms_cues_count(f.cues), ==, 1);
+	assert_at(&f, 18, "AGAIN");
+	assert_at(&f, 19, "");
+	/* Sought away early on a third pass: the end it is known to have stays. */
+	f.frame = 0;
+	pop_on_caption(&f, "AGAIN");
+	padding(&f, 2);
+	umms_captions_reset(f.captions);
 	g_assert_cmpuint(umms_cues_count(f.cues), ==, 1);
 	assert_at(&f, 18, "AGAIN");
 	assert_at(&f, 19, "");

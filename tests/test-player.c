@@ -170,7 +170,7 @@ test_containers(struct umms_test *t, gconstpointer data)
 		umms_test_player_do(t->bus, p, "SetPosition",
 			g_variant_new("(x)", c->duration - US(0.5)));
 		umms_test_player_do(t->bus, p, "Play", NULL);
-		g_variant_unref(umms_test_signals_wait(signals, "Eos", 5000));
+		g_variant_unref(umms_test_signals_wait(signals, "Eos", UMMS_TEST_TIMEOUT_MS));
 		umms_test_signals_free(signals);
 	}
 }
@@ -195,7 +195,7 @@ test_states(struct umms_test *t, gconstpointer data)
 	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "State");
 	g_assert_nonnull(changed);
 	g_assert_cmpstr(g_variant_get_string(changed, NULL), ==, "playing");
-	umms_test_wait_position(t->bus, p, US(0.5), false, 3000);
+	umms_test_wait_position(t->bus, p, US(0.5), false, UMMS_TEST_TIMEOUT_MS);
 
 	/* Paused: the clock stands still. */
 	umms_test_player_do(t->bus, p, "Pause", NULL);
@@ -206,7 +206,7 @@ test_states(struct umms_test *t, gconstpointer data)
 
 	/* Resumed: it goes on from there. */
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_position(t->bus, p, held + US(0.3), false, 3000);
+	umms_test_wait_position(t->bus, p, held + US(0.3), false, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), <, held + US(1.5));
 
 	/* Stopped: back to the start; playing again starts from 0. */
@@ -241,14 +241,15 @@ test_eos(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(umms_test_get_int64(t->bus, p, "Position"), ==, 0);
 	/* It plays again. */
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_position(t->bus, p, US(0.3), false, 3000);
+	umms_test_wait_position(t->bus, p, US(0.3), false, UMMS_TEST_TIMEOUT_MS);
 	umms_test_signals_free(signals);
 }
 
 static int64_t
 seeked_position(struct umms_test_signals *signals)
 {
-	g_autoptr(GVariant) seeked = umms_test_signals_wait(signals, "Seeked", 5000);
+	g_autoptr(GVariant) seeked = umms_test_signals_wait(signals, "Seeked",
+		UMMS_TEST_TIMEOUT_MS);
 	int64_t position;
 	g_variant_get(seeked, "(x)", &position);
 	return position;
@@ -299,7 +300,7 @@ test_seek(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(landed, >=, US(3) - FRAME);
 	g_assert_cmpint(landed, <=, US(3) + FRAME + took);
 	assert_state(t->bus, p, "playing");
-	umms_test_wait_position(t->bus, p, US(3.3), false, 3000);
+	umms_test_wait_position(t->bus, p, US(3.3), false, UMMS_TEST_TIMEOUT_MS);
 
 	/* Seeking while stopped sets where Play starts. */
 	umms_test_player_do(t->bus, p, "Stop", NULL);
@@ -395,7 +396,7 @@ test_rate(struct umms_test *t, gconstpointer data)
 	g_assert_true(umms_test_set(t->bus, q, "Rate", g_variant_new_double(2.0), &error));
 	gint64 start = g_get_monotonic_time();
 	umms_test_player_do(t->bus, q, "Play", NULL);
-	g_variant_unref(umms_test_signals_wait(signals, "Eos", 5000));
+	g_variant_unref(umms_test_signals_wait(signals, "Eos", UMMS_TEST_TIMEOUT_MS));
 	double elapsed = (g_get_monotonic_time() - start) / 1e6;
 	g_test_message("3 s clip at rate 2 ended after %.3f s", elapsed);
 	g_assert_cmpfloat(fabs(elapsed - 1.5), <, 0.35);
@@ -445,7 +446,7 @@ test_tracks(struct umms_test *t, gconstpointer data)
 
 	/* The switch holds while playing, and playing goes on. */
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_position(t->bus, p, US(0.5), false, 3000);
+	umms_test_wait_position(t->bus, p, US(0.5), false, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 1);
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "audio", 0));
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentAudio"), ==, 0);
@@ -473,7 +474,8 @@ test_tracks(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "audio", 1));
 	umms_test_player_do(t->bus, p, "Stop", NULL);
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_property(t->bus, p, "CurrentAudio", g_variant_new_int32(1), 3000);
+	umms_test_wait_property(t->bus, p, "CurrentAudio", g_variant_new_int32(1),
+		UMMS_TEST_TIMEOUT_MS);
 	umms_test_signals_free(signals);
 }
 
@@ -530,18 +532,28 @@ test_stats(struct umms_test *t, gconstpointer data)
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
 	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_sleep(2200);
+	/*
+	 * 2.2 s of media played, however long that took: paused there, every
+	 * frame up to the one shown is counted once, presented or dropped (a
+	 * slow machine drops more; how many is bench/'s to measure, not a test's).
+	 */
+	umms_test_wait_position(t->bus, p, US(2.2), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	int64_t position = umms_test_get_int64(t->bus, p, "Position");
 	g_autoptr(GVariant) stats = umms_test_get(t->bus, p, UMMS_PLAYER, "Stats");
 	uint64_t decoded = stat_value(stats, "frames-decoded");
 	uint64_t presented = stat_value(stats, "frames-presented");
-	g_test_message("after 2.2 s: %" G_GUINT64_FORMAT " decoded, %" G_GUINT64_FORMAT
-		" presented, %" G_GUINT64_FORMAT " dropped", decoded, presented,
-		stat_value(stats, "frames-dropped"));
-	/* 25 fps: about 55 frames shown, a few more decoded ahead. */
-	g_assert_cmpuint(presented, >=, 45);
-	g_assert_cmpuint(presented, <=, 60);
+	uint64_t dropped = stat_value(stats, "frames-dropped");
+	uint64_t frames = (uint64_t)(position / FRAME) + 1;
+	g_test_message("%" G_GUINT64_FORMAT " frames played (to %.3f s): %" G_GUINT64_FORMAT
+		" decoded, %" G_GUINT64_FORMAT " presented, %" G_GUINT64_FORMAT " dropped",
+		frames, position / 1e6, decoded, presented, dropped);
+	g_assert_cmpint(position, >=, US(2.2));
+	g_assert_cmpuint(presented, >=, 1);
+	g_assert_cmpuint(presented + dropped, >=, frames - 2);
+	g_assert_cmpuint(presented + dropped, <=, frames + 2);
+	/* A frame is presented only once decoded; a few more are decoded ahead. */
 	g_assert_cmpuint(decoded, >=, presented);
-	g_assert_cmpuint(stat_value(stats, "frames-dropped"), <=, 2);
 	g_assert_cmpuint(stat_value(stats, "copies"), ==, 0);
 	/* Watchers hear of Stats while playing, at most once a second. */
 	g_autoptr(GVariant) changed = umms_test_signals_find_change(signals, "Stats");

@@ -48,6 +48,15 @@ struct raw_client {
 	unsigned subpictures; /* subpicture and subpicture_clear events */
 };
 
+/* Now on CLOCK_MONOTONIC, the clock of show times, in ns. */
+static int64_t
+monotonic_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 static const char *
 video_socket(void)
 {
@@ -137,9 +146,7 @@ player_show(void *data, struct umms_video_player_v1 *player, struct umms_video_b
 	c->shows++;
 	c->last_serial = serial;
 	c->last_due_ns = (int64_t)(((uint64_t)sec_hi << 32 | sec_lo) * 1000000000 + nsec);
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	c->last_received_ns = now.tv_sec * 1000000000LL + now.tv_nsec;
+	c->last_received_ns = monotonic_ns();
 	if (c->auto_release && c->last) {
 		umms_video_buffer_v1_release(c->last->proxy);
 		c->last->held--;
@@ -324,13 +331,20 @@ raw_pixel(struct raw_buffer *buffer, int x, int y)
 	return pixel & 0xffffff;
 }
 
-/* The last frame came when it was due (within 200 ms: lip sync sends early). */
+/*
+ * The last frame is due at the present (CLOCK_MONOTONIC): not before
+ * @asked_ns, when the request that brought it was made, nor after it came
+ * (200 ms either side: lip sync sends early). A busy machine only widens
+ * the span between the two; a time on another clock, or seconds stale,
+ * falls outside it.
+ */
 static void
-assert_due_on_arrival(struct raw_client *c)
+assert_due_on_arrival(struct raw_client *c, int64_t asked_ns)
 {
-	g_test_message("frame due %.1f ms after it came",
-		(c->last_due_ns - c->last_received_ns) / 1e6);
-	g_assert_cmpint(llabs(c->last_due_ns - c->last_received_ns), <, 200000000);
+	g_test_message("frame due %.1f ms after it came, %.1f ms after it was asked for",
+		(c->last_due_ns - c->last_received_ns) / 1e6, (c->last_due_ns - asked_ns) / 1e6);
+	g_assert_cmpint(c->last_due_ns, >, asked_ns - 200000000);
+	g_assert_cmpint(c->last_due_ns, <, c->last_received_ns + 200000000);
 }
 
 static void
@@ -359,8 +373,9 @@ test_frames(struct umms_test *t, gconstpointer data)
 	raw_player(c, NULL);
 	g_assert_nonnull(c->path);
 	g_assert_true(g_str_has_prefix(c->path, "/org/umms/player/"));
+	int64_t asked = monotonic_ns();
 	open_play(t, c->path, "colors.mkv");
-	raw_wait_shows(c, 10, 5000);
+	raw_wait_shows(c, 10, UMMS_TEST_TIMEOUT_MS);
 
 	/* 320x240, square pixels; every frame in shared memory, nothing copied. */
 	const int want[8] = { 320, 240, 0, 0, 320, 240, 1, 1 };
@@ -375,10 +390,10 @@ test_frames(struct umms_test *t, gconstpointer data)
 	assert_color(raw_pixel(b, 5, 5), 0xff0000);
 
 	/* Frames are due now: the show time is the present (CLOCK_MONOTONIC). */
-	assert_due_on_arrival(c);
+	assert_due_on_arrival(c, asked);
 
 	/* Memory is announced once and reused: many shows, few buffers. */
-	raw_wait_shows(c, 50, 5000);
+	raw_wait_shows(c, 50, UMMS_TEST_TIMEOUT_MS);
 	g_test_message("%u shows in %u buffers", c->shows, c->buffers->len);
 	g_assert_cmpuint(c->buffers->len, <=, 12);
 	g_autoptr(GVariant) stats = umms_test_get(t->bus, c->path, UMMS_PLAYER, "Stats");
@@ -396,7 +411,7 @@ test_frames(struct umms_test *t, gconstpointer data)
 		unsigned before = c->shows;
 		umms_test_player_do(t->bus, c->path, "SetPosition",
 			g_variant_new("(x)", US(colours[i].at)));
-		raw_wait_shows(c, before + 1, 3000);
+		raw_wait_shows(c, before + 1, UMMS_TEST_TIMEOUT_MS);
 		assert_color(raw_pixel(c->last, 160, 120), colours[i].rgb);
 	}
 	raw_free(c);
@@ -415,7 +430,7 @@ test_format_choice(struct umms_test *t, gconstpointer data)
 	struct raw_client *c = raw_connect(sway);
 	raw_player(c, NULL);
 	open_play(t, c->path, "colors.mkv");
-	raw_wait_shows(c, 3, 5000);
+	raw_wait_shows(c, 3, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpuint(c->last->format, ==, 1 /* WL_SHM_FORMAT_XRGB8888 */);
 	raw_free(c);
 
@@ -423,7 +438,7 @@ test_format_choice(struct umms_test *t, gconstpointer data)
 	c = raw_connect((const uint32_t[]){ 0x34324258 /* XB24 */, 0 });
 	raw_player(c, NULL);
 	open_play(t, c->path, "colors.mkv");
-	raw_wait_shows(c, 3, 5000);
+	raw_wait_shows(c, 3, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpuint(c->last->format, ==, 0x34324258);
 	/* XBGR8888: red in the lowest byte of the little-endian word. */
 	assert_color(raw_pixel(c->last, 160, 120), 0x0000ff);
@@ -436,7 +451,7 @@ test_geometry_par(struct umms_test *t, gconstpointer data)
 	struct raw_client *c = raw_connect(NULL);
 	raw_player(c, NULL);
 	open_play(t, c->path, "anamorphic.mkv");
-	raw_wait_shows(c, 3, 5000);
+	raw_wait_shows(c, 3, UMMS_TEST_TIMEOUT_MS);
 	const int want[8] = { 352, 288, 0, 0, 352, 288, 12, 11 };
 	g_assert_cmpmem(c->geometry, sizeof(want), want, sizeof(want));
 	raw_free(c);
@@ -451,7 +466,7 @@ test_feedback(struct umms_test *t, gconstpointer data)
 	/* Report every frame shown 10 ms after it was due; then one discarded. */
 	for (int i = 0; i < 30; i++) {
 		unsigned before = c->shows;
-		raw_wait_shows(c, before + 1, 3000);
+		raw_wait_shows(c, before + 1, UMMS_TEST_TIMEOUT_MS);
 		int64_t when = c->last_due_ns + 10000000;
 		umms_video_player_v1_presented(c->player, c->last_serial,
 			(uint32_t)((uint64_t)(when / 1000000000) >> 32),
@@ -477,7 +492,7 @@ test_feedback(struct umms_test *t, gconstpointer data)
 	 * Frames shown late make the service send them earlier (lip sync): they
 	 * now arrive well before they are due, where at first they came on time.
 	 */
-	raw_wait_shows(c, c->shows + 2, 3000);
+	raw_wait_shows(c, c->shows + 2, UMMS_TEST_TIMEOUT_MS);
 	int64_t early = c->last_due_ns - c->last_received_ns;
 	g_test_message("frames now arrive %.1f ms before they are due", early / 1e6);
 	g_assert_cmpint(early, >, 5000000);
@@ -495,16 +510,18 @@ test_preroll_due(struct umms_test *t, gconstpointer data)
 	struct raw_client *c = raw_connect(NULL);
 	raw_player(c, NULL);
 	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	int64_t asked = monotonic_ns();
 	umms_test_player_do(t->bus, c->path, "SetUri", g_variant_new("(s)", uri));
-	raw_wait_shows(c, 1, 5000);
-	assert_due_on_arrival(c);
+	raw_wait_shows(c, 1, UMMS_TEST_TIMEOUT_MS);
+	assert_due_on_arrival(c, asked);
 
 	/* Paused and sought: the new frame is due now too. */
 	umms_test_player_do(t->bus, c->path, "Pause", NULL);
 	unsigned before = c->shows;
+	asked = monotonic_ns();
 	umms_test_player_do(t->bus, c->path, "SetPosition", g_variant_new("(x)", US(2.0)));
-	raw_wait_shows(c, before + 1, 3000);
-	assert_due_on_arrival(c);
+	raw_wait_shows(c, before + 1, UMMS_TEST_TIMEOUT_MS);
+	assert_due_on_arrival(c, asked);
 	raw_free(c);
 }
 
@@ -518,13 +535,13 @@ test_attach(struct umms_test *t, gconstpointer data)
 	raw_player(b, path);
 	g_assert_cmpstr(a->path, ==, path);
 	umms_test_player_do(t->bus, path, "Play", NULL);
-	raw_wait_shows(a, 10, 5000);
-	raw_wait_shows(b, 10, 5000);
+	raw_wait_shows(a, 10, UMMS_TEST_TIMEOUT_MS);
+	raw_wait_shows(b, 10, UMMS_TEST_TIMEOUT_MS);
 
 	/* One leaves; the player and the other client go on. */
 	raw_free(a);
 	unsigned before = b->shows;
-	raw_wait_shows(b, before + 10, 5000);
+	raw_wait_shows(b, before + 10, UMMS_TEST_TIMEOUT_MS);
 	g_autofree char *state = umms_test_get_string(t->bus, path, "State");
 	g_assert_cmpstr(state, ==, "playing");
 
@@ -544,9 +561,22 @@ test_owned_player(struct umms_test *t, gconstpointer data)
 	raw_player(c, NULL);
 	g_autofree char *path = g_strdup(c->path);
 	open_play(t, path, "long.mkv");
-	raw_wait_shows(c, 5, 5000);
+	raw_wait_shows(c, 5, UMMS_TEST_TIMEOUT_MS);
 	raw_free(c);
-	umms_test_sleep(200);
+	/* Gone once ummsd has seen the client go, however long that takes. */
+	gint64 end = g_get_monotonic_time() + (gint64)UMMS_TEST_TIMEOUT_MS * 1000;
+	for (;;) {
+		GError *error = NULL;
+		g_autoptr(GVariant) reply = umms_test_call(t->bus, path, UMMS_PLAYER, "Pause", NULL,
+			&error);
+		g_autofree char *name = error ? g_dbus_error_get_remote_error(error) : NULL;
+		g_clear_error(&error);
+		if (g_strcmp0(name, "org.umms.Error.NotFound") == 0)
+			break;
+		if (g_get_monotonic_time() > end)
+			g_error("%s outlived its client (%s)", path, name ? name : "no error");
+		umms_test_sleep(20);
+	}
 	g_autofree char *m = umms_test_call_error(t->bus, path, UMMS_PLAYER, "Play", NULL,
 		"org.umms.Error.NotFound");
 }
@@ -559,10 +589,18 @@ test_slow_client(struct umms_test *t, gconstpointer data)
 	c->auto_release = false;
 	raw_player(c, NULL);
 	open_play(t, c->path, "long.mkv");
-	raw_pump(c, 1500);
+	/* Played on past the frames it holds, however long that takes. */
+	gint64 end = g_get_monotonic_time() + (gint64)UMMS_TEST_TIMEOUT_MS * 1000;
+	int64_t position;
+	while ((position = umms_test_get_int64(t->bus, c->path, "Position")) <= US(1.2)) {
+		if (g_get_monotonic_time() > end)
+			g_error("%s Position %" G_GINT64_FORMAT " never got past 1.2 s", c->path,
+				position);
+		g_assert_true(raw_pump(c, 20));
+	}
+	raw_wait_shows(c, 8, UMMS_TEST_TIMEOUT_MS);
+	raw_pump(c, 300);
 	g_assert_cmpuint(c->shows, ==, 8); /* [video] max-held-frames */
-	int64_t position = umms_test_get_int64(t->bus, c->path, "Position");
-	g_assert_cmpint(position, >, US(1.2));
 	g_autoptr(GVariant) stats = umms_test_get(t->bus, c->path, UMMS_PLAYER, "Stats");
 	guint64 dropped = 0;
 	g_variant_lookup(stats, "frames-dropped", "t", &dropped);
@@ -575,7 +613,7 @@ test_slow_client(struct umms_test *t, gconstpointer data)
 	}
 	c->last = NULL;
 	c->auto_release = true;
-	raw_wait_shows(c, 20, 3000);
+	raw_wait_shows(c, 20, UMMS_TEST_TIMEOUT_MS);
 	raw_free(c);
 }
 
@@ -587,12 +625,12 @@ test_protocol_errors(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, path, "Play", NULL);
 	struct raw_client *good = raw_connect(NULL);
 	raw_player(good, path);
-	raw_wait_shows(good, 5, 5000);
+	raw_wait_shows(good, 5, UMMS_TEST_TIMEOUT_MS);
 
 	/* Releasing a buffer twice: a protocol error for that client only. */
 	struct raw_client *bad = raw_connect(NULL);
 	raw_player(bad, path);
-	raw_wait_shows(bad, 2, 5000);
+	raw_wait_shows(bad, 2, UMMS_TEST_TIMEOUT_MS);
 	struct raw_buffer *b = bad->last;
 	umms_video_buffer_v1_release(b->proxy);
 	umms_video_buffer_v1_release(b->proxy);
@@ -623,7 +661,7 @@ test_protocol_errors(struct umms_test *t, gconstpointer data)
 	raw_player(bad, path);
 	umms_video_player_v1_set_subtitles(bad->player, UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE |
 		UMMS_VIDEO_PLAYER_V1_SUBTITLES_TEXT);
-	raw_wait_shows(bad, 2, 5000);
+	raw_wait_shows(bad, 2, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpint(wl_display_get_error(bad->display), ==, 0);
 	g_assert_cmpuint(bad->subpictures, ==, 0);
 	umms_video_player_v1_set_subtitles(bad->player, 0x4);
@@ -645,7 +683,7 @@ test_protocol_errors(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(write(fd, junk, sizeof(junk)), ==, (ssize_t)sizeof(junk));
 	char byte;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	g_assert_cmpint(poll(&pfd, 1, 3000), ==, 1);
+	g_assert_cmpint(poll(&pfd, 1, UMMS_TEST_TIMEOUT_MS), ==, 1);
 	/* The server hung up (it may say why first). */
 	while (read(fd, &byte, 1) > 0)
 		;
@@ -653,7 +691,7 @@ test_protocol_errors(struct umms_test *t, gconstpointer data)
 
 	/* The good client never noticed. */
 	unsigned before = good->shows;
-	raw_wait_shows(good, before + 10, 5000);
+	raw_wait_shows(good, before + 10, UMMS_TEST_TIMEOUT_MS);
 	g_assert_cmpint(wl_display_get_error(good->display), ==, 0);
 	raw_free(good);
 }
@@ -664,11 +702,18 @@ test_eos(struct umms_test *t, gconstpointer data)
 	struct raw_client *c = raw_connect(NULL);
 	raw_player(c, NULL);
 	open_play(t, c->path, "av.mp4");
-	gint64 end = g_get_monotonic_time() + 6 * G_USEC_PER_SEC;
+	gint64 end = g_get_monotonic_time() + (gint64)UMMS_TEST_TIMEOUT_MS * 1000;
 	while (!c->eos && g_get_monotonic_time() < end)
 		g_assert_true(raw_pump(c, 20));
 	g_assert_cmpuint(c->eos, ==, 1);
-	g_assert_cmpuint(c->shows, >=, 60);
+	/*
+	 * Every one of the 75 frames was sent or counted dropped (a busy
+	 * machine drops more; how many is bench/'s to measure).
+	 */
+	guint64 dropped = umms_test_stat(t->bus, c->path, "frames-dropped");
+	g_test_message("%u frames shown, %" G_GUINT64_FORMAT " dropped", c->shows, dropped);
+	g_assert_cmpuint(c->shows, >=, 1);
+	g_assert_cmpuint(c->shows + dropped, >=, 73);
 	raw_free(c);
 }
 

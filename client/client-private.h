@@ -20,6 +20,8 @@
 #include "viewporter-client-protocol.h"
 
 #define UMMS_CLIENT_MAX_FORMATS 64
+/* dma-buf format and modifier pairs kept from the compositor. */
+#define UMMS_CLIENT_MAX_DMABUF 128
 
 #define CLAMP_D(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
 #define MAX_I(a, b) ((a) > (b) ? (a) : (b))
@@ -37,6 +39,12 @@ struct umms_client {
 	struct zwp_linux_dmabuf_v1 *dmabuf;
 	uint32_t shm_formats[UMMS_CLIENT_MAX_FORMATS];
 	int n_shm_formats;
+	/* What its zwp_linux_dmabuf_v1 (version 3) imports, in ummsd's formats. */
+	struct {
+		uint32_t format;
+		uint64_t modifier;
+	} dmabuf_formats[UMMS_CLIENT_MAX_DMABUF];
+	int n_dmabuf_formats;
 
 	struct umms_core core;        /* ummsd: its own socket, or the display when direct */
 	/*

@@ -27,6 +27,45 @@ shm_format(void *data, struct wl_shm *shm, uint32_t format)
 
 static const struct wl_shm_listener shm_listener = { .format = shm_format };
 
+/* The DRM fourcc of a wl_shm format: the same, except the two oldest. */
+static uint32_t
+drm_of_shm(uint32_t format)
+{
+	if (format == WL_SHM_FORMAT_ARGB8888)
+		return 0x34325241; /* AR24 */
+	if (format == WL_SHM_FORMAT_XRGB8888)
+		return 0x34325258; /* XR24 */
+	return format;
+}
+
+static void
+dmabuf_modifier(void *data, struct zwp_linux_dmabuf_v1 *dmabuf, uint32_t format,
+	uint32_t modifier_hi, uint32_t modifier_lo)
+{
+	struct umms_client *client = data;
+	/* ummsd's frames come in one of the formats we ask for in shared memory. */
+	bool usable = false;
+	for (size_t i = 0; i < sizeof(usable_formats) / sizeof(usable_formats[0]); i++)
+		usable = usable || drm_of_shm(usable_formats[i]) == format;
+	if (!usable || client->n_dmabuf_formats >= UMMS_CLIENT_MAX_DMABUF)
+		return;
+	client->dmabuf_formats[client->n_dmabuf_formats].format = format;
+	client->dmabuf_formats[client->n_dmabuf_formats].modifier =
+		(uint64_t)modifier_hi << 32 | modifier_lo;
+	client->n_dmabuf_formats++;
+}
+
+static void
+dmabuf_format(void *data, struct zwp_linux_dmabuf_v1 *dmabuf, uint32_t format)
+{
+	/* Version 3 says the same with modifier events. */
+}
+
+static const struct zwp_linux_dmabuf_v1_listener dmabuf_listener = {
+	.format = dmabuf_format,
+	.modifier = dmabuf_modifier,
+};
+
 static void
 presentation_clock_id(void *data, struct wp_presentation *presentation, uint32_t clock_id)
 {
@@ -62,6 +101,7 @@ registry_global(void *data, struct wl_registry *registry, uint32_t name,
 			&wp_single_pixel_buffer_manager_v1_interface, 1);
 	} else if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0 && version >= 3) {
 		client->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3);
+		zwp_linux_dmabuf_v1_add_listener(client->dmabuf, &dmabuf_listener, client);
 	} else if (strcmp(interface, umms_video_manager_v1_interface.name) == 0 && version >= 2) {
 		/*
 		 * The compositor is ummsd: it shows the video itself (and its
@@ -92,7 +132,7 @@ find_globals(struct umms_client *client)
 	wl_proxy_set_queue((struct wl_proxy *)wrapper, queue);
 	struct wl_registry *registry = wl_display_get_registry(wrapper);
 	wl_registry_add_listener(registry, &registry_listener, client);
-	/* Globals, then what they announce (wl_shm formats). */
+	/* Globals, then what they announce (wl_shm formats, dma-buf modifiers). */
 	bool ok = wl_display_roundtrip_queue(client->display, queue) >= 0 &&
 		wl_display_roundtrip_queue(client->display, queue) >= 0;
 	wl_registry_destroy(registry);
@@ -159,6 +199,17 @@ umms_client_connect(struct wl_display *display, const char *name)
 	for (size_t i = 0; i < sizeof(usable_formats) / sizeof(usable_formats[0]); i++) {
 		if (compositor_takes(client, usable_formats[i]))
 			umms_video_manager_v1_shm_format(client->core.manager, usable_formats[i]);
+	}
+	/*
+	 * And what it imports as dma-buf: a hardware decoder's frames in
+	 * anything else come in shared memory (ummsd copies them), as they
+	 * do to a compositor without zwp_linux_dmabuf_v1.
+	 */
+	for (int i = 0; i < client->n_dmabuf_formats; i++) {
+		uint64_t modifier = client->dmabuf_formats[i].modifier;
+		umms_video_manager_v1_dmabuf_format(client->core.manager,
+			client->dmabuf_formats[i].format, (uint32_t)(modifier >> 32),
+			(uint32_t)modifier);
 	}
 	umms_core_flush(&client->core);
 	return client;

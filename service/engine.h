@@ -146,6 +146,16 @@ struct umms_engine_impl {
 	bool (*set_video_output)(struct umms_engine *engine, bool wanted,
 		const uint32_t *formats, size_t n, GError **error);
 	/*
+	 * Optional, immediate. Which dma-bufs (a hardware decoder's frames)
+	 * the output takes as they are: @any (ummsd's own screen, which scans
+	 * out or maps what it gets: the default), or only the pairs in
+	 * @formats (what every client's compositor imports; @n 0: none). A
+	 * frame in any other dma-buf goes out copied into shared memory, one
+	 * more in Stats copies. Kept across open.
+	 */
+	void (*set_video_dmabuf)(struct umms_engine *engine, bool any,
+		const struct umms_frame_dmabuf_format *formats, size_t n);
+	/*
 	 * Frames reach the screen @ns after they leave: emit them that much
 	 * before they are due, so picture and sound meet.
 	 */

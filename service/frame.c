@@ -32,3 +32,17 @@ umms_frame_same_geometry(const struct umms_frame *a, const struct umms_frame *b)
 		a->crop_width == b->crop_width && a->crop_height == b->crop_height &&
 		a->par_n == b->par_n && a->par_d == b->par_d;
 }
+
+bool
+umms_frame_dmabuf_format_in(const struct umms_frame_dmabuf_format *list, size_t n,
+	uint32_t format, uint64_t modifier)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (list[i].format != format)
+			continue;
+		if (list[i].modifier == modifier || (list[i].modifier == UMMS_FRAME_MOD_INVALID &&
+				modifier == UMMS_FRAME_MOD_LINEAR))
+			return true;
+	}
+	return false;
+}

@@ -14,6 +14,7 @@
 #define UMMS_SERVICE_FRAME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define UMMS_FRAME_MAX_PLANES 4
@@ -53,6 +54,25 @@ struct umms_frame {
 	/* The engine's: returns the memory. Called by the last unref. */
 	void (*destroy)(struct umms_frame *frame);
 };
+
+/* A dma-buf layout a consumer imports: a DRM fourcc and a modifier. */
+struct umms_frame_dmabuf_format {
+	uint32_t format;
+	uint64_t modifier;
+};
+
+/* DRM_FORMAT_MOD_LINEAR and DRM_FORMAT_MOD_INVALID (the implicit layout). */
+#define UMMS_FRAME_MOD_LINEAR 0ull
+#define UMMS_FRAME_MOD_INVALID 0x00ffffffffffffffull
+
+/*
+ * Whether a dma-buf of @format and @modifier is one of the @n in @list:
+ * the same pair, or a linear buffer where the list has the format with the
+ * implicit modifier (an importer that knows no modifiers takes the
+ * driver's default layout, and linear buffers as such).
+ */
+bool umms_frame_dmabuf_format_in(const struct umms_frame_dmabuf_format *list, size_t n,
+	uint32_t format, uint64_t modifier);
 
 struct umms_frame *umms_frame_ref(struct umms_frame *frame);
 void umms_frame_unref(struct umms_frame *frame);

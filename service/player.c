@@ -247,6 +247,9 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 	if (player->video_wanted)
 		engine->impl->set_video_output(engine, true, player->video_formats,
 			player->n_video_formats, NULL);
+	if (engine->impl->set_video_dmabuf)
+		engine->impl->set_video_dmabuf(engine, !player->dmabuf_restricted,
+			player->dmabuf_formats, player->n_dmabuf_formats);
 	engine->impl->set_video_delay(engine, player->video_delay_ns);
 	if (engine->impl->set_hardware_codecs)
 		engine->impl->set_hardware_codecs(engine,
@@ -309,6 +312,7 @@ umms_player_destroy(struct umms_player *player)
 	g_assert(wl_list_empty(&player->events.changed.listener_list));
 	umms_info("player %u destroyed", player->id);
 	g_free(player->video_formats);
+	g_free(player->dmabuf_formats);
 	g_free(player->owner);
 	g_free(player->resource_note);
 	g_free(player->subtitle_uri);
@@ -652,6 +656,24 @@ umms_player_set_video_output(struct umms_player *player, bool wanted,
 			player->engine->info.seekable && !player->pending.length)
 		request_position(player, umms_player_get_position(player), NULL, NULL, NULL);
 	return true;
+}
+
+void
+umms_player_set_video_dmabuf(struct umms_player *player, bool any,
+	const struct umms_frame_dmabuf_format *formats, size_t n)
+{
+	if (any)
+		n = 0;
+	bool changed = any != !player->dmabuf_restricted || n != player->n_dmabuf_formats ||
+		(n && memcmp(formats, player->dmabuf_formats, n * sizeof(*formats)) != 0);
+	if (!changed)
+		return;
+	player->dmabuf_restricted = !any;
+	g_free(player->dmabuf_formats);
+	player->dmabuf_formats = n ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
+	player->n_dmabuf_formats = n;
+	if (player->engine && player->engine->impl->set_video_dmabuf)
+		player->engine->impl->set_video_dmabuf(player->engine, any, formats, n);
 }
 
 void

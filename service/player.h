@@ -77,6 +77,10 @@ struct umms_player {
 	bool video_wanted;
 	uint32_t *video_formats;
 	size_t n_video_formats;
+	/* The dma-bufs the output takes (umms_player_set_video_dmabuf): all, or these. */
+	bool dmabuf_restricted;
+	struct umms_frame_dmabuf_format *dmabuf_formats;
+	size_t n_dmabuf_formats;
 	/* What clients' compositors said about the frames (presentation feedback). */
 	uint64_t frames_displayed, frames_discarded;
 	uint64_t frames_copied;    /* by whoever showed them (a GL texture upload) */
@@ -200,6 +204,16 @@ void umms_player_set_mute(struct umms_player *player, bool mute);
  */
 bool umms_player_set_video_output(struct umms_player *player, bool wanted,
 	const uint32_t *formats, size_t n, GError **error);
+/*
+ * Which dma-bufs the frames' consumers take as they are: @any (ummsd's
+ * screen: the default), or the @n pairs of @formats (clients' compositors;
+ * none: shared memory only). Other dma-buf frames are copied into shared
+ * memory by the engine and counted in Stats copies. Applies to frames made
+ * from now on: set it before umms_player_set_video_output, which makes a
+ * paused player's picture again.
+ */
+void umms_player_set_video_dmabuf(struct umms_player *player, bool any,
+	const struct umms_frame_dmabuf_format *formats, size_t n);
 /*
  * A new consumer of events.frame (the display taking over a player that is
  * paused) needs the picture now: sends the frame on screen again.

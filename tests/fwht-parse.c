@@ -20,7 +20,13 @@
 #define HEADER_SIZE 44u /* 11 32-bit words */
 #define MAGIC1 0x4f4f4f4fu
 #define MAGIC2 0xffffffffu
-#define FLAG_PCODED 1u  /* a frame predicted from the one before */
+/*
+ * Header flags (V4L2_FWHT_FL_* in linux/v4l2-controls.h): vicodec sets
+ * I_FRAME on a frame coded by itself; one without it is predicted from the
+ * one before. (Bit 0 is IS_INTERLACED; FWHT_FRAME_PCODED in vicodec's
+ * codec-fwht.h is the encoder's own return value, not a header flag.)
+ */
+#define FLAG_I_FRAME (1u << 10)
 #define MAX_FRAME (64u << 20)
 
 /* Byte by byte: headers in the stream need not be aligned. */
@@ -118,7 +124,7 @@ fwht_parse_handle_frame(GstBaseParse *parse, GstBaseParseFrame *frame, gint *ski
 		gst_pad_set_caps(GST_BASE_PARSE_SRC_PAD(parse), caps);
 		gst_caps_unref(caps);
 	}
-	if (flags & FLAG_PCODED)
+	if (!(flags & FLAG_I_FRAME))
 		GST_BUFFER_FLAG_SET(frame->buffer, GST_BUFFER_FLAG_DELTA_UNIT);
 	else
 		GST_BUFFER_FLAG_UNSET(frame->buffer, GST_BUFFER_FLAG_DELTA_UNIT);

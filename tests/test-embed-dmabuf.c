@@ -9,13 +9,13 @@
  * device's atomic state shows a plane scanning out a 640x480 framebuffer
  * exactly where wl-embed's screenshot put the picture.
  *
- * No screenshot is taken once a frame is on screen: weston composites every
- * surface with GL for one, and llvmpipe cannot read a dma-buf of another
- * device there. Mesa's kms_swrast maps an imported buffer with
- * DRM_IOCTL_MODE_MAP_DUMB, which Linux refuses for imported GEM objects;
- * llvmpipe then samples from NULL and weston dies of SIGSEGV in its JIT code
- * (seen with gdb, fault address 0x44). The same fault made ummsd's own
- * gles2 renderer crash on vicodec's buffers (test-vicodec.c).
+ * Then the pixels: a screenshot (weston-screenshooter) while the clip
+ * plays, for which weston composites every surface with GL, vicodec's
+ * dma-buf sampled by llvmpipe through vkms (tests/vm/vkms-map-imported.patch:
+ * without it Mesa's kms_swrast could not map an imported buffer, llvmpipe
+ * sampled from NULL and weston died of SIGSEGV in its JIT code). Paused for
+ * it, the colour bars must be where the plane was; playing on, the frames
+ * go back on a plane, zero-copy.
  *
  * A paused video's one frame must reach the screen too: weston answers the
  * client's dma-buf import seconds after it was sent, and the show waits for
@@ -113,10 +113,11 @@ find_video_rect(int rect[4], uint32_t rgb, const char *what)
 /*
  * The plane (from the device's atomic state in debugfs) that scans out a
  * CLIP_W x CLIP_H XRGB8888 framebuffer at (@x, @y) unscaled (anywhere if @x
- * is negative), as "plane[N]: name fb=F", or NULL if none does.
+ * is negative), as "plane[N]: name fb=F", or NULL if none does (the state
+ * logged if @report).
  */
 static char *
-video_plane(int x, int y)
+video_plane(int x, int y, bool report)
 {
 	g_autofree char *state = NULL;
 	g_autoptr(GError) error = NULL;
@@ -139,8 +140,32 @@ video_plane(int x, int y)
 			return g_strdup_printf("plane[%s fb=%u", name, id);
 		}
 	}
-	g_test_message("%s:\n%s", DRM_STATE, state);
+	if (report)
+		g_test_message("%s:\n%s", DRM_STATE, state);
 	return NULL;
+}
+
+/* videotestsrc's smpte100, which the clip holds: seven bars, left to right. */
+static const uint32_t bars[] = { 0xffffff, 0xffff00, 0x00ffff, 0x00ff00, 0xff00ff, 0xff0000,
+	0x0000ff };
+
+/*
+ * A screenshot (weston composites with GL for it): the bars in the
+ * CLIP_W x CLIP_H picture at (@x0, @y0), the middle of each at three
+ * heights (vicodec's coding is lossy: within 16), wl-embed's frame around.
+ */
+static void
+assert_bars(int x0, int y0, const char *what)
+{
+	struct umms_test_image *image = umms_test_compositor_screenshot(weston);
+	for (size_t i = 0; i < G_N_ELEMENTS(bars); i++) {
+		int x = x0 + (int)(CLIP_W * (2 * i + 1) / (2 * G_N_ELEMENTS(bars)));
+		for (int y = y0 + 4; y < y0 + CLIP_H; y += CLIP_H / 2 - 4)
+			umms_test_image_assert_pixel(image, x, y, bars[i], 16, what);
+	}
+	umms_test_image_assert_pixel(image, x0 + 4, y0 - 1, FRAME_SHOWN, 0, what);
+	umms_test_image_assert_pixel(image, x0 - 1, y0 + 4, FRAME_SHOWN, 0, what);
+	umms_test_image_free(image);
 }
 
 /* The flags of a "presented N flags 0xF" line of wl-embed's, and N. */
@@ -173,7 +198,7 @@ test_vicodec(gconstpointer data)
 	umms_test_player_do(bus, e->path, "Pause", NULL);
 	unsigned count = 0;
 	uint32_t flags = presented_flags(e, &count, 90000);
-	g_autofree char *paused_plane = video_plane(rect[0], rect[1]);
+	g_autofree char *paused_plane = video_plane(rect[0], rect[1], true);
 	g_test_message("paused: presented %u, flags %#x; the picture at %d,%d on %s", count,
 		flags, rect[0], rect[1], paused_plane ? paused_plane : "no plane");
 	g_assert_true(flags & FLAG_ZERO_COPY);
@@ -187,7 +212,7 @@ test_vicodec(gconstpointer data)
 	while (count < first + 10)
 		flags = presented_flags(e, &count, 30000);
 	g_autofree char *decoder = umms_test_get_string(bus, e->path, "Decoder");
-	g_autofree char *plane = video_plane(rect[0], rect[1]);
+	g_autofree char *plane = video_plane(rect[0], rect[1], true);
 	g_test_message("playing: decoder %s; presented %u, flags %#x, on %s; copies %"
 		G_GUINT64_FORMAT ", frames as dma-buf %" G_GUINT64_FORMAT ", displayed %"
 		G_GUINT64_FORMAT, decoder, count, flags, plane ? plane : "no plane",
@@ -200,6 +225,38 @@ test_vicodec(gconstpointer data)
 	g_assert_nonnull(plane);
 	g_assert_cmpuint(umms_test_stat(bus, e->path, "copies"), ==, 0);
 	g_assert_cmpuint(umms_test_stat(bus, e->path, "frames-dmabuf"), >, 0);
+
+	/*
+	 * The pixels, composited by weston's GL renderer from vicodec's
+	 * dma-buf. Paused for it: a screenshot can take seconds (llvmpipe
+	 * compiling shaders under emulation), longer than the clip has left.
+	 */
+	umms_test_player_do(bus, e->path, "Pause", NULL);
+	gint64 shot = g_get_monotonic_time();
+	assert_bars(rect[0], rect[1], "vicodec's frames in weston");
+	g_test_message("the bars on screen where the plane was (screenshot in %.1f s)",
+		(double)(g_get_monotonic_time() - shot) / G_USEC_PER_SEC);
+	/*
+	 * Playing on, the frames go back on a plane (the first ones after the
+	 * screenshot may still be composited: weston's zero-copy flag says
+	 * only that it read the buffer in place).
+	 */
+	umms_test_player_do(bus, e->path, "Play", NULL);
+	first = count;
+	char *plane_after = NULL;
+	while (!plane_after && count < first + 40) {
+		flags = presented_flags(e, &count, 30000);
+		plane_after = video_plane(rect[0], rect[1], false);
+	}
+	if (!plane_after)
+		plane_after = video_plane(rect[0], rect[1], true);
+	g_test_message("after the screenshot: presented %u, flags %#x, on %s", count, flags,
+		plane_after ? plane_after : "no plane");
+	g_assert_true(flags & FLAG_ZERO_COPY);
+	g_assert_false(flags & FLAG_COPIED);
+	g_assert_nonnull(plane_after);
+	g_free(plane_after);
+	g_assert_cmpuint(umms_test_stat(bus, e->path, "copies"), ==, 0);
 
 	umms_test_player_do(bus, e->path, "Stop", NULL);
 	umms_test_embed_free(e);
@@ -329,7 +386,7 @@ test_peer(gconstpointer data)
 	if (which == PEER_DUMB) {
 		/* Read in place: answered zero-copy before any screenshot takes it off its plane. */
 		peer_wait(peer, presented_once, "the frame presented", 60000);
-		g_autofree char *plane = video_plane(-1, -1);
+		g_autofree char *plane = video_plane(-1, -1, true);
 		g_mutex_lock(&peer->lock);
 		uint32_t flags = peer->presented_flags;
 		g_mutex_unlock(&peer->lock);

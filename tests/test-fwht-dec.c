@@ -6,12 +6,17 @@
  * that lie (short, oversized, a run past its block, a YUV stream) dropped
  * while the stream goes on. The VM's vicodec test compares
  * it with vicodec's own decoder on a real clip.
+ *
+ * And the test-only parser (fwht-parse.c) on the same frames in one byte
+ * stream: cut at each header, a frame without the I-frame flag marked a
+ * delta unit, whatever the other flags say.
  */
 #include <string.h>
 #include <gst/app/app.h>
 #include <gst/gst.h>
 
 #include "fwht-dec.h"
+#include "fwht-parse.h"
 
 #define W 16
 #define H 8
@@ -250,12 +255,79 @@ test_decode(void)
 	gst_object_unref(pipeline);
 }
 
+/* Header flags the parser must not take for the I-frame flag. */
+#define INTERLACED 1u
+
+static void
+test_parse(void)
+{
+	g_autoptr(GError) error = NULL;
+	GstElement *pipeline = gst_parse_launch("appsrc name=src caps=video/x-fwht ! "
+		"ummsfwhtparse ! appsink name=sink sync=false", &error);
+	g_assert_no_error(error);
+	GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+	g_assert_cmpint(gst_element_set_state(pipeline, GST_STATE_PLAYING), !=,
+		GST_STATE_CHANGE_FAILURE);
+	/* I, P, I with bit 0 set, P with bit 0 set: one stream, pushed in 7-byte pieces. */
+	GByteArray *one = g_byte_array_new();
+	GstBuffer *frames[] = { intra_frame(), predicted_frame(), NULL, NULL };
+	GByteArray *data = g_byte_array_new();
+	flat_block(data, REPEAT(1), 90);
+	flat_block(data, REPEAT(1), 90);
+	flat_block(data, REPEAT(1), 90);
+	frames[2] = frame(RGB_FLAGS | I_FRAME | INTERLACED, W, H, data, 0);
+	data = g_byte_array_new();
+	flat_block(data, REPEAT(1), 90);
+	flat_block(data, REPEAT(1), 90);
+	flat_block(data, REPEAT(1), 90);
+	frames[3] = frame(RGB_FLAGS | INTERLACED, W, H, data, 0);
+	gsize sizes[G_N_ELEMENTS(frames)];
+	for (size_t i = 0; i < G_N_ELEMENTS(frames); i++) {
+		sizes[i] = gst_buffer_get_size(frames[i]);
+		GstMapInfo map;
+		g_assert_true(gst_buffer_map(frames[i], &map, GST_MAP_READ));
+		g_byte_array_append(one, map.data, (guint)map.size);
+		gst_buffer_unmap(frames[i], &map);
+		gst_buffer_unref(frames[i]);
+	}
+	for (guint at = 0; at < one->len; at += 7) {
+		guint n = MIN(7u, one->len - at);
+		GstBuffer *piece = gst_buffer_new_memdup(one->data + at, n);
+		g_assert_cmpint(gst_app_src_push_buffer(GST_APP_SRC(src), piece), ==, GST_FLOW_OK);
+	}
+	g_byte_array_unref(one);
+	gst_app_src_end_of_stream(GST_APP_SRC(src));
+	static const bool delta[] = { false, true, false, true };
+	for (size_t i = 0; i < G_N_ELEMENTS(delta); i++) {
+		GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink),
+			10 * GST_SECOND);
+		if (!sample)
+			g_error("frame %zu not parsed", i);
+		GstBuffer *buffer = gst_sample_get_buffer(sample);
+		g_test_message("frame %zu: %zu bytes, delta %d", i, gst_buffer_get_size(buffer),
+			GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT));
+		g_assert_cmpuint(gst_buffer_get_size(buffer), ==, sizes[i]);
+		g_assert_cmpint(GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT), ==,
+			delta[i]);
+		gst_sample_unref(sample);
+	}
+	g_assert_null(gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND));
+	g_assert_true(gst_app_sink_is_eos(GST_APP_SINK(sink)));
+	gst_object_unref(src);
+	gst_object_unref(sink);
+	gst_element_set_state(pipeline, GST_STATE_NULL);
+	gst_object_unref(pipeline);
+}
+
 int
 main(int argc, char *argv[])
 {
 	g_test_init(&argc, &argv, NULL);
 	gst_init(NULL, NULL);
 	g_assert_true(umms_test_fwht_dec_register());
+	g_assert_true(umms_test_fwht_register());
 	g_test_add_func("/fwht-dec/decode", test_decode);
+	g_test_add_func("/fwht-dec/parse", test_parse);
 	return g_test_run();
 }

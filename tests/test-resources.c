@@ -323,7 +323,7 @@ test_rank(void)
  */
 struct pool_case {
 	const char *va;          /* codecs VA-API decodes, "h264,hevc", or NULL: no driver */
-	const char *v4l2;        /* decoder devices: "h264+fwht;h264" (two devices) */
+	const char *v4l2;        /* decoder devices: "h264+fwht;h264" (two devices; "sl:" stateless) */
 	const char *elements;    /* "nvh264dec:h264:nvcodec,vah264dec:h264:va" */
 	const char *config;      /* "h264=0,fwht=2" */
 	const char *expect;      /* "decoder:h264=3(va-api,v4l2,gstreamer) …", by kind */
@@ -347,6 +347,16 @@ static const struct pool_case pool_cases[] = {
 	{ "h264", "h264+fwht;h264", "nvh264dec:h264:nvcodec,v4l2h264dec:h264:video4linux2,"
 		"v4l2fwhtdec:fwht:video4linux2", NULL,
 		"decoder:fwht=1(v4l2) decoder:h264=4(va-api,v4l2,gstreamer)" },
+	/*
+	 * vicodec: a stateful and a stateless FWHT decoder node. video4linux2
+	 * drives only the first, and no v4l2codecs element decodes FWHT: one unit.
+	 */
+	{ NULL, "fwht;sl:fwht", "v4l2fwhtdec:fwht:video4linux2", NULL, "decoder:fwht=1(v4l2)" },
+	/* Stateless nodes with v4l2codecs' elements: one unit each, beside the stateful one. */
+	{ NULL, "h264;sl:h264;sl:h264", "v4l2h264dec:h264:video4linux2,"
+		"v4l2slh264dec:h264:v4l2codecs", NULL, "decoder:h264=3(v4l2)" },
+	/* v4l2codecs' element alone, no node probed: one unit, not another plugin's. */
+	{ NULL, NULL, "v4l2slh264dec:h264:v4l2codecs", NULL, "decoder:h264=1(v4l2)" },
 	/* V4L2 elements with no device probed (another machine's registry): one each. */
 	{ NULL, NULL, "v4l2h264dec:h264:video4linux2", NULL, "decoder:h264=1(v4l2)" },
 	/* Configured where nothing was found: the number, source "configured". */
@@ -403,7 +413,8 @@ test_pool_counts(void)
 			d->codecs = g_ptr_array_new_with_free_func(g_free);
 			d->formats = g_ptr_array_new_with_free_func(g_free);
 			d->sizes = g_ptr_array_new_with_free_func(g_free);
-			g_auto(GStrv) codecs = g_strsplit(devices[i], "+", -1);
+			d->stateless = g_str_has_prefix(devices[i], "sl:");
+			g_auto(GStrv) codecs = g_strsplit(devices[i] + (d->stateless ? 3 : 0), "+", -1);
 			for (char **codec = codecs; *codec; codec++)
 				g_ptr_array_add(d->codecs, g_strdup(*codec));
 			g_ptr_array_add(hw.v4l2.devices, d);
@@ -455,6 +466,11 @@ test_v4l2_codecs(void)
 	g_assert_cmpstr(umms_v4l2_codec_name(0x48574653 /* SFWH */), ==, "fwht");
 	g_assert_cmpstr(umms_v4l2_codec_name(0x30395056 /* VP90 */), ==, "vp9");
 	g_assert_null(umms_v4l2_codec_name(0x56595559 /* YUYV */));
+	/* The stateless API's formats (parsed frames), told apart. */
+	g_assert_true(umms_v4l2_codec_stateless(0x48574653 /* SFWH */));
+	g_assert_true(umms_v4l2_codec_stateless(0x34363253 /* S264 */));
+	g_assert_false(umms_v4l2_codec_stateless(0x54485746 /* FWHT */));
+	g_assert_false(umms_v4l2_codec_stateless(0x34363248 /* H264 */));
 }
 
 int

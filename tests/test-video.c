@@ -2,7 +2,10 @@
  * umms_video_v1 from a plain client (no compositor): what ummsd sends, byte
  * for byte. Frames arrive in memfd memory announced once and reused, with
  * the right pixels, geometry and timing; feedback reaches Stats; protocol
- * mistakes disconnect only the client that made them.
+ * mistakes disconnect only the client that made them. A decoder's dma-buf
+ * frames (dmabuf-src.c) go as dma-buf only to clients whose compositor
+ * imports them (umms_video_manager_v1.dmabuf_format), copied into shared
+ * memory for the others.
  */
 #include <errno.h>
 #include <poll.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 
+#include "dmabuf-src.h"
 #include "harness.h"
 #include "umms-video-v1-client-protocol.h"
 
@@ -717,6 +721,106 @@ test_eos(struct umms_test *t, gconstpointer data)
 	raw_free(c);
 }
 
+#define XR24 FOURCC('X', 'R', '2', '4')
+#define MOD_LINEAR 0ull
+#define MOD_INVALID 0x00ffffffffffffffull
+#define MOD_X_TILED 0x0100000000000001ull /* I915_FORMAT_MOD_X_TILED */
+
+struct dmabuf_case {
+	const char *what;
+	uint64_t modifiers[3];   /* XRGB8888 with these the client imports, */
+	int n;                   /* n of them (LINEAR is 0) */
+	bool dmabuf;             /* frames come as dma-buf, not copied */
+};
+
+static const struct dmabuf_case dmabuf_cases[] = {
+	{ "no dma-buf at all", { 0 }, 0, false },
+	{ "XRGB8888 linear", { MOD_LINEAR }, 1, true },
+	{ "XRGB8888 with the implicit modifier", { MOD_INVALID }, 1, true },
+	{ "XRGB8888 X-tiled only", { MOD_X_TILED }, 1, false },
+};
+
+/* A client that imports what @c lists, on its own player playing dma-buf frames. */
+static struct raw_client *
+dmabuf_client(struct umms_test *t, const struct dmabuf_case *c, const char *attach_to)
+{
+	struct raw_client *client = raw_connect((const uint32_t[]){ 1, 0 });
+	for (int i = 0; i < c->n; i++)
+		umms_video_manager_v1_dmabuf_format(client->manager, XR24,
+			(uint32_t)(c->modifiers[i] >> 32), (uint32_t)c->modifiers[i]);
+	raw_player(client, attach_to);
+	g_assert_nonnull(client->path);
+	return client;
+}
+
+/* The last frame: its memory's kind and format, and its pixels (a memfd, or the source's). */
+static void
+assert_dmabuf_frame(struct raw_client *client, bool dmabuf, const char *what)
+{
+	struct raw_buffer *b = client->last;
+	g_test_message("%s: %u shows in %u buffers, the last %s %.4s", what, client->shows,
+		client->buffers->len, b->kind == UMMS_VIDEO_BUFFER_V1_KIND_DMABUF ? "dma-buf" :
+		"memfd", b->format == 1 ? "XRGB" : (const char *)&b->format);
+	g_assert_cmpuint(b->kind, ==, dmabuf ? UMMS_VIDEO_BUFFER_V1_KIND_DMABUF :
+		UMMS_VIDEO_BUFFER_V1_KIND_MEMFD);
+	g_assert_cmpuint(b->format, ==, dmabuf ? XR24 : 1 /* WL_SHM_FORMAT_XRGB8888 */);
+	g_assert_cmpint(b->n_planes, ==, 1);
+	/* Both are memfds here: the pixels are the source's either way. */
+	assert_color(raw_pixel(b, 0, 0), UMMS_TEST_DMABUF_RGB);
+	assert_color(raw_pixel(b, UMMS_TEST_DMABUF_W - 1, UMMS_TEST_DMABUF_H - 1),
+		UMMS_TEST_DMABUF_RGB);
+}
+
+static void
+test_dmabuf_choice(struct umms_test *t, gconstpointer data)
+{
+	g_assert_true(umms_test_dmabuf_src_register());
+	for (size_t i = 0; i < G_N_ELEMENTS(dmabuf_cases); i++) {
+		const struct dmabuf_case *c = &dmabuf_cases[i];
+		struct raw_client *client = dmabuf_client(t, c, NULL);
+		umms_test_player_do(t->bus, client->path, "SetUri",
+			g_variant_new("(s)", UMMS_TEST_DMABUF_URI));
+		umms_test_player_do(t->bus, client->path, "Play", NULL);
+		raw_wait_shows(client, 5, 10000);
+		assert_dmabuf_frame(client, c->dmabuf, c->what);
+		/* Copies counted by ummsd: one a frame sent, none when sent as they are. */
+		guint64 copies = umms_test_stat(t->bus, client->path, "copies");
+		guint64 dmabuf = umms_test_stat(t->bus, client->path, "frames-dmabuf");
+		g_test_message("%s: copies %" G_GUINT64_FORMAT ", frames as dma-buf %"
+			G_GUINT64_FORMAT, c->what, copies, dmabuf);
+		if (c->dmabuf) {
+			g_assert_cmpuint(copies, ==, 0);
+			g_assert_cmpuint(dmabuf, >=, client->shows);
+		} else {
+			g_assert_cmpuint(copies, >=, client->shows);
+			g_assert_cmpuint(dmabuf, ==, 0);
+		}
+		raw_free(client);
+	}
+
+	/*
+	 * Two clients on one player, one importing linear XRGB8888, one
+	 * nothing: frames for both in shared memory. When the second leaves,
+	 * the first gets dma-bufs again.
+	 */
+	struct raw_client *first = dmabuf_client(t, &dmabuf_cases[1], NULL);
+	umms_test_player_do(t->bus, first->path, "SetUri",
+		g_variant_new("(s)", UMMS_TEST_DMABUF_URI));
+	umms_test_player_do(t->bus, first->path, "Play", NULL);
+	raw_wait_shows(first, 3, 10000);
+	assert_dmabuf_frame(first, true, "alone");
+	struct raw_client *second = dmabuf_client(t, &dmabuf_cases[0], first->path);
+	raw_wait_shows(second, 3, 10000);
+	raw_wait_shows(first, first->shows + 3, 10000);
+	assert_dmabuf_frame(second, false, "the second, with the first");
+	assert_dmabuf_frame(first, false, "the first, with the second");
+	raw_free(second);
+	/* Frames already on their way were made for two: a few more, then dma-buf. */
+	raw_wait_shows(first, first->shows + 8, 10000);
+	assert_dmabuf_frame(first, true, "the first, alone again");
+	raw_free(first);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -731,5 +835,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/video/slow-client", test_slow_client);
 	UMMS_TEST_ADD("/video/protocol-errors", test_protocol_errors);
 	UMMS_TEST_ADD("/video/eos", test_eos);
+	UMMS_TEST_ADD("/video/dmabuf-choice", test_dmabuf_choice);
 	return g_test_run();
 }

@@ -15,6 +15,8 @@ element_family(const struct umms_engine_decoder *d)
 		return "va-api";
 	if (strcmp(d->plugin, "video4linux2") == 0)
 		return "v4l2";
+	if (strcmp(d->plugin, "v4l2codecs") == 0)
+		return "v4l2-stateless";
 	return NULL;
 }
 
@@ -78,8 +80,8 @@ make_decoder_pool(struct umms_hardware *hw, struct umms_resources *r, const char
 	int configured)
 {
 	const struct umms_va_codec *va = umms_va_probe_find(&hw->va, codec);
-	unsigned va_units = va ? 1 : 0, v4l2_units = umms_v4l2_probe_count(&hw->v4l2, codec);
-	unsigned va_elements = 0, v4l2_elements = 0, other_units = 0;
+	unsigned va_units = va ? 1 : 0;
+	unsigned va_elements = 0, v4l2_elements = 0, stateless_elements = 0, other_units = 0;
 	g_autoptr(GPtrArray) elements = g_ptr_array_new();
 	g_autoptr(GPtrArray) plugins = g_ptr_array_new();
 	g_autoptr(GPtrArray) devices = g_ptr_array_new();
@@ -97,8 +99,10 @@ make_decoder_pool(struct umms_hardware *hw, struct umms_resources *r, const char
 		if (family) {
 			if (strcmp(family, "va-api") == 0)
 				va_elements++;
-			else
+			else if (strcmp(family, "v4l2") == 0)
 				v4l2_elements++;
+			else
+				stateless_elements++;
 		} else if (!*d->plugin || !g_ptr_array_find_with_equal_func(plugins, d->plugin,
 				g_str_equal, NULL)) {
 			other_units++;
@@ -108,15 +112,28 @@ make_decoder_pool(struct umms_hardware *hw, struct umms_resources *r, const char
 	/* Elements of a family whose probe found nothing (another device): one unit. */
 	if (!va_units && va_elements)
 		va_units = 1;
+	/*
+	 * V4L2: stateful decoder nodes count (video4linux2's elements drive
+	 * them; with no element listed, what the probe found is all we know).
+	 * A stateless node counts only where v4l2codecs has an element for the
+	 * codec: video4linux2 cannot drive it, and GStreamer 1.22 has no
+	 * stateless FWHT decoder, so vicodec's second decoder node is no unit.
+	 */
+	bool stateless = stateless_elements > 0;
+	unsigned v4l2_units = umms_v4l2_probe_count(&hw->v4l2, codec, false);
 	if (!v4l2_units)
 		v4l2_units = v4l2_elements;
+	if (stateless) {
+		unsigned nodes = umms_v4l2_probe_count(&hw->v4l2, codec, true);
+		v4l2_units += nodes ? nodes : 1;
+	}
 	int max_width = va ? va->max_width : 0, max_height = va ? va->max_height : 0;
 	if (va)
 		g_ptr_array_add(devices, hw->va.device);
 	for (guint i = 0; i < hw->v4l2.devices->len; i++) {
 		const struct umms_v4l2_device *d = hw->v4l2.devices->pdata[i];
-		if (!d->m2m || !g_ptr_array_find_with_equal_func(d->codecs, codec, g_str_equal,
-				NULL))
+		if (!umms_v4l2_device_decodes(d, codec, false) &&
+				!(stateless && umms_v4l2_device_decodes(d, codec, true)))
 			continue;
 		g_ptr_array_add(devices, d->path);
 		if (d->max_width * d->max_height > max_width * max_height) {

@@ -6,7 +6,9 @@
  *   VA-API (va-probe.h: one unit per codec its driver decodes; the va and
  *   vaapi GStreamer plugins' elements are these), V4L2 memory-to-memory
  *   devices (v4l2-probe.h: one unit per device and codec; the
- *   video4linux2 plugin's elements are these), and every other element
+ *   video4linux2 plugin's elements drive the stateful ones, the v4l2codecs
+ *   plugin's the stateless ones, which count only where it has an element
+ *   for the codec), and every other element
  *   the engine lists as a hardware decoder (GStreamer: class Decoder and
  *   Hardware, such as NVDEC's nvh264dec), which nothing probes: one unit
  *   per plugin and codec (nvh264dec and nvh264sldec are one NVDEC), or

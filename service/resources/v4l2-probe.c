@@ -15,36 +15,55 @@
 #define FOURCC(a, b, c, d) ((unsigned)(a) | ((unsigned)(b) << 8) | ((unsigned)(c) << 16) | \
 	((unsigned)(d) << 24))
 
-/* Stateful (whole stream) and stateless (parsed) formats alike. */
+/*
+ * Stateful formats (a whole stream: the driver parses it, GStreamer's
+ * video4linux2 plugin drives the node) and stateless ones (one parsed
+ * frame at a time, with its headers as controls: the v4l2codecs plugin).
+ */
 static const struct {
 	unsigned fourcc;
 	const char *codec;
+	bool stateless;
 } codecs[] = {
-	{ FOURCC('H', '2', '6', '4'), "h264" },
-	{ FOURCC('A', 'V', 'C', '1'), "h264" },
-	{ FOURCC('S', '2', '6', '4'), "h264" },
-	{ FOURCC('H', 'E', 'V', 'C'), "hevc" },
-	{ FOURCC('S', '2', '6', '5'), "hevc" },
-	{ FOURCC('V', 'P', '8', '0'), "vp8" },
-	{ FOURCC('V', 'P', '8', 'F'), "vp8" },
-	{ FOURCC('V', 'P', '9', '0'), "vp9" },
-	{ FOURCC('V', 'P', '9', 'F'), "vp9" },
-	{ FOURCC('A', 'V', '0', '1'), "av1" },
-	{ FOURCC('A', 'V', '1', 'F'), "av1" },
-	{ FOURCC('M', 'P', 'G', '2'), "mpeg2" },
-	{ FOURCC('M', 'G', '2', 'S'), "mpeg2" },
-	{ FOURCC('F', 'W', 'H', 'T'), "fwht" },
-	{ FOURCC('S', 'F', 'W', 'H'), "fwht" },
+	{ FOURCC('H', '2', '6', '4'), "h264", false },
+	{ FOURCC('A', 'V', 'C', '1'), "h264", false },
+	{ FOURCC('S', '2', '6', '4'), "h264", true },
+	{ FOURCC('H', 'E', 'V', 'C'), "hevc", false },
+	{ FOURCC('S', '2', '6', '5'), "hevc", true },
+	{ FOURCC('V', 'P', '8', '0'), "vp8", false },
+	{ FOURCC('V', 'P', '8', 'F'), "vp8", true },
+	{ FOURCC('V', 'P', '9', '0'), "vp9", false },
+	{ FOURCC('V', 'P', '9', 'F'), "vp9", true },
+	{ FOURCC('A', 'V', '0', '1'), "av1", false },
+	{ FOURCC('A', 'V', '1', 'F'), "av1", true },
+	{ FOURCC('M', 'P', 'G', '2'), "mpeg2", false },
+	{ FOURCC('M', 'G', '2', 'S'), "mpeg2", true },
+	{ FOURCC('F', 'W', 'H', 'T'), "fwht", false },
+	{ FOURCC('S', 'F', 'W', 'H'), "fwht", true },
 };
+
+static int
+codec_index(unsigned fourcc)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(codecs); i++) {
+		if (codecs[i].fourcc == fourcc)
+			return (int)i;
+	}
+	return -1;
+}
 
 const char *
 umms_v4l2_codec_name(unsigned fourcc)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(codecs); i++) {
-		if (codecs[i].fourcc == fourcc)
-			return codecs[i].codec;
-	}
-	return NULL;
+	int i = codec_index(fourcc);
+	return i >= 0 ? codecs[i].codec : NULL;
+}
+
+bool
+umms_v4l2_codec_stateless(unsigned fourcc)
+{
+	int i = codec_index(fourcc);
+	return i >= 0 && codecs[i].stateless;
 }
 
 static int
@@ -126,6 +145,8 @@ enum_formats(struct umms_v4l2_device *d, int fd, unsigned type)
 			const char *codec = umms_v4l2_codec_name(desc.pixelformat);
 			if (!(desc.flags & V4L2_FMT_FLAG_COMPRESSED) || !codec)
 				continue;
+			/* A node is one or the other (vicodec's: /dev/videoN each). */
+			d->stateless = umms_v4l2_codec_stateless(desc.pixelformat);
 			add_unique(d->codecs, g_strdup(codec));
 		} else {
 			add_unique(d->formats, fourcc_text(desc.pixelformat));
@@ -225,7 +246,8 @@ umms_v4l2_probe_run(struct umms_v4l2_probe *probe, const char *dir)
 		for (guint k = 0; k < list->len; k++)
 			g_string_append_printf(what, "%s%s", k ? "," : "", (char *)list->pdata[k]);
 		umms_info("V4L2: %s (%s): %s %s, up to %dx%d", d->path, d->card,
-			d->m2m ? "decodes" : "captures", what->str, d->max_width, d->max_height);
+			d->m2m ? (d->stateless ? "decodes (stateless)" : "decodes") : "captures",
+			what->str, d->max_width, d->max_height);
 		g_string_free(what, TRUE);
 	}
 }
@@ -238,14 +260,18 @@ umms_v4l2_probe_finish(struct umms_v4l2_probe *probe)
 	*probe = (struct umms_v4l2_probe){ 0 };
 }
 
+bool
+umms_v4l2_device_decodes(const struct umms_v4l2_device *d, const char *codec, bool stateless)
+{
+	return d->m2m && d->stateless == stateless &&
+		g_ptr_array_find_with_equal_func(d->codecs, codec, g_str_equal, NULL);
+}
+
 unsigned
-umms_v4l2_probe_count(const struct umms_v4l2_probe *probe, const char *codec)
+umms_v4l2_probe_count(const struct umms_v4l2_probe *probe, const char *codec, bool stateless)
 {
 	unsigned n = 0;
-	for (guint i = 0; i < probe->devices->len; i++) {
-		const struct umms_v4l2_device *d = probe->devices->pdata[i];
-		if (d->m2m && g_ptr_array_find_with_equal_func(d->codecs, codec, g_str_equal, NULL))
-			n++;
-	}
+	for (guint i = 0; i < probe->devices->len; i++)
+		n += umms_v4l2_device_decodes(probe->devices->pdata[i], codec, stateless);
 	return n;
 }

@@ -7,6 +7,7 @@
 
 #include <wayland-server-core.h>
 
+#include "frame.h"
 #include "video-server.h"
 
 struct umms_player;
@@ -28,11 +29,13 @@ struct umms_video_server {
 /*
  * A player object: @player is NULL once failed or the player is gone.
  * @formats: the wl_shm formats the client's compositor takes, preferred
- * first (from the manager object that made it).
+ * first; @dmabuf: the dma-bufs it imports (both from the manager object
+ * that made it; no dma-buf: shared memory only).
  */
 void video_view_create(struct umms_video_server *server, struct wl_client *client,
 	uint32_t version, uint32_t id, struct umms_player *player, bool owned,
-	const uint32_t *formats, size_t n_formats);
+	const uint32_t *formats, size_t n_formats,
+	const struct umms_frame_dmabuf_format *dmabuf, size_t n_dmabuf);
 
 /* Tells every view the server is going away (before the display is destroyed). */
 void video_views_finish(struct umms_video_server *server);

@@ -16,6 +16,11 @@
 
 /* wl_shm.format XRGB8888: what every compositor takes. */
 #define SHM_XRGB8888 1u
+/*
+ * The most dma-buf formats kept from one client: more than any compositor
+ * lists (formats times modifiers), fewer than a hostile client could send.
+ */
+#define MAX_DMABUF_FORMATS 512
 
 /* ---- the display inside the GLib main loop ------------------------------- */
 
@@ -53,6 +58,7 @@ static GSourceFuncs display_source_funcs = {
 struct manager_object {
 	struct umms_video_server *server;
 	GArray *formats; /* uint32_t wl_shm formats, preferred first */
+	GArray *dmabuf;  /* struct umms_frame_dmabuf_format the client's compositor imports */
 	bool attached;
 };
 
@@ -85,11 +91,24 @@ manager_dmabuf_format(struct wl_client *client, struct wl_resource *resource,
 		return;
 	}
 	/*
-	 * Noted for hardware decoding: a software decoder's frames always go
-	 * out as shared memory, so nothing here uses the list yet.
+	 * A hardware decoder's dma-buf frames go to this client as they are
+	 * only in a pair it listed; others come in shared memory (video-view.c).
 	 */
-	umms_debug("client takes dma-buf %.4s modifier %#llx", (const char *)&format,
-		(unsigned long long)modifier_hi << 32 | modifier_lo);
+	struct umms_frame_dmabuf_format pair = { format,
+		(uint64_t)modifier_hi << 32 | modifier_lo };
+	for (guint i = 0; i < object->dmabuf->len; i++) {
+		const struct umms_frame_dmabuf_format *had = &g_array_index(object->dmabuf,
+			struct umms_frame_dmabuf_format, i);
+		if (had->format == pair.format && had->modifier == pair.modifier)
+			return;
+	}
+	if (object->dmabuf->len >= MAX_DMABUF_FORMATS) {
+		umms_debug("client listed over %d dma-buf formats: %.4s modifier %#llx left out",
+			MAX_DMABUF_FORMATS, (const char *)&format,
+			(unsigned long long)pair.modifier);
+		return;
+	}
+	g_array_append_val(object->dmabuf, pair);
 }
 
 static void
@@ -103,7 +122,9 @@ make_view(struct manager_object *object, struct wl_client *client, struct wl_res
 		(const uint32_t *)(void *)object->formats->data : &fallback;
 	size_t n = object->formats->len ? object->formats->len : 1;
 	video_view_create(object->server, client, wl_resource_get_version(resource), id,
-		player, owned, formats, n);
+		player, owned, formats, n,
+		(const struct umms_frame_dmabuf_format *)(void *)object->dmabuf->data,
+		object->dmabuf->len);
 }
 
 static void
@@ -140,6 +161,7 @@ manager_resource_destroy(struct wl_resource *resource)
 {
 	struct manager_object *object = wl_resource_get_user_data(resource);
 	g_array_unref(object->formats);
+	g_array_unref(object->dmabuf);
 	g_free(object);
 }
 
@@ -149,10 +171,12 @@ bind_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id
 	struct manager_object *object = g_new0(struct manager_object, 1);
 	object->server = data;
 	object->formats = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	object->dmabuf = g_array_new(FALSE, FALSE, sizeof(struct umms_frame_dmabuf_format));
 	struct wl_resource *resource = wl_resource_create(client,
 		&umms_video_manager_v1_interface, (int)version, id);
 	if (!resource) {
 		g_array_unref(object->formats);
+		g_array_unref(object->dmabuf);
 		g_free(object);
 		wl_client_post_no_memory(client);
 		return;

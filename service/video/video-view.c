@@ -36,6 +36,7 @@ struct video_view {
 	bool owned;
 	bool placed;               /* shown by ummsd's compositor: no frames to the client */
 	GArray *formats;           /* uint32_t wl_shm formats, preferred first */
+	GArray *dmabuf;            /* struct umms_frame_dmabuf_format its compositor imports */
 	struct wl_listener frame, eos, error, destroy;
 	struct wl_list buffers;    /* view_buffer.link, retired ones too */
 	struct umms_frame *shape;  /* last frame whose geometry and format were sent */
@@ -355,9 +356,45 @@ on_player_destroy(struct wl_listener *listener, void *data)
 /* ---- formats shared by every view of a player ------------------------------- */
 
 /*
+ * The dma-bufs every view of @player takes: the pairs all their
+ * compositors import (a view ummsd's own compositor shows takes any), into
+ * @common; false if every view takes any.
+ */
+static bool
+common_dmabuf(struct umms_video_server *server, struct umms_player *player, GArray *common)
+{
+	bool restricted = false;
+	struct video_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->player != player || view->placed)
+			continue;
+		if (!restricted) {
+			g_array_append_vals(common, view->dmabuf->data, view->dmabuf->len);
+			restricted = true;
+			continue;
+		}
+		for (guint i = common->len; i > 0; i--) {
+			const struct umms_frame_dmabuf_format *pair = &g_array_index(common,
+				struct umms_frame_dmabuf_format, i - 1);
+			bool found = false;
+			for (guint j = 0; j < view->dmabuf->len && !found; j++) {
+				const struct umms_frame_dmabuf_format *other = &g_array_index(
+					view->dmabuf, struct umms_frame_dmabuf_format, j);
+				found = other->format == pair->format &&
+					other->modifier == pair->modifier;
+			}
+			if (!found)
+				g_array_remove_index(common, i - 1);
+		}
+	}
+	return restricted;
+}
+
+/*
  * One engine output serves every view of a player: the formats all their
  * compositors take, in the first view's order; XRGB8888 if none is common
- * (every compositor takes it).
+ * (every compositor takes it). Likewise the dma-bufs they all import: a
+ * hardware decoder's frames in others come in shared memory, copied.
  */
 static void
 update_output(struct umms_video_server *server, struct umms_player *player)
@@ -382,9 +419,16 @@ update_output(struct umms_video_server *server, struct umms_player *player)
 	}
 	g_autoptr(GError) error = NULL;
 	if (!common) {
+		/* Nobody here shows it: back to what ummsd's own screen takes. */
+		umms_player_set_video_dmabuf(player, true, NULL, 0);
 		umms_player_set_video_output(player, false, NULL, 0, NULL);
 		return;
 	}
+	GArray *dmabuf = g_array_new(FALSE, FALSE, sizeof(struct umms_frame_dmabuf_format));
+	bool restricted = common_dmabuf(server, player, dmabuf);
+	umms_player_set_video_dmabuf(player, !restricted,
+		(const struct umms_frame_dmabuf_format *)(void *)dmabuf->data, dmabuf->len);
+	g_array_unref(dmabuf);
 	if (common->len == 0) {
 		uint32_t xrgb8888 = 1;
 		g_array_append_val(common, xrgb8888);
@@ -554,13 +598,15 @@ view_resource_destroy(struct wl_resource *resource)
 	if (view->owned && player)
 		umms_manager_destroy_player(view->server->manager, player);
 	g_array_unref(view->formats);
+	g_array_unref(view->dmabuf);
 	g_free(view);
 }
 
 void
 video_view_create(struct umms_video_server *server, struct wl_client *client,
 	uint32_t version, uint32_t id, struct umms_player *player, bool owned,
-	const uint32_t *formats, size_t n_formats)
+	const uint32_t *formats, size_t n_formats,
+	const struct umms_frame_dmabuf_format *dmabuf, size_t n_dmabuf)
 {
 	struct wl_resource *resource = wl_resource_create(client, &umms_video_player_v1_interface,
 		(int)version, id);
@@ -578,6 +624,8 @@ video_view_create(struct umms_video_server *server, struct wl_client *client,
 	view->subtitles = version >= 4 ? UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE : 0;
 	view->formats = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	g_array_append_vals(view->formats, formats, (guint)n_formats);
+	view->dmabuf = g_array_new(FALSE, FALSE, sizeof(struct umms_frame_dmabuf_format));
+	g_array_append_vals(view->dmabuf, dmabuf, (guint)n_dmabuf);
 	view->cues = g_array_new(FALSE, FALSE, sizeof(struct view_cue));
 	g_array_set_clear_func(view->cues, (GDestroyNotify)view_cue_clear);
 	wl_list_init(&view->buffers);

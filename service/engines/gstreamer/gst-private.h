@@ -112,6 +112,7 @@ struct gst_engine {
 	/* Video output (gst-video.c). */
 	GstAllocator *memfd_allocator;
 	GstBufferPool *copy_pool;      /* streaming thread only */
+	GArray *dmabuf_formats;        /* struct umms_frame_dmabuf_format taken; NULL: any (lock) */
 	GstBuffer *preroll_buffer;     /* last frame shown from a preroll (lock) */
 	int64_t shown_position;        /* µs of the last video frame shown, -1 none (lock) */
 	bool hold_frames;              /* prerolling only to seek elsewhere: show nothing (lock) */
@@ -236,6 +237,9 @@ bool gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_format
 	GError **error);
 /* Whether frames are built and emitted, or only counted. */
 void gst_video_set_wanted(struct gst_engine *engine, bool wanted);
+/* The dma-bufs the output takes as they are (engine.h, set_video_dmabuf). */
+void gst_video_set_dmabuf(struct gst_engine *engine, bool any,
+	const struct umms_frame_dmabuf_format *formats, size_t n);
 /* µs of the video frame on screen (paused: exactly the one sought), -1 if none. */
 int64_t gst_video_shown_position(struct gst_engine *engine);
 void gst_video_forget_shown(struct gst_engine *engine);

@@ -155,6 +155,13 @@ engine_set_video_output(struct umms_engine *base, bool wanted, const uint32_t *f
 }
 
 static void
+engine_set_video_dmabuf(struct umms_engine *base, bool any,
+	const struct umms_frame_dmabuf_format *formats, size_t n)
+{
+	gst_video_set_dmabuf(gst_engine_from_base(base), any, formats, n);
+}
+
+static void
 engine_set_video_delay(struct umms_engine *base, int64_t ns)
 {
 	struct gst_engine *engine = gst_engine_from_base(base);
@@ -225,6 +232,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.set_subtitle_delay = engine_set_subtitle_delay,
 	.set_volume = engine_set_volume,
 	.set_video_output = engine_set_video_output,
+	.set_video_dmabuf = engine_set_video_dmabuf,
 	.set_video_delay = engine_set_video_delay,
 	.set_hardware_codecs = engine_set_hardware_codecs,
 	.get_position = engine_get_position,

@@ -370,6 +370,31 @@ fill_planes(struct gst_engine *engine, struct umms_frame *frame, GstBuffer *buff
 	return false;
 }
 
+void
+gst_video_set_dmabuf(struct gst_engine *engine, bool any,
+	const struct umms_frame_dmabuf_format *pairs, size_t n)
+{
+	g_mutex_lock(&engine->lock);
+	g_clear_pointer(&engine->dmabuf_formats, g_array_unref);
+	if (!any) {
+		engine->dmabuf_formats = g_array_sized_new(FALSE, FALSE, sizeof(*pairs), (guint)n);
+		g_array_append_vals(engine->dmabuf_formats, pairs, (guint)n);
+	}
+	g_mutex_unlock(&engine->lock);
+}
+
+/* Streaming thread: whether the output takes this dma-buf frame as it is. */
+static bool
+dmabuf_taken(struct gst_engine *engine, const struct umms_frame *frame)
+{
+	g_mutex_lock(&engine->lock);
+	bool taken = !engine->dmabuf_formats || umms_frame_dmabuf_format_in(
+		(const struct umms_frame_dmabuf_format *)(void *)engine->dmabuf_formats->data,
+		engine->dmabuf_formats->len, frame->format, frame->modifier);
+	g_mutex_unlock(&engine->lock);
+	return taken;
+}
+
 /* Streaming thread: a frame for the screen, now. */
 static GstFlowReturn
 deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool preroll)
@@ -432,7 +457,17 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 		frame->base.crop_height };
 	frame->base.subpicture = gst_overlay_subpicture(engine, buffer, picture);
 
-	if (!fill_planes(engine, &frame->base, buffer, &video)) {
+	/*
+	 * A decoder's dma-buf that a client's compositor cannot import goes
+	 * out in shared memory, copied (and counted) here, rather than sent
+	 * for the client to refuse, copy or drop.
+	 */
+	bool filled = fill_planes(engine, &frame->base, buffer, &video);
+	if (filled && frame->base.kind == UMMS_FRAME_DMABUF) {
+		frame->base.format = drm;
+		filled = dmabuf_taken(engine, &frame->base);
+	}
+	if (!filled) {
 		GstBuffer *copy = copy_into_memfd(engine, sample, &video);
 		if (!copy || !fill_planes(engine, &frame->base, copy, &video)) {
 			if (copy)
@@ -637,6 +672,7 @@ gst_video_finish(struct gst_engine *engine)
 	}
 	if (engine->memfd_allocator)
 		gst_object_unref(engine->memfd_allocator);
+	g_clear_pointer(&engine->dmabuf_formats, g_array_unref);
 }
 
 int64_t

@@ -7,7 +7,8 @@
  * umms_video_v1 peer of the test's (subtitle-peer.c, exact placement and
  * counts): over the picture, scaled with it, attached once for two frames,
  * hidden on request; and from ummsd playing a stream's text track: the
- * cue's pixels only in the caption's area while it stands, none after.
+ * cue's pixels only in the caption's area while it stands, none after;
+ * a CEA-608 caption in the video likewise, once its track is chosen.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -506,6 +507,49 @@ test_subtitles_ummsd(gconstpointer data)
 	umms_test_compositor_stop(compositor);
 }
 
+static void
+test_captions_ummsd(gconstpointer data)
+{
+	/*
+	 * cc608.mkv: a CEA-608 caption "CAPTION" carried in the H.264 stream
+	 * from 1.0 s to 2.0 s, over dark blue. ummsd decodes and draws it once
+	 * its track is chosen; libumms-client puts it over the picture.
+	 */
+	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
+	struct umms_test_service *service = umms_test_service_start(NULL);
+	GDBusConnection *bus = umms_test_connect();
+	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL });
+	open_paused(bus, e->path, "cc608.mkv", 0.5);
+	umms_test_player_do(bus, e->path, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	g_assert_cmpint(umms_test_get_int32(bus, e->path, "CurrentSubtitle"), ==, 0);
+	expect_cue(compositor, false, "before-the-caption");
+	/*
+	 * 608 sends a caption once, so it is played into; then sought back to
+	 * where it was seen (its erase not seen yet, it is known that far).
+	 */
+	umms_test_player_do(bus, e->path, "Play", NULL);
+	umms_test_wait_position(bus, e->path, US(1.4), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(bus, e->path, "Pause", NULL);
+	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(1.2)));
+	expect_cue(compositor, true, "in-the-caption");
+	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(2.5)));
+	expect_cue(compositor, false, "after-its-erase");
+	/* Off: not drawn, even where it stands. */
+	umms_test_player_do(bus, e->path, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(1.2)));
+	expect_cue(compositor, false, "captions-off");
+	/* On again there: drawn again. */
+	umms_test_player_do(bus, e->path, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	expect_cue(compositor, true, "captions-on-again");
+
+	umms_test_embed_free(e);
+	g_object_unref(bus);
+	umms_test_service_stop(service);
+	umms_test_compositor_stop(compositor);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -526,5 +570,7 @@ main(int argc, char *argv[])
 		test_subtitles);
 	g_test_add_data_func("/embed/sway/subtitles-ummsd", GINT_TO_POINTER(UMMS_TEST_SWAY),
 		test_subtitles_ummsd);
+	g_test_add_data_func("/embed/sway/captions-ummsd", GINT_TO_POINTER(UMMS_TEST_SWAY),
+		test_captions_ummsd);
 	return g_test_run();
 }

@@ -4,7 +4,8 @@
  * org.umms.Display1 and reads back what the screen shows through
  * writeback (Display1.Capture), asserting pixels: the video inside the
  * right rectangle, margins applied, bars black, on the plane expected; a
- * stream's subtitles rendered by ummsd over it, at 1:1 and scaled.
+ * stream's subtitles rendered by ummsd over it, at 1:1 and scaled; a
+ * CEA-608 caption carried in the video, on the subtitles' own plane.
  *
  * vkms scans out RGB at 1:1 only (no scaling, no YUV): a picture at its
  * own size goes on an overlay plane; a scaled one is refused by TEST_ONLY
@@ -527,6 +528,38 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 	g_free(path);
 }
 
+static void
+test_captions(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * cc608.mkv's CEA-608 caption ("CAPTION" 1-2 s, white on dark blue, as
+	 * big as subs.mkv), decoded and drawn by ummsd once its track is chosen:
+	 * at 1:1 on the subtitles' own overlay plane.
+	 */
+	start(t, "0", "none");
+	char *path = umms_test_open(t->bus, "cc608.mkv");
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", path));
+	umms_test_player_do(t->bus, path, "Pause", NULL);
+	umms_test_player_do(t->bus, path, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	g_assert_cmpint(umms_test_get_int32(t->bus, path, "CurrentSubtitle"), ==, 0);
+	const int at_1_1[4] = { (W - 320) / 2, H / 2, 320, 120 };
+	expect_cue(t, at_1_1, false, "captions-before");
+	/* Sent once: played into, then sought back to where it was seen. */
+	umms_test_player_do(t->bus, path, "Play", NULL);
+	umms_test_wait_position(t->bus, path, US(1.4), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, path, "Pause", NULL);
+	umms_test_player_do(t->bus, path, "SetPosition", g_variant_new("(x)", US(1.2)));
+	expect_cue(t, at_1_1, true, "captions-1-1");
+	g_autofree char *rung = display_string(t, "VideoPath");
+	g_assert_cmpstr(rung, ==, "overlay");
+	g_autofree char *sub_plane = plane_type_used_for(t, "subtitles");
+	g_assert_cmpstr(sub_plane, ==, "overlay");
+	umms_test_player_do(t->bus, path, "SelectTrack", g_variant_new("(si)", "subtitle", -1));
+	expect_cue(t, at_1_1, false, "captions-off");
+	g_free(path);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -542,5 +575,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kms/modes", test_modes);
 	UMMS_TEST_ADD("/kms/kiosk-demo", test_kiosk_demo);
 	UMMS_TEST_ADD("/kms/subtitles", test_subtitles);
+	UMMS_TEST_ADD("/kms/captions", test_captions);
 	return g_test_run();
 }

@@ -470,6 +470,33 @@ expect_cue(struct umms_test_compositor *compositor, bool shown, const char *what
 	}
 }
 
+/* A compositor, ummsd in-process and wl-embed showing its video at 40,40 480x360 (fill). */
+struct ummsd_window {
+	struct umms_test_compositor *compositor;
+	struct umms_test_service *service;
+	GDBusConnection *bus;
+	struct umms_test_embed *e;
+};
+
+static void
+ummsd_window_start(struct ummsd_window *w, enum umms_test_compositor_kind kind)
+{
+	w->compositor = umms_test_compositor_start(kind, 1280, 720);
+	w->service = umms_test_service_start(NULL);
+	w->bus = umms_test_connect();
+	w->e = umms_test_embed_start(w->compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL });
+}
+
+static void
+ummsd_window_stop(struct ummsd_window *w)
+{
+	umms_test_embed_free(w->e);
+	g_object_unref(w->bus);
+	umms_test_service_stop(w->service);
+	umms_test_compositor_stop(w->compositor);
+}
+
 static void
 test_subtitles_ummsd(gconstpointer data)
 {
@@ -478,12 +505,11 @@ test_subtitles_ummsd(gconstpointer data)
 	 * default: white "WWWWWWWW" from 1 s to 2 s over dark blue) and
 	 * libumms-client puts the image over the picture in the window.
 	 */
-	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
-	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
-	struct umms_test_service *service = umms_test_service_start(NULL);
-	GDBusConnection *bus = umms_test_connect();
-	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
-		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL });
+	struct ummsd_window w;
+	ummsd_window_start(&w, GPOINTER_TO_INT(data));
+	struct umms_test_compositor *compositor = w.compositor;
+	GDBusConnection *bus = w.bus;
+	struct umms_test_embed *e = w.e;
 	open_paused(bus, e->path, "subs.mkv", 0.5);
 	expect_cue(compositor, false, "before-the-cue");
 	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(1.5)));
@@ -501,10 +527,7 @@ test_subtitles_ummsd(gconstpointer data)
 	umms_test_wait_position(bus, e->path, US(3.8), false, UMMS_TEST_TIMEOUT_MS);
 	expect_cue(compositor, false, "played-past-it");
 
-	umms_test_embed_free(e);
-	g_object_unref(bus);
-	umms_test_service_stop(service);
-	umms_test_compositor_stop(compositor);
+	ummsd_window_stop(&w);
 }
 
 static void
@@ -515,12 +538,11 @@ test_captions_ummsd(gconstpointer data)
 	 * from 1.0 s to 2.0 s, over dark blue. ummsd decodes and draws it once
 	 * its track is chosen; libumms-client puts it over the picture.
 	 */
-	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
-	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
-	struct umms_test_service *service = umms_test_service_start(NULL);
-	GDBusConnection *bus = umms_test_connect();
-	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
-		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL });
+	struct ummsd_window w;
+	ummsd_window_start(&w, GPOINTER_TO_INT(data));
+	struct umms_test_compositor *compositor = w.compositor;
+	GDBusConnection *bus = w.bus;
+	struct umms_test_embed *e = w.e;
 	open_paused(bus, e->path, "cc608.mkv", 0.5);
 	umms_test_player_do(bus, e->path, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
 	g_assert_cmpint(umms_test_get_int32(bus, e->path, "CurrentSubtitle"), ==, 0);
@@ -544,10 +566,7 @@ test_captions_ummsd(gconstpointer data)
 	umms_test_player_do(bus, e->path, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
 	expect_cue(compositor, true, "captions-on-again");
 
-	umms_test_embed_free(e);
-	g_object_unref(bus);
-	umms_test_service_stop(service);
-	umms_test_compositor_stop(compositor);
+	ummsd_window_stop(&w);
 }
 
 int

@@ -146,6 +146,20 @@ start_bus(void)
 	g_unsetenv("DISPLAY");
 }
 
+const char *
+umms_test_take_option(int *argc, char **argv, const char *prefix)
+{
+	for (int i = 1; i < *argc; i++) {
+		if (!g_str_has_prefix(argv[i], prefix))
+			continue;
+		const char *value = argv[i] + strlen(prefix);
+		memmove(&argv[i], &argv[i + 1], sizeof(*argv) * (size_t)(*argc - i));
+		(*argc)--;
+		return value;
+	}
+	return NULL;
+}
+
 void
 umms_test_init(int *argc, char ***argv)
 {

@@ -37,6 +37,11 @@ struct umms_test {
 
 /* Parses test options, starts the bus. */
 void umms_test_init(int *argc, char ***argv);
+/*
+ * A program's own option "@prefix VALUE" (@prefix ends in "="), taken out
+ * of argv before umms_test_init() sees it: VALUE, or NULL if not given.
+ */
+const char *umms_test_take_option(int *argc, char **argv, const char *prefix);
 const char *umms_test_bus_address(void);
 
 /*

@@ -586,16 +586,10 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 int
 main(int argc, char *argv[])
 {
-	for (int i = 1; i < argc; i++) {
-		const char **option = g_str_has_prefix(argv[i], "--headless=") ? &headless :
-			g_str_has_prefix(argv[i], "--renderer=") ? &kms_renderer : NULL;
-		if (option) {
-			*option = strchr(argv[i], '=') + 1;
-			memmove(&argv[i], &argv[i + 1], sizeof(*argv) * (size_t)(argc - i));
-			argc--;
-			i--;
-		}
-	}
+	headless = umms_test_take_option(&argc, argv, "--headless=");
+	const char *option = umms_test_take_option(&argc, argv, "--renderer=");
+	if (option)
+		kms_renderer = option;
 	umms_test_init(&argc, &argv);
 	if (!headless && access("/dev/dri/card0", F_OK) != 0)
 		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test kiosk), "

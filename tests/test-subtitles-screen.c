@@ -482,14 +482,9 @@ test_teletext(struct umms_test *t, gconstpointer data)
 int
 main(int argc, char *argv[])
 {
-	for (int i = 1; i < argc; i++) {
-		if (g_str_has_prefix(argv[i], "--renderer=")) {
-			renderer = argv[i] + strlen("--renderer=");
-			memmove(&argv[i], &argv[i + 1], sizeof(*argv) * (size_t)(argc - i));
-			argc--;
-			break;
-		}
-	}
+	const char *option = umms_test_take_option(&argc, argv, "--renderer=");
+	if (option)
+		renderer = option;
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/subtitles/text", test_text);
 	UMMS_TEST_ADD("/subtitles/ass", test_ass);

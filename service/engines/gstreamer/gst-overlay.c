@@ -127,10 +127,7 @@ renderer_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		gst_event_parse_caps(event, &caps);
 		if (!has_overlay_feature(caps))
 			return GST_PAD_PROBE_OK;
-		GstCaps *plain = without_overlay_feature(caps);
-		GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(plain);
-		gst_caps_unref(plain);
-		gst_event_unref(event);
+		gst_support_replace_caps_event(info, without_overlay_feature(caps));
 		return GST_PAD_PROBE_OK;
 	}
 	GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);

@@ -177,6 +177,8 @@ void gst_support_set_hardware_codecs(struct gst_engine *engine, const char *cons
 /* gst-support.c */
 bool gst_support_init(const struct umms_config *config, GError **error);
 void gst_support_finish(void);
+/* In a pad probe on a caps event: the event replaced by one of @caps (taken). */
+void gst_support_replace_caps_event(GstPadProbeInfo *info, GstCaps *caps);
 
 /* gst-overlay.c: the stream's own subtitles, as playbin's overlays render them. */
 /* Streaming thread: @element joined the pipeline; renderers are made to attach. */

@@ -548,3 +548,12 @@ gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats
 	while (g_hash_table_iter_next(&iter, NULL, &value))
 		stats->dropped += *(guint64 *)value;
 }
+
+void
+gst_support_replace_caps_event(GstPadProbeInfo *info, GstCaps *caps)
+{
+	GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+	GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(caps);
+	gst_caps_unref(caps);
+	gst_event_unref(event);
+}

@@ -466,10 +466,7 @@ output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
 			return GST_PAD_PROBE_OK;
-		GstCaps *text = gst_caps_from_string(TEXT_CAPS);
-		GST_PAD_PROBE_INFO_DATA(info) = gst_event_new_caps(text);
-		gst_caps_unref(text);
-		gst_event_unref(event);
+		gst_support_replace_caps_event(info, gst_caps_from_string(TEXT_CAPS));
 		return GST_PAD_PROBE_OK;
 	}
 	GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);

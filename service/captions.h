@@ -1,5 +1,7 @@
 /*
- * Closed captions (CEA-608, channel CC1) as timed cues (cues.h).
+ * Closed captions (CEA-608, channel CC1) as timed cues (cues.h); CEA-708
+ * (DTVCC) has its own decoder (captions708.h), fed the same bytes, sharing
+ * the framings and the cue handling below.
  *
  * A decoder of the caption bytes a video carries with its pictures (line
  * 21 data, in H.264/MPEG-2 user data as CEA-708 cc_data, SMPTE 334 or raw

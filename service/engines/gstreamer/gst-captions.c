@@ -1,10 +1,13 @@
 /*
- * Closed captions carried in the video: CEA-608 (CC1), in H.264 or MPEG-2
- * user data (A/53) or another caption meta a demuxer, parser or decoder
- * attaches (GstVideoCaptionMeta: raw 608 pairs, SMPTE 334-1 triplets,
- * CEA-708 cc_data or CDP). GStreamer 1.22 has no CEA-608 renderer, so the
- * bytes are decoded here (service/captions.h) into cues, drawn and told like
- * the external file's (gst-cues.c).
+ * Closed captions carried in the video: CEA-608 (CC1) and CEA-708 (DTVCC
+ * service 1), in H.264 or MPEG-2 user data (A/53) or another caption meta
+ * a demuxer, parser or decoder attaches (GstVideoCaptionMeta: raw 608
+ * pairs, SMPTE 334-1 triplets, CEA-708 cc_data or CDP; 708 only in the
+ * last two). GStreamer 1.22 has no caption renderer, so each picture's
+ * bytes go to both our decoders (service/captions.h, captions708.h) into
+ * cues of their own, drawn and told like the external file's (gst-cues.c):
+ * as text, bottom-centre (708's window positions and colours are not
+ * drawn).
  *
  * The bytes are read at the shown video's decoder input (a parser attaches
  * them: h264parse, mpegvideoparse), where no picture is skipped, and wait
@@ -15,10 +18,12 @@
  * late are decoded all the same. Where no decoder input carries any, the
  * bytes the decoder attached to its pictures are read at the sink. Captions
  * are decoded whether shown or not, so choosing them finds what passed; the
- * track appears in SubtitleTracks (codec "cea608", kind "cc") after the
- * media's own text tracks from the first picture that carries caption data
- * (padding counts), and is off until chosen. A flush (a seek) starts the
- * decoder again; the cues stay.
+ * tracks appear in SubtitleTracks (kind "cc") after the media's own text
+ * tracks, in this order: codec "cea608" from the first picture that
+ * carries field-1 pairs (padding counts), codec "cea708" from the first
+ * DTVCC packet with a service-1 block (decoded as its picture reaches the
+ * sink); each is off until chosen. A flush (a seek) starts the decoders
+ * again; the cues stay.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 

@@ -19,13 +19,8 @@
 #define KEEP_US ((int64_t)10 * 60 * G_USEC_PER_SEC)
 #define FORGET_US ((int64_t)10 * G_USEC_PER_SEC)
 
-struct cell {
-	gunichar ch;            /* 0: empty */
-	bool italic, underline;
-};
-
 struct screen {
-	struct cell cells[ROWS][COLUMNS];
+	struct umms_caption_cell cells[ROWS][COLUMNS];
 };
 
 enum mode {
@@ -47,10 +42,8 @@ struct umms_captions {
 	bool ours;              /* the last control code was CC1's: characters are ours */
 	uint8_t last_control[2];/* the control code just run, 0 0: none (its repeat is skipped) */
 
-	char *cue;              /* markup on view, NULL: none */
-	int64_t cue_start;
+	struct umms_caption_cue cue;
 	int64_t position;       /* of the last picture fed */
-	int64_t forgotten;      /* when old cues were last forgotten */
 };
 
 /* ---- character sets ------------------------------------------------------ */
@@ -135,7 +128,7 @@ put_char(struct umms_captions *captions, gunichar ch)
 	struct screen *screen = target_screen(captions);
 	if (!screen || !captions->ours)
 		return;
-	struct cell *cell = &screen->cells[captions->row][captions->column];
+	struct umms_caption_cell *cell = &screen->cells[captions->row][captions->column];
 	cell->ch = ch;
 	cell->italic = captions->italic;
 	cell->underline = captions->underline;
@@ -198,13 +191,13 @@ misc_control(struct umms_captions *captions, uint8_t code)
 		if ((screen = target_screen(captions)) && captions->column > 0) {
 			captions->column--;
 			memset(&screen->cells[captions->row][captions->column], 0,
-				sizeof(struct cell));
+				sizeof(struct umms_caption_cell));
 		}
 		break;
 	case 0x24: /* DER: delete to end of row */
 		if ((screen = target_screen(captions)))
 			memset(&screen->cells[captions->row][captions->column], 0,
-				sizeof(struct cell) * (size_t)(COLUMNS - captions->column));
+				sizeof(struct umms_caption_cell) * (size_t)(COLUMNS - captions->column));
 		break;
 	case 0x25: /* RU2, RU3, RU4: roll-up captions */
 	case 0x26:
@@ -353,44 +346,49 @@ append_char(GString *out, gunichar ch)
 	}
 }
 
+bool
+umms_captions_append_row(GString *out, const struct umms_caption_cell *cells, size_t n)
+{
+	size_t first = 0, last = n;
+	while (first < n && (!cells[first].ch || cells[first].ch == ' '))
+		first++;
+	if (first >= n)
+		return false;
+	while (last > first + 1 && (!cells[last - 1].ch || cells[last - 1].ch == ' '))
+		last--;
+	if (out->len)
+		g_string_append_c(out, '\n');
+	bool italic = false, underline = false;
+	for (size_t c = first; c < last; c++) {
+		bool want_italic = cells[c].ch && cells[c].italic;
+		bool want_underline = cells[c].ch && cells[c].underline;
+		if (underline && !want_underline)
+			g_string_append(out, "</u>"), underline = false;
+		if (italic && (!want_italic || want_underline != underline)) {
+			if (underline)
+				g_string_append(out, "</u>"), underline = false;
+			g_string_append(out, "</i>"), italic = false;
+		}
+		if (want_italic && !italic)
+			g_string_append(out, "<i>"), italic = true;
+		if (want_underline && !underline)
+			g_string_append(out, "<u>"), underline = true;
+		append_char(out, cells[c].ch ? cells[c].ch : ' ');
+	}
+	if (underline)
+		g_string_append(out, "</u>");
+	if (italic)
+		g_string_append(out, "</i>");
+	return true;
+}
+
 /* The screen's rows with text, a line each, as Pango markup; NULL when blank. */
 static char *
 screen_markup(const struct screen *screen)
 {
 	GString *out = g_string_new(NULL);
-	for (int r = 0; r < ROWS; r++) {
-		const struct cell *cells = screen->cells[r];
-		int first = 0, last = COLUMNS - 1;
-		while (first < COLUMNS && (!cells[first].ch || cells[first].ch == ' '))
-			first++;
-		while (last > first && (!cells[last].ch || cells[last].ch == ' '))
-			last--;
-		if (first >= COLUMNS)
-			continue;
-		if (out->len)
-			g_string_append_c(out, '\n');
-		bool italic = false, underline = false;
-		for (int c = first; c <= last; c++) {
-			bool want_italic = cells[c].ch && cells[c].italic;
-			bool want_underline = cells[c].ch && cells[c].underline;
-			if (underline && !want_underline)
-				g_string_append(out, "</u>"), underline = false;
-			if (italic && (!want_italic || want_underline != underline)) {
-				if (underline)
-					g_string_append(out, "</u>"), underline = false;
-				g_string_append(out, "</i>"), italic = false;
-			}
-			if (want_italic && !italic)
-				g_string_append(out, "<i>"), italic = true;
-			if (want_underline && !underline)
-				g_string_append(out, "<u>"), underline = true;
-			append_char(out, cells[c].ch ? cells[c].ch : ' ');
-		}
-		if (underline)
-			g_string_append(out, "</u>");
-		if (italic)
-			g_string_append(out, "</i>");
-	}
+	for (int r = 0; r < ROWS; r++)
+		umms_captions_append_row(out, screen->cells[r], COLUMNS);
 	if (!out->len) {
 		g_string_free(out, TRUE);
 		return NULL;
@@ -398,26 +396,39 @@ screen_markup(const struct screen *screen)
 	return g_string_free(out, FALSE);
 }
 
-/* What is on view changed at @position: the cue before ends, the new one begins. */
-static void
-show(struct umms_captions *captions, int64_t position, char *markup)
+void
+umms_caption_cue_show(struct umms_caption_cue *cue, int64_t position, char *markup)
 {
-	if (g_strcmp0(markup, captions->cue) == 0) {
+	if (g_strcmp0(markup, cue->markup) == 0) {
 		g_free(markup);
-		return;
+	} else {
+		if (cue->markup)
+			umms_cues_end(cue->cues, cue->start, cue->markup, position);
+		g_free(cue->markup);
+		cue->markup = markup;
+		cue->start = position;
+		if (markup) {
+			if (position < cue->forgotten || position - cue->forgotten > FORGET_US) {
+				umms_cues_forget_before(cue->cues, position - KEEP_US);
+				cue->forgotten = position;
+			}
+			umms_cues_add(cue->cues, position, -1, markup);
+		}
 	}
-	if (captions->cue)
-		umms_cues_end(captions->cues, captions->cue_start, captions->cue, position);
-	g_free(captions->cue);
-	captions->cue = markup;
-	captions->cue_start = position;
-	if (!markup)
-		return;
-	if (position < captions->forgotten || position - captions->forgotten > FORGET_US) {
-		umms_cues_forget_before(captions->cues, position - KEEP_US);
-		captions->forgotten = position;
-	}
-	umms_cues_add(captions->cues, position, -1, markup);
+	if (cue->markup)
+		umms_cues_reach(cue->cues, cue->start, cue->markup, position + 1);
+}
+
+void
+umms_caption_cue_cut(struct umms_caption_cue *cue, int64_t last)
+{
+	/*
+	 * A caption on view stays in the list from where it began to where
+	 * it was last seen (a later pass over its end extends it).
+	 */
+	if (cue->markup && last > cue->start)
+		umms_cues_end(cue->cues, cue->start, cue->markup, last);
+	g_clear_pointer(&cue->markup, g_free);
 }
 
 /* ---- bytes in -------------------------------------------------------------- */
@@ -446,6 +457,27 @@ umms_captions_field1(enum umms_caption_format format, const uint8_t *data, size_
 		}
 		return n;
 	case UMMS_CAPTION_708_CDP: {
+		const uint8_t *triplets;
+		size_t count = umms_captions_cc_data(format, data, size, &triplets);
+		return umms_captions_field1(UMMS_CAPTION_708_CC_DATA, triplets, count * 3,
+			pairs, max);
+	}
+	}
+	return 0;
+}
+
+size_t
+umms_captions_cc_data(enum umms_caption_format format, const uint8_t *data, size_t size,
+	const uint8_t **triplets)
+{
+	*triplets = data;
+	switch (format) {
+	case UMMS_CAPTION_608_RAW:
+	case UMMS_CAPTION_608_S334_1A:
+		return 0;
+	case UMMS_CAPTION_708_CC_DATA:
+		return size / 3;
+	case UMMS_CAPTION_708_CDP: {
 		/* Header: 0x96 0x69, length, frame rate, flags, sequence (2). */
 		if (size < 7 || data[0] != 0x96 || data[1] != 0x69)
 			return 0;
@@ -458,8 +490,8 @@ umms_captions_field1(enum umms_caption_format format, const uint8_t *data, size_
 			return 0;
 		size_t count = data[i + 1] & 0x1f;
 		i += 2;
-		return umms_captions_field1(UMMS_CAPTION_708_CC_DATA, data + i,
-			MIN(count * 3, size - i), pairs, max);
+		*triplets = data + i;
+		return MIN(count, (size - i) / 3);
 	}
 	}
 	return 0;
@@ -469,7 +501,7 @@ struct umms_captions *
 umms_captions_create(struct umms_cues *cues)
 {
 	struct umms_captions *captions = g_new0(struct umms_captions, 1);
-	captions->cues = umms_cues_ref(cues);
+	captions->cue.cues = umms_cues_ref(cues);
 	captions->position = -1;
 	umms_captions_reset(captions);
 	return captions;
@@ -480,8 +512,8 @@ umms_captions_destroy(struct umms_captions *captions)
 {
 	if (!captions)
 		return;
-	umms_cues_unref(captions->cues);
-	g_free(captions->cue);
+	umms_cues_unref(captions->cue.cues);
+	g_free(captions->cue.markup);
 	g_free(captions);
 }
 
@@ -500,27 +532,14 @@ umms_captions_feed(struct umms_captions *captions, int64_t position,
 	for (size_t i = 0; i < n; i++)
 		decode_pair(captions, pairs[2 * i], pairs[2 * i + 1]);
 	/* One change per picture: what shows when it is on screen. */
-	show(captions, position, screen_markup(shown_screen(captions)));
-	/*
-	 * Seen again after a seek back, a caption known only to where it was
-	 * last seen (umms_captions_reset) is on view with this picture too.
-	 */
-	if (captions->cue)
-		umms_cues_reach(captions->cues, captions->cue_start, captions->cue, position + 1);
+	umms_caption_cue_show(&captions->cue, position, screen_markup(shown_screen(captions)));
 	return true;
 }
 
 void
 umms_captions_reset(struct umms_captions *captions)
 {
-	/*
-	 * A caption on view stays in the list from where it began to where
-	 * it was last seen (a later pass over its end extends it).
-	 */
-	if (captions->cue && captions->position > captions->cue_start)
-		umms_cues_end(captions->cues, captions->cue_start, captions->cue,
-			captions->position);
-	g_clear_pointer(&captions->cue, g_free);
+	umms_caption_cue_cut(&captions->cue, captions->position);
 	clear_screen(&captions->screens[0]);
 	clear_screen(&captions->screens[1]);
 	captions->shown = 0;

@@ -1,5 +1,7 @@
 /*
- * Closed captions (CEA-608, channel CC1) as timed cues (cues.h).
+ * Closed captions (CEA-608, channel CC1) as timed cues (cues.h); CEA-708
+ * (DTVCC) has its own decoder (captions708.h), fed the same bytes, sharing
+ * the framings and the cue handling below.
  *
  * A decoder of the caption bytes a video carries with its pictures (line
  * 21 data, in H.264/MPEG-2 user data as CEA-708 cc_data, SMPTE 334 or raw
@@ -27,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <glib.h>
 
 #include "cues.h"
 
@@ -65,5 +68,46 @@ bool umms_captions_feed(struct umms_captions *captions, int64_t position,
 
 /* A discontinuity (seek, flush): the screen and modes forgotten, the cues kept. */
 void umms_captions_reset(struct umms_captions *captions);
+
+/*
+ * The cc_data triplets (marker and cc_valid bits, cc_type; two bytes) in
+ * @data framed as @format (CEA-708 cc_data or a CDP's cc_data section;
+ * none in the 608 framings): *@triplets points into @data; their count.
+ */
+size_t umms_captions_cc_data(enum umms_caption_format format, const uint8_t *data, size_t size,
+	const uint8_t **triplets);
+
+/* ---- shared by the 608 and 708 decoders (captions708.h) ------------------ */
+
+/* A character cell of a caption screen or window. */
+struct umms_caption_cell {
+	gunichar ch;            /* 0: empty */
+	bool italic, underline;
+};
+
+/*
+ * @cells' text from the first to the last character that is not blank, as
+ * Pango markup (italics, underline), appended to @out after a new line
+ * when @out is not empty. Returns false (nothing appended) for a blank row.
+ */
+bool umms_captions_append_row(GString *out, const struct umms_caption_cell *cells, size_t n);
+
+/* What a decoder shows, as a cue in its list. */
+struct umms_caption_cue {
+	struct umms_cues *cues;
+	char *markup;           /* on view, NULL: none */
+	int64_t start;          /* µs, since when */
+	int64_t forgotten;      /* when old cues were last forgotten */
+};
+
+/*
+ * What is on view at @position (the markup, taken; NULL nothing): when it
+ * changed, the cue before ends there and a new one starts. Then, as a cue
+ * seen again after a seek back is known only up to where it was last
+ * seen, the one on view is known to last past @position.
+ */
+void umms_caption_cue_show(struct umms_caption_cue *cue, int64_t position, char *markup);
+/* A discontinuity after the picture at @last (-1 none): the cue on view ends there. */
+void umms_caption_cue_cut(struct umms_caption_cue *cue, int64_t last);
 
 #endif

@@ -269,15 +269,9 @@ cc608_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	return GST_PAD_PROBE_OK;
 }
 
-/*
- * cc608.mkv: the blue picture, H.264 carrying CEA-608 captions (CC1,
- * pop-on) in its SEI user data (A/53, written by x264enc from the caption
- * meta): "CAPTION" shown from 1.0 s to 2.0 s, "LATER" from 3.0 s to 3.48 s,
- * padding in every other picture. With B-frames: the pictures, and their
- * caption bytes, are stored out of presentation order.
- */
-bool
-make_cc608_mkv(const struct job *job, GError **error)
+/* The blue picture in H.264, @probe giving each picture into x264enc its caption meta. */
+static bool
+make_cc_mkv(const struct job *job, GstPadProbeCallback probe, GError **error)
 {
 	g_autofree char *description = g_strdup_printf(
 		"videotestsrc num-buffers=%u pattern=solid-color foreground-color=0xff000080 ! "
@@ -295,7 +289,7 @@ make_cc608_mkv(const struct job *job, GError **error)
 	if (!cc)
 		goto out;
 	GstPad *src = gst_element_get_static_pad(cc, "src");
-	gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, cc608_probe, NULL, NULL);
+	gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, probe, NULL, NULL);
 	gst_object_unref(src);
 	gst_object_unref(cc);
 	if (!set_on(pipeline, "sink", "location", job->tmp, error))
@@ -304,4 +298,110 @@ make_cc608_mkv(const struct job *job, GError **error)
 out:
 	gst_object_unref(pipeline);
 	return ok;
+}
+
+/*
+ * cc608.mkv: the blue picture, H.264 carrying CEA-608 captions (CC1,
+ * pop-on) in its SEI user data (A/53, written by x264enc from the caption
+ * meta): "CAPTION" shown from 1.0 s to 2.0 s, "LATER" from 3.0 s to 3.48 s,
+ * padding in every other picture. With B-frames: the pictures, and their
+ * caption bytes, are stored out of presentation order.
+ */
+bool
+make_cc608_mkv(const struct job *job, GError **error)
+{
+	return make_cc_mkv(job, cc608_probe, error);
+}
+
+/* ---- cc708.mkv ------------------------------------------------------------ */
+
+/* The cc_data triplets each picture of cc708.mkv carries: one 608 pair, DTVCC bytes, padding. */
+#define CC708_TRIPLETS 10
+
+/*
+ * The DTVCC packet bytes (header first) frame @n starts or continues, of
+ * service 1 (CEA-708-E): a packet in a frame, but the caption's, which
+ * spans frames 40 and 41. *@start: the first two begin a packet.
+ */
+static size_t
+cc708_bytes(unsigned n, const guint8 **bytes, bool *start)
+{
+	/* Packet header (sequence, size in pairs), block header (service 1, size), commands. */
+	static const guint8 reset[] = { 0x02, 0x22, 0x8c, 0xff };   /* DLW: all */
+	static const guint8 text[] = {
+		0x49, 0x30,
+		0x98, 0x08, 0x00, 0x00, 0x00, 0x1f, 0x09,       /* DF0: hidden, 1 x 32 */
+		'D', 'T', 'V', 'C', 'C', ' ', 'O', 'N', 'E',
+	};
+	static const guint8 show[] = { 0x82, 0x22, 0x89, 0x01 };    /* DSW 0 */
+	static const guint8 erase[] = { 0xc2, 0x22, 0x8c, 0x01 };   /* DLW 0 */
+	*start = true;
+	switch (n) {
+	case 0:
+		*bytes = reset;
+		return sizeof(reset);
+	case 40:
+		*bytes = text;
+		return 10;
+	case 41:
+		*bytes = text + 10;
+		*start = false;
+		return sizeof(text) - 10;
+	case 55:
+		*bytes = show;
+		return sizeof(show);
+	case 80:
+		*bytes = erase;
+		return sizeof(erase);
+	default:
+		return 0;
+	}
+}
+
+/* Streaming thread: every picture into x264enc gets its cc_data, CEA-608 and CEA-708. */
+static GstPadProbeReturn
+cc708_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+	if (!buffer || !GST_BUFFER_PTS_IS_VALID(buffer))
+		return GST_PAD_PROBE_OK;
+	unsigned n = (unsigned)(GST_BUFFER_PTS(buffer) / (GST_SECOND / SUBS_FPS));
+	guint8 cc_data[3 * CC708_TRIPLETS], pair[2];
+	cc608_pair(n, pair);
+	size_t len = 0;
+	cc_data[len++] = 0xfc;
+	cc_data[len++] = odd_parity(pair[0]);
+	cc_data[len++] = odd_parity(pair[1]);
+	const guint8 *bytes;
+	bool start;
+	size_t size = cc708_bytes(n, &bytes, &start);
+	for (size_t i = 0; i + 1 < size; i += 2) {
+		/* cc_valid, cc_type 3 (DTVCC_PACKET_START) or 2 (DTVCC_PACKET_DATA). */
+		cc_data[len++] = i == 0 && start ? 0xff : 0xfe;
+		cc_data[len++] = bytes[i];
+		cc_data[len++] = bytes[i + 1];
+	}
+	/* A/53: the rest padding (cc_valid off, cc_type 2). */
+	while (len < sizeof(cc_data)) {
+		cc_data[len++] = 0xfa;
+		cc_data[len++] = 0x00;
+		cc_data[len++] = 0x00;
+	}
+	buffer = gst_buffer_make_writable(buffer);
+	gst_buffer_add_video_caption_meta(buffer, GST_VIDEO_CAPTION_TYPE_CEA708_RAW, cc_data, len);
+	GST_PAD_PROBE_INFO_DATA(info) = buffer;
+	return GST_PAD_PROBE_OK;
+}
+
+/*
+ * cc708.mkv: cc608.mkv's picture and CEA-608 captions, with CEA-708
+ * (DTVCC) service 1 beside them in the same cc_data (x264enc's A/53 SEI):
+ * window 0 defined hidden with "DTVCC ONE" (frames 40-41), shown from
+ * 2.2 s (DSW) to 3.2 s (DLW); the first picture's packet deletes every
+ * window, so the service is known from the start.
+ */
+bool
+make_cc708_mkv(const struct job *job, GError **error)
+{
+	return make_cc_mkv(job, cc708_probe, error);
 }

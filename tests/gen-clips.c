@@ -665,6 +665,7 @@ static const struct clip clips[] = {
 	{ "subs.mkv", make_subs_mkv, NULL, 0 },
 	{ "dvbsub.ts", make_dvbsub_ts, NULL, 0 },
 	{ "cc608.mkv", make_cc608_mkv, NULL, 0 },
+	{ "cc708.mkv", make_cc708_mkv, NULL, 0 },
 	{ "teletext.ts", make_teletext_ts, NULL, 0 },
 };
 

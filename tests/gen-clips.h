@@ -53,6 +53,7 @@ bool run_pipeline(GstElement *pipeline, GError **error);
 bool make_subs_mkv(const struct job *job, GError **error);
 bool make_dvbsub_ts(const struct job *job, GError **error);
 bool make_cc608_mkv(const struct job *job, GError **error);
+bool make_cc708_mkv(const struct job *job, GError **error);
 
 /* gen-clips-teletext.c */
 bool make_teletext_ts(const struct job *job, GError **error);

@@ -3,7 +3,7 @@
  * what a viewer sees, read back with Display1.Capture. The clips show one
  * dark blue picture (tests/gen-clips-subs.c), 320x240 on a 640x480 screen
  * (2x); subtitles belong in its lower part, the subtitle area, and nowhere
- * else; closed captions carried in the video (CEA-608) likewise. Runs once
+ * else; closed captions carried in the video (CEA-608, CEA-708) likewise. Runs once
  * per renderer, like test-headless.c.
  */
 #include <string.h>
@@ -424,6 +424,68 @@ test_cc608(struct umms_test *t, gconstpointer data)
 }
 
 /*
+ * cc708.mkv: CEA-608 captions as cc608.mkv's and, beside them, CEA-708
+ * service 1: "DTVCC ONE" from 2.2 s to 3.2 s, drawn white like them.
+ */
+static void
+test_cc708(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "cc708.mkv", false);
+	/* Both found in the first picture: 608, then 708; off until chosen. */
+	for (int i = 0; i < 100; i++) {
+		g_autoptr(GVariant) tracks = umms_test_get(t->bus, p, UMMS_PLAYER,
+			"SubtitleTracks");
+		if (g_variant_n_children(tracks) >= 2)
+			break;
+		umms_test_sleep(50);
+	}
+	assert_kinds(t, p, (const char *const[]){ "cc", "cc", NULL });
+	g_autoptr(GVariant) tracks = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_autoptr(GVariant) second = g_variant_get_child_value(tracks, 1);
+	const char *codec = NULL;
+	g_assert_true(g_variant_lookup(second, "codec", "&s", &codec));
+	g_assert_cmpstr(codec, ==, "cea708");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	select_subtitle(t, p, 1);
+	expect(t, "cc708-before", WHITE, 0);
+
+	/* Played through: not in the 608 caption's time, shown at its own, gone at its erase. */
+	bool played = false;
+	for (int i = 0; i < TRIES && !played; i++) {
+		if (i > 0) {
+			seek(t, p, 0.5);
+			expect(t, "cc708-before-again", WHITE, 0);
+		}
+		if (!play_into(t, p, 1.4, 2.0))
+			continue;
+		expect(t, "cc708-not-608s", WHITE, 0);
+		if (!play_into(t, p, 2.5, 3.1))
+			continue;
+		expect(t, "cc708-shown", WHITE, 20);
+		if (!play_into(t, p, 3.4, 4.0))
+			continue;
+		expect(t, "cc708-erased", WHITE, 0);
+		played = true;
+	}
+	g_assert_true(played);
+
+	/* Sought back into it: shown again; out of it: gone; the choice stands. */
+	seek(t, p, 2.6);
+	expect(t, "cc708-sought-back", WHITE, 20);
+	seek(t, p, 1.5);
+	expect(t, "cc708-sought-before", WHITE, 0);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+	/* Off, then the 608 track: its caption, not this one. */
+	seek(t, p, 2.6);
+	select_subtitle(t, p, -1);
+	expect(t, "cc708-off", WHITE, 0);
+	select_subtitle(t, p, 0);
+	expect(t, "cc708-608-track", WHITE, 0);
+	seek(t, p, 1.5);
+	expect(t, "cc708-608-caption", WHITE, 20);
+}
+
+/*
  * teletext.ts: subtitle page 888 says "TELETEXT ONE" / "SECOND LINE" from
  * about 1 s to 2 s (of its timeline, which starts at 0.125 s), drawn
  * white from its cues like a subtitle file's; page 100 and subtitle page
@@ -491,6 +553,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/delay", test_delay);
 	UMMS_TEST_ADD("/subtitles/dvb", test_dvb);
 	UMMS_TEST_ADD("/subtitles/cc608", test_cc608);
+	UMMS_TEST_ADD("/subtitles/cc708", test_cc708);
 	UMMS_TEST_ADD("/subtitles/teletext", test_teletext);
 	return g_test_run();
 }

@@ -545,6 +545,72 @@ test_captions(struct umms_test *t, gconstpointer data)
 	cues_free(cues);
 }
 
+/* Polls SubtitleTracks until it lists @n tracks; their codecs. */
+static GVariant *
+wait_tracks(struct umms_test *t, const char *p, gsize n)
+{
+	for (int i = 0; i < 200; i++) {
+		GVariant *tracks = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+		if (g_variant_n_children(tracks) == n)
+			return tracks;
+		g_variant_unref(tracks);
+		umms_test_sleep(50);
+	}
+	g_error("SubtitleTracks never listed %zu tracks", n);
+}
+
+static void
+assert_track(GVariant *tracks, gsize i, const char *codec, const char *kind)
+{
+	g_autoptr(GVariant) track = g_variant_get_child_value(tracks, i);
+	const char *c = NULL, *k = NULL;
+	g_assert_true(g_variant_lookup(track, "codec", "&s", &c));
+	g_assert_true(g_variant_lookup(track, "kind", "&s", &k));
+	g_assert_cmpstr(c, ==, codec);
+	g_assert_cmpstr(k, ==, kind);
+}
+
+/*
+ * CEA-708 beside CEA-608 in the video (cc708.mkv: 608 CC1 as cc608.mkv,
+ * DTVCC service 1 "DTVCC ONE" 2.2 to 3.2 s): two tracks of kind "cc",
+ * 608 first; the 708 one chosen tells its caption alone, at its time,
+ * its end known after a seek back into it.
+ */
+static void
+test_captions708(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "cc708.mkv");
+	g_autoptr(GVariant) tracks = wait_tracks(t, p, 2);
+	assert_track(tracks, 0, "cea608", "cc");
+	assert_track(tracks, 1, "cea708", "cc");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, -1);
+	struct cues *cues = cues_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 1));
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 1);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	/* The 608 caption at 1.0 s is not this track's. */
+	const struct cue *first = cues_next(cues, UMMS_TEST_TIMEOUT_MS);
+	assert_cue(first, US(2.2), -1, "DTVCC ONE");
+	g_assert_cmpstr(first->format, ==, "pango");
+	assert_due(first);
+	umms_test_wait_position(t->bus, p, US(3.5), false, UMMS_TEST_TIMEOUT_MS);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	/* Past its erase: nothing more (the 608 caption at 3.0 s is not this track's). */
+	g_assert_false(cues_any(cues, 300));
+
+	/* Sought back into it: told again, with its end. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
+	assert_cue(cues_next(cues, UMMS_TEST_TIMEOUT_MS), US(2.2), US(3.2), "DTVCC ONE");
+	/* Into the 608 caption: nothing on this track. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.5)));
+	g_assert_false(cues_any(cues, 500));
+	/* The 608 track beside it tells its own, standing there. */
+	umms_test_player_do(t->bus, p, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
+	assert_cue(cues_next(cues, UMMS_TEST_TIMEOUT_MS), US(1.0), US(2.0), "CAPTION");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	cues_free(cues);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -557,5 +623,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/no-cues", test_no_cues);
 	UMMS_TEST_ADD("/subtitles/embedded", test_embedded);
 	UMMS_TEST_ADD("/subtitles/captions", test_captions);
+	UMMS_TEST_ADD("/subtitles/captions708", test_captions708);
 	return g_test_run();
 }

@@ -1,10 +1,13 @@
 /*
- * Closed captions carried in the video: CEA-608 (CC1), in H.264 or MPEG-2
- * user data (A/53) or another caption meta a demuxer, parser or decoder
- * attaches (GstVideoCaptionMeta: raw 608 pairs, SMPTE 334-1 triplets,
- * CEA-708 cc_data or CDP). GStreamer 1.22 has no CEA-608 renderer, so the
- * bytes are decoded here (service/captions.h) into cues, drawn and told like
- * the external file's (gst-cues.c).
+ * Closed captions carried in the video: CEA-608 (CC1) and CEA-708 (DTVCC
+ * service 1), in H.264 or MPEG-2 user data (A/53) or another caption meta
+ * a demuxer, parser or decoder attaches (GstVideoCaptionMeta: raw 608
+ * pairs, SMPTE 334-1 triplets, CEA-708 cc_data or CDP; 708 only in the
+ * last two). GStreamer 1.22 has no caption renderer, so each picture's
+ * bytes go to both our decoders (service/captions.h, captions708.h) into
+ * cues of their own, drawn and told like the external file's (gst-cues.c):
+ * as text, bottom-centre (708's window positions and colours are not
+ * drawn).
  *
  * The bytes are read at the shown video's decoder input (a parser attaches
  * them: h264parse, mpegvideoparse), where no picture is skipped, and wait
@@ -15,10 +18,12 @@
  * late are decoded all the same. Where no decoder input carries any, the
  * bytes the decoder attached to its pictures are read at the sink. Captions
  * are decoded whether shown or not, so choosing them finds what passed; the
- * track appears in SubtitleTracks (codec "cea608", kind "cc") after the
- * media's own text tracks from the first picture that carries caption data
- * (padding counts), and is off until chosen. A flush (a seek) starts the
- * decoder again; the cues stay.
+ * tracks appear in SubtitleTracks (kind "cc") after the media's own text
+ * tracks, in this order: codec "cea608" from the first picture that
+ * carries field-1 pairs (padding counts), codec "cea708" from the first
+ * DTVCC packet with a service-1 block (decoded as its picture reaches the
+ * sink); each is off until chosen. A flush (a seek) starts the decoders
+ * again; the cues stay.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -26,6 +31,7 @@
 #include <gst/video/video.h>
 
 #include "captions.h"
+#include "captions708.h"
 #include "cues.h"
 #include "gst-private.h"
 #include "log.h"
@@ -84,9 +90,13 @@ stream_time(GstPad *pad, GstBuffer *buffer)
 	return GST_CLOCK_TIME_IS_VALID(time) ? (int64_t)(time / 1000) : -1;
 }
 
-/* The first caption meta of @buffer with field-1 data (a parser and a decoder may both attach it). */
+/*
+ * The first caption meta of @buffer with field-1 pairs or DTVCC packet
+ * bytes (a parser and a decoder may both attach it); *@seen: 608 when it
+ * has field-1 pairs (padding counts: the stream carries captions).
+ */
 static const GstVideoCaptionMeta *
-caption_meta(GstBuffer *buffer, enum umms_caption_format *format)
+caption_meta(GstBuffer *buffer, enum umms_caption_format *format, unsigned *seen)
 {
 	gpointer state = NULL;
 	GstMeta *meta;
@@ -94,43 +104,70 @@ caption_meta(GstBuffer *buffer, enum umms_caption_format *format)
 	while ((meta = gst_buffer_iterate_meta_filtered(buffer, &state,
 			GST_VIDEO_CAPTION_META_API_TYPE))) {
 		const GstVideoCaptionMeta *caption = (const GstVideoCaptionMeta *)meta;
-		if (caption->data && format_of(caption->caption_type, format) &&
-				umms_captions_field1(*format, caption->data, caption->size, pairs,
-				UMMS_CAPTIONS_MAX_PAIRS) > 0)
+		if (!caption->data || !format_of(caption->caption_type, format))
+			continue;
+		size_t size = MIN(caption->size, MAX_BYTES);
+		*seen = umms_captions_field1(*format, caption->data, size, pairs,
+			UMMS_CAPTIONS_MAX_PAIRS) > 0 ? 1u << GST_CAPTIONS_608 : 0;
+		if (*seen || umms_captions708_carried(*format, caption->data, size))
 			return caption;
 	}
 	return NULL;
 }
 
-/* With the lock: the video carries captions; the main loop lists the track. */
+/* With the lock: the video carries the captions of the kinds in @seen; the main loop lists them. */
 static void
-mark_seen(struct gst_engine *engine, bool *news)
+mark_seen(struct gst_engine *engine, unsigned seen, bool *news)
 {
-	*news |= !engine->captions_seen;
-	engine->captions_seen = true;
+	*news |= (seen & ~engine->captions_seen) != 0;
+	engine->captions_seen |= seen;
+}
+
+/* With the lock: a picture's caption data into both decoders; the kinds it carried. */
+static unsigned
+feed(struct gst_engine *engine, int64_t position, enum umms_caption_format format,
+	const uint8_t *data, size_t size)
+{
+	unsigned seen = 0;
+	if (umms_captions_feed(engine->captions, position, format, data, size))
+		seen |= 1u << GST_CAPTIONS_608;
+	if (umms_captions708_feed(engine->captions708, position, format, data, size))
+		seen |= 1u << GST_CAPTIONS_708;
+	return seen;
 }
 
 static void
 post_news(struct gst_engine *engine, const char *where)
 {
-	umms_debug("the video carries CEA-608 captions (%s)", where);
+	umms_debug("the video carries closed captions (%s)", where);
 	/* gst-engine.c's bus lists the track. */
 	gst_element_post_message(engine->video_sink, gst_message_new_application(
 		GST_OBJECT(engine->video_sink), gst_structure_new_empty("umms-streams")));
 }
 
-/* With the lock: the waiting caption data of pictures up to @until µs decoded, in order. */
+/*
+ * With the lock: the waiting caption data of pictures up to @until µs
+ * decoded, in order (DTVCC service 1 is known to be there once decoded).
+ */
 static void
-release(struct gst_engine *engine, int64_t until)
+release(struct gst_engine *engine, int64_t until, bool *news)
 {
 	struct pending *pending;
 	while ((pending = g_queue_peek_head(&engine->caption_pending)) &&
 			pending->position <= until) {
 		g_queue_pop_head(&engine->caption_pending);
-		umms_captions_feed(engine->captions, pending->position, pending->format,
-			pending->data, pending->size);
+		mark_seen(engine, feed(engine, pending->position, pending->format,
+			pending->data, pending->size), news);
 		g_free(pending);
 	}
+}
+
+/* With the lock: both decoders start again. */
+static void
+reset_decoders(struct gst_engine *engine)
+{
+	umms_captions_reset(engine->captions);
+	umms_captions708_reset(engine->captions708);
 }
 
 static void
@@ -162,14 +199,15 @@ decoder_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		if (type == GST_EVENT_FLUSH_STOP || type == GST_EVENT_STREAM_START) {
 			g_mutex_lock(&engine->lock);
 			drop_pending(engine);
-			umms_captions_reset(engine->captions);
+			reset_decoders(engine);
 			g_mutex_unlock(&engine->lock);
 		}
 		return GST_PAD_PROBE_OK;
 	}
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
 	enum umms_caption_format format;
-	const GstVideoCaptionMeta *caption = caption_meta(buffer, &format);
+	unsigned seen = 0;
+	const GstVideoCaptionMeta *caption = caption_meta(buffer, &format, &seen);
 	int64_t position = caption ? stream_time(pad, buffer) : -1;
 	if (position < 0)
 		return GST_PAD_PROBE_OK;
@@ -191,10 +229,10 @@ decoder_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	} else {
 		g_queue_insert_sorted(&engine->caption_pending, pending, by_position, NULL);
 		engine->captions_upstream = true;
-		mark_seen(engine, &news);
+		mark_seen(engine, seen, &news);
 		if (g_queue_get_length(&engine->caption_pending) > MAX_PENDING)
 			release(engine, ((struct pending *)g_queue_peek_head(
-				&engine->caption_pending))->position);
+				&engine->caption_pending))->position, &news);
 	}
 	g_mutex_unlock(&engine->lock);
 	gst_object_unref(decoder);
@@ -215,13 +253,16 @@ sink_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	struct gst_engine *engine = data;
 	if (!(info->type & GST_PAD_PROBE_TYPE_BUFFER)) {
 		GstEventType type = GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info));
+		bool news = false;
 		g_mutex_lock(&engine->lock);
 		if (type == GST_EVENT_EOS)
-			release(engine, G_MAXINT64);
+			release(engine, G_MAXINT64, &news);
 		else if (!engine->captions_upstream &&
 				(type == GST_EVENT_FLUSH_STOP || type == GST_EVENT_STREAM_START))
-			umms_captions_reset(engine->captions);
+			reset_decoders(engine);
 		g_mutex_unlock(&engine->lock);
+		if (news)
+			post_news(engine, "read at the decoder's input");
 		return GST_PAD_PROBE_OK;
 	}
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
@@ -229,19 +270,22 @@ sink_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	if (position < 0)
 		return GST_PAD_PROBE_OK;
 	enum umms_caption_format format;
-	bool news = false;
+	unsigned seen;
+	bool news = false, upstream;
 	g_mutex_lock(&engine->lock);
-	if (engine->captions_upstream) {
-		release(engine, position);
+	upstream = engine->captions_upstream;
+	if (upstream) {
+		release(engine, position, &news);
 	} else {
-		const GstVideoCaptionMeta *caption = caption_meta(buffer, &format);
-		if (caption && umms_captions_feed(engine->captions, position, format,
-				caption->data, caption->size))
-			mark_seen(engine, &news);
+		const GstVideoCaptionMeta *caption = caption_meta(buffer, &format, &seen);
+		if (caption)
+			mark_seen(engine, feed(engine, position, format, caption->data,
+				MIN(caption->size, MAX_BYTES)), &news);
 	}
 	g_mutex_unlock(&engine->lock);
 	if (news)
-		post_news(engine, "read on the decoded pictures");
+		post_news(engine, upstream ? "read at the decoder's input" :
+			"read on the decoded pictures");
 	return GST_PAD_PROBE_OK;
 }
 
@@ -256,16 +300,27 @@ gst_captions_watch_decoder(struct gst_engine *engine, GstElement *decoder)
 	gst_object_unref(pad);
 }
 
-void
-gst_captions_init(struct gst_engine *engine)
+/* A text list for captions, styled as the configuration says. */
+static struct umms_cues *
+new_cues(struct gst_engine *engine)
 {
-	engine->caption_cues = umms_cues_create_text();
+	struct umms_cues *cues = umms_cues_create_text();
 	struct umms_cue_style style = {
 		.size_permille = (int)engine->config->engine.subtitle_size,
 		.margin_permille = (int)engine->config->engine.subtitle_margin,
 	};
-	umms_cues_set_style(engine->caption_cues, &style);
-	engine->captions = umms_captions_create(engine->caption_cues);
+	umms_cues_set_style(cues, &style);
+	return cues;
+}
+
+void
+gst_captions_init(struct gst_engine *engine)
+{
+	for (int k = 0; k < GST_CAPTION_KINDS; k++)
+		engine->caption_cues[k] = new_cues(engine);
+	engine->captions = umms_captions_create(engine->caption_cues[GST_CAPTIONS_608]);
+	engine->captions708 = umms_captions708_create(engine->caption_cues[GST_CAPTIONS_708],
+		UMMS_CAPTIONS708_PRIMARY);
 	GstPad *pad = gst_element_get_static_pad(engine->video_sink, "sink");
 	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
 		GST_PAD_PROBE_TYPE_EVENT_FLUSH, sink_probe, engine, NULL);
@@ -277,7 +332,9 @@ gst_captions_finish(struct gst_engine *engine)
 {
 	drop_pending(engine);
 	g_clear_pointer(&engine->captions, umms_captions_destroy);
-	g_clear_pointer(&engine->caption_cues, umms_cues_unref);
+	g_clear_pointer(&engine->captions708, umms_captions708_destroy);
+	for (int k = 0; k < GST_CAPTION_KINDS; k++)
+		g_clear_pointer(&engine->caption_cues[k], umms_cues_unref);
 }
 
 void
@@ -286,50 +343,90 @@ gst_captions_reset(struct gst_engine *engine)
 	if (!engine->captions)
 		return;
 	/* Another media: its captions are not this one's. */
-	struct umms_cues *cues = umms_cues_create_text();
-	struct umms_cue_style style = {
-		.size_permille = (int)engine->config->engine.subtitle_size,
-		.margin_permille = (int)engine->config->engine.subtitle_margin,
-	};
-	umms_cues_set_style(cues, &style);
-	struct umms_captions *captions = umms_captions_create(cues);
+	struct umms_cues *cues[GST_CAPTION_KINDS], *old_cues[GST_CAPTION_KINDS];
+	for (int k = 0; k < GST_CAPTION_KINDS; k++)
+		cues[k] = new_cues(engine);
+	struct umms_captions *captions = umms_captions_create(cues[GST_CAPTIONS_608]);
+	struct umms_captions708 *captions708 = umms_captions708_create(cues[GST_CAPTIONS_708],
+		UMMS_CAPTIONS708_PRIMARY);
 	g_mutex_lock(&engine->lock);
 	struct umms_captions *old = engine->captions;
-	struct umms_cues *old_cues = engine->caption_cues;
+	struct umms_captions708 *old708 = engine->captions708;
+	memcpy(old_cues, engine->caption_cues, sizeof(old_cues));
 	engine->captions = captions;
-	engine->caption_cues = cues;
-	engine->captions_seen = false;
+	engine->captions708 = captions708;
+	memcpy(engine->caption_cues, cues, sizeof(cues));
+	engine->captions_seen = 0;
 	engine->captions_upstream = false;
 	drop_pending(engine);
 	g_mutex_unlock(&engine->lock);
-	engine->captions_listed = false;
+	engine->captions_listed = 0;
 	umms_captions_destroy(old);
-	umms_cues_unref(old_cues);
+	umms_captions708_destroy(old708);
+	for (int k = 0; k < GST_CAPTION_KINDS; k++)
+		umms_cues_unref(old_cues[k]);
+}
+
+int
+gst_captions_list(struct gst_engine *engine, int internal)
+{
+	g_mutex_lock(&engine->lock);
+	unsigned seen = engine->captions_seen;
+	g_mutex_unlock(&engine->lock);
+	int n = 0;
+	for (int k = 0; k < GST_CAPTION_KINDS; k++) {
+		if (!(seen & (1u << k)))
+			continue;
+		/* Found after a later track was chosen (the external file): it is one further now. */
+		if (!(engine->captions_listed & (1u << k)) &&
+				engine->want[UMMS_TRACK_SUBTITLE] >= internal + n)
+			engine->want[UMMS_TRACK_SUBTITLE]++;
+		n++;
+	}
+	engine->captions_listed = seen;
+	return n;
 }
 
 int
 gst_captions_count(struct gst_engine *engine)
 {
-	g_mutex_lock(&engine->lock);
-	bool seen = engine->captions_seen;
-	g_mutex_unlock(&engine->lock);
-	return seen ? 1 : 0;
+	return __builtin_popcount(engine->captions_listed);
+}
+
+/* The kind of the caption track @index of those listed, or -1. */
+static int
+listed_kind(struct gst_engine *engine, int index)
+{
+	for (int k = 0; k < GST_CAPTION_KINDS; k++) {
+		if ((engine->captions_listed & (1u << k)) && index-- == 0)
+			return k;
+	}
+	return -1;
 }
 
 struct umms_cues *
-gst_captions_cues(struct gst_engine *engine)
+gst_captions_cues(struct gst_engine *engine, int index)
 {
+	int kind = listed_kind(engine, index);
+	if (kind < 0)
+		return NULL;
 	g_mutex_lock(&engine->lock);
-	struct umms_cues *cues = engine->caption_cues ? umms_cues_ref(engine->caption_cues) : NULL;
+	struct umms_cues *cues = engine->caption_cues[kind] ?
+		umms_cues_ref(engine->caption_cues[kind]) : NULL;
 	g_mutex_unlock(&engine->lock);
 	return cues;
 }
 
 struct umms_track *
-gst_captions_track(void)
+gst_captions_track(struct gst_engine *engine, int index)
 {
 	struct umms_track *track = umms_track_create();
-	track->codec = g_strdup("cea608");
-	track->codec_description = g_strdup("CEA-608 closed captions (CC1)");
+	if (listed_kind(engine, index) == GST_CAPTIONS_708) {
+		track->codec = g_strdup("cea708");
+		track->codec_description = g_strdup("CEA-708 closed captions (service 1)");
+	} else {
+		track->codec = g_strdup("cea608");
+		track->codec_description = g_strdup("CEA-608 closed captions (CC1)");
+	}
 	return track;
 }

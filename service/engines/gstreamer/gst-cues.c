@@ -173,8 +173,8 @@ gst_cues_update(struct gst_engine *engine)
 	int captions = current >= internal ? gst_captions_count(engine) : 0;
 	struct umms_cues *track = NULL, *caption_cues = NULL;
 	bool drawn = false;
-	if (captions && current == internal) {
-		track = caption_cues = gst_captions_cues(engine);
+	if (current >= internal && current < internal + captions) {
+		track = caption_cues = gst_captions_cues(engine, current - internal);
 		drawn = true;
 	} else if (current >= internal + captions && current >= 0 && engine->subtitles) {
 		track = gst_subtitles_cues(engine->subtitles);

@@ -318,14 +318,9 @@ gst_media_update_tracks(struct gst_engine *engine)
 	}
 	int internal = internal_count(engine, UMMS_TRACK_SUBTITLE);
 	gst_overlay_watch_text_pads(engine, internal);
-	int captions = gst_captions_count(engine);
-	if (captions) {
-		g_ptr_array_add(info->tracks[UMMS_TRACK_SUBTITLE], gst_captions_track());
-		/* Found after the external file was chosen: that file is one further now. */
-		if (!engine->captions_listed && engine->want[UMMS_TRACK_SUBTITLE] >= internal)
-			engine->want[UMMS_TRACK_SUBTITLE]++;
-		engine->captions_listed = true;
-	}
+	int captions = gst_captions_list(engine, internal);
+	for (int i = 0; i < captions; i++)
+		g_ptr_array_add(info->tracks[UMMS_TRACK_SUBTITLE], gst_captions_track(engine, i));
 	int external = internal + captions;
 	if (external_subtitles(engine)) {
 		struct umms_track *track = umms_track_create();
@@ -338,7 +333,7 @@ gst_media_update_tracks(struct gst_engine *engine)
 	if (subtitles_ours(engine)) {
 		int want = engine->want[UMMS_TRACK_SUBTITLE];
 		bool show_external = external_subtitles(engine) && want == external;
-		bool show_captions = captions && want == internal;
+		bool show_captions = want >= internal && want < internal + captions;
 		info->current[UMMS_TRACK_SUBTITLE] = show_external || show_captions ? want : -1;
 	}
 	bool cues_changed = gst_cues_update(engine);

@@ -12,7 +12,7 @@
  * decoder policy, frame counters), gst-subtitles.c (external subtitle files),
  * gst-cues.c (subtitle cues on the video's clock: SubtitleCue, pixels),
  * gst-overlay.c (the stream's own subtitles, rendered by playbin, as subpictures),
- * gst-captions.c (CEA-608 captions carried in the video, decoded into cues),
+ * gst-captions.c (CEA-608 and CEA-708 captions carried in the video, decoded into cues),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop),
  * gst-teletext.c (DVB teletext subtitles decoded into text for playbin).
  */
@@ -23,6 +23,13 @@
 
 #include "engine.h"
 #include "frame.h"
+
+/* The closed caption tracks a video may carry, in their list order (gst-captions.c). */
+enum gst_caption_kind {
+	GST_CAPTIONS_608,       /* CEA-608, CC1 */
+	GST_CAPTIONS_708,       /* CEA-708 (DTVCC), service 1 */
+	GST_CAPTION_KINDS,
+};
 
 enum gst_op_type {
 	GST_OP_OPEN,
@@ -133,11 +140,12 @@ struct gst_engine {
 
 	/* Closed captions carried in the video (gst-captions.c). */
 	struct umms_captions *captions; /* CC1's decoder (lock) */
-	struct umms_cues *caption_cues; /* what it decoded (lock) */
-	bool captions_seen;            /* the video carries caption data (lock) */
+	struct umms_captions708 *captions708; /* DTVCC service 1's decoder (lock) */
+	struct umms_cues *caption_cues[GST_CAPTION_KINDS]; /* what they decoded (lock) */
+	unsigned captions_seen;        /* bits by kind: the video carries them (lock) */
 	bool captions_upstream;        /* ... read at the decoder's input (lock) */
 	GQueue caption_pending;        /* pictures' caption data, by position (lock) */
-	bool captions_listed;          /* main loop: the track is in the list */
+	unsigned captions_listed;      /* main loop: bits by kind, the tracks in the list */
 };
 
 /* gst-engine.c: the op queue, state and bus. */
@@ -282,12 +290,18 @@ void gst_captions_watch_decoder(struct gst_engine *engine, GstElement *decoder);
 void gst_captions_finish(struct gst_engine *engine);
 /* Main loop: another media; no captions seen, none known. */
 void gst_captions_reset(struct gst_engine *engine);
-/* Main loop: 1 when the video carries captions (a track after the media's own), else 0. */
+/*
+ * Main loop: the caption tracks found since the last call listed (after the
+ * media's own text tracks @internal, in kind order); a choice of a later
+ * track follows it to its new index. Their count.
+ */
+int gst_captions_list(struct gst_engine *engine, int internal);
+/* Main loop: how many caption tracks are listed (after the media's own). */
 int gst_captions_count(struct gst_engine *engine);
-/* The captions' cues (a new reference), or NULL. */
-struct umms_cues *gst_captions_cues(struct gst_engine *engine);
-/* The captions' track, for SubtitleTracks. */
-struct umms_track *gst_captions_track(void);
+/* The cues of the caption track @index of those listed (a new reference), or NULL. */
+struct umms_cues *gst_captions_cues(struct gst_engine *engine, int index);
+/* The caption track @index of those listed, for SubtitleTracks. */
+struct umms_track *gst_captions_track(struct gst_engine *engine, int index);
 
 /* gst-cues.c */
 void gst_cues_init(struct gst_engine *engine);

@@ -19,9 +19,16 @@
 #define KEEP_US ((int64_t)10 * 60 * G_USEC_PER_SEC)
 #define FORGET_US ((int64_t)10 * G_USEC_PER_SEC)
 
+/* The foreground colours of preamble address and mid-row codes, in their order. */
+static const char *const colours[] = {
+	"#FFFFFF", "#00FF00", "#0000FF", "#00FFFF", "#FF0000", "#FFFF00", "#FF00FF",
+};
+#define WHITE 0
+
 struct cell {
 	gunichar ch;            /* 0: empty */
 	bool italic, underline;
+	uint8_t colour;         /* index in colours */
 };
 
 struct screen {
@@ -44,10 +51,12 @@ struct umms_captions {
 	int depth;              /* roll-up rows */
 	int row, column;        /* the cursor */
 	bool italic, underline;
+	uint8_t colour;
 	bool ours;              /* the last control code was CC1's: characters are ours */
 	uint8_t last_control[2];/* the control code just run, 0 0: none (its repeat is skipped) */
 
 	char *cue;              /* markup on view, NULL: none */
+	struct umms_cue_place place;    /* its rows' places on the screen */
 	int64_t cue_start;
 	int64_t position;       /* of the last picture fed */
 	int64_t forgotten;      /* when old cues were last forgotten */
@@ -139,6 +148,7 @@ put_char(struct umms_captions *captions, gunichar ch)
 	cell->ch = ch;
 	cell->italic = captions->italic;
 	cell->underline = captions->underline;
+	cell->colour = captions->colour;
 	if (captions->column < COLUMNS - 1)
 		captions->column++;
 }
@@ -247,9 +257,11 @@ preamble(struct umms_captions *captions, uint8_t c1, uint8_t c2)
 	int row = pac_rows[c1 & 7][(c2 & 0x20) ? 1 : 0] - 1;
 	if (row < 0)
 		return;
+	/* Attributes: a colour (0..6), italics (7) or an indent (8..15), and underline. */
 	unsigned attribute = c2 & 0x1f;
 	captions->underline = attribute & 1;
 	captions->italic = attribute == 0x0e || attribute == 0x0f;
+	captions->colour = attribute < 0x0e ? (uint8_t)(attribute >> 1) : WHITE;
 	int column = attribute >= 0x10 ? (int)((attribute - 0x10) >> 1) * 4 : 0;
 	if (captions->mode == MODE_ROLL_UP) {
 		/* The window moves to the row, with what it shows. */
@@ -287,9 +299,11 @@ control(struct umms_captions *captions, uint8_t c1, uint8_t c2)
 		/* Tab offsets. */
 		captions->column = MIN(captions->column + c2 - 0x20, COLUMNS - 1);
 	} else if (c1 == 0x11 && c2 >= 0x20 && c2 <= 0x2f) {
-		/* Mid-row codes: the style (colours are not kept), shown as a space. */
+		/* Mid-row codes: a colour (italics off) or italics, shown as a space. */
 		captions->underline = c2 & 1;
 		captions->italic = (c2 & 0x0e) == 0x0e;
+		if (!captions->italic)
+			captions->colour = (uint8_t)((c2 & 0x0e) >> 1);
 		put_char(captions, ' ');
 	} else if (c1 == 0x11 && c2 >= 0x30 && c2 <= 0x3f) {
 		gunichar ch = special_chars[c2 - 0x30];
@@ -303,7 +317,7 @@ control(struct umms_captions *captions, uint8_t c1, uint8_t c2)
 			captions->column--;
 		put_char(captions, extended_chars[c1 - 0x12][c2 - 0x20]);
 	}
-	/* Background and foreground attributes (0x10, 0x17 0x2d..0x2f): not kept. */
+	/* Background attributes and black text (0x10, 0x17 0x2d..0x2f): not kept. */
 }
 
 /* A byte without its odd parity bit, or -1 when the parity is wrong. */
@@ -353,11 +367,51 @@ append_char(GString *out, gunichar ch)
 	}
 }
 
-/* The screen's rows with text, a line each, as Pango markup; NULL when blank. */
+/* A run of cells with one style as Pango markup: colour outside, then italics, underline. */
+static void
+append_run(GString *out, const struct cell *cells, int from, int to)
+{
+	const struct cell *style = &cells[from];
+	bool coloured = style->ch && style->colour != WHITE;
+	bool italic = style->ch && style->italic, underline = style->ch && style->underline;
+	if (coloured)
+		g_string_append_printf(out, "<span foreground=\"%s\">", colours[style->colour]);
+	if (italic)
+		g_string_append(out, "<i>");
+	if (underline)
+		g_string_append(out, "<u>");
+	for (int c = from; c < to; c++)
+		append_char(out, cells[c].ch ? cells[c].ch : ' ');
+	if (underline)
+		g_string_append(out, "</u>");
+	if (italic)
+		g_string_append(out, "</i>");
+	if (coloured)
+		g_string_append(out, "</span>");
+}
+
+/* Cells drawn alike: an empty one has no style. */
+static bool
+same_style(const struct cell *a, const struct cell *b)
+{
+	struct cell x = *a, y = *b;
+	if (!x.ch)
+		x = (struct cell){ 0 };
+	if (!y.ch)
+		y = (struct cell){ 0 };
+	return x.italic == y.italic && x.underline == y.underline && x.colour == y.colour;
+}
+
+/*
+ * The screen's rows with text, a line each, as Pango markup (NULL when
+ * blank), and in @place each line's row and the column of its first
+ * character: a caption where the caption provider put it.
+ */
 static char *
-screen_markup(const struct screen *screen)
+screen_markup(const struct screen *screen, struct umms_cue_place *place)
 {
 	GString *out = g_string_new(NULL);
+	memset(place, 0, sizeof(*place));
 	for (int r = 0; r < ROWS; r++) {
 		const struct cell *cells = screen->cells[r];
 		int first = 0, last = COLUMNS - 1;
@@ -369,47 +423,42 @@ screen_markup(const struct screen *screen)
 			continue;
 		if (out->len)
 			g_string_append_c(out, '\n');
-		bool italic = false, underline = false;
-		for (int c = first; c <= last; c++) {
-			bool want_italic = cells[c].ch && cells[c].italic;
-			bool want_underline = cells[c].ch && cells[c].underline;
-			if (underline && !want_underline)
-				g_string_append(out, "</u>"), underline = false;
-			if (italic && (!want_italic || want_underline != underline)) {
-				if (underline)
-					g_string_append(out, "</u>"), underline = false;
-				g_string_append(out, "</i>"), italic = false;
-			}
-			if (want_italic && !italic)
-				g_string_append(out, "<i>"), italic = true;
-			if (want_underline && !underline)
-				g_string_append(out, "<u>"), underline = true;
-			append_char(out, cells[c].ch ? cells[c].ch : ' ');
+		place->row[place->lines] = (uint8_t)r;
+		place->column[place->lines] = (uint8_t)first;
+		place->lines++;
+		int from = first;
+		for (int c = first + 1; c <= last + 1; c++) {
+			if (c <= last && same_style(&cells[from], &cells[c]))
+				continue;
+			append_run(out, cells, from, c);
+			from = c;
 		}
-		if (underline)
-			g_string_append(out, "</u>");
-		if (italic)
-			g_string_append(out, "</i>");
 	}
 	if (!out->len) {
 		g_string_free(out, TRUE);
 		return NULL;
 	}
+	place->rows = ROWS;
+	place->columns = COLUMNS;
 	return g_string_free(out, FALSE);
 }
 
 /* What is on view changed at @position: the cue before ends, the new one begins. */
 static void
-show(struct umms_captions *captions, int64_t position, char *markup)
+show(struct umms_captions *captions, int64_t position, char *markup,
+	const struct umms_cue_place *place)
 {
-	if (g_strcmp0(markup, captions->cue) == 0) {
+	if (g_strcmp0(markup, captions->cue) == 0 && (!markup ||
+			memcmp(place, &captions->place, sizeof(*place)) == 0)) {
 		g_free(markup);
 		return;
 	}
 	if (captions->cue)
-		umms_cues_end(captions->cues, captions->cue_start, captions->cue, position);
+		umms_cues_end_placed(captions->cues, captions->cue_start, captions->cue,
+			&captions->place, position);
 	g_free(captions->cue);
 	captions->cue = markup;
+	captions->place = *place;
 	captions->cue_start = position;
 	if (!markup)
 		return;
@@ -417,7 +466,7 @@ show(struct umms_captions *captions, int64_t position, char *markup)
 		umms_cues_forget_before(captions->cues, position - KEEP_US);
 		captions->forgotten = position;
 	}
-	umms_cues_add(captions->cues, position, -1, markup);
+	umms_cues_add_placed(captions->cues, position, -1, markup, place);
 }
 
 /* ---- bytes in -------------------------------------------------------------- */
@@ -500,13 +549,16 @@ umms_captions_feed(struct umms_captions *captions, int64_t position,
 	for (size_t i = 0; i < n; i++)
 		decode_pair(captions, pairs[2 * i], pairs[2 * i + 1]);
 	/* One change per picture: what shows when it is on screen. */
-	show(captions, position, screen_markup(shown_screen(captions)));
+	struct umms_cue_place place;
+	char *markup = screen_markup(shown_screen(captions), &place);
+	show(captions, position, markup, &place);
 	/*
 	 * Seen again after a seek back, a caption known only to where it was
 	 * last seen (umms_captions_reset) is on view with this picture too.
 	 */
 	if (captions->cue)
-		umms_cues_reach(captions->cues, captions->cue_start, captions->cue, position + 1);
+		umms_cues_reach_placed(captions->cues, captions->cue_start, captions->cue,
+			&captions->place, position + 1);
 	return true;
 }
 
@@ -518,8 +570,8 @@ umms_captions_reset(struct umms_captions *captions)
 	 * it was last seen (a later pass over its end extends it).
 	 */
 	if (captions->cue && captions->position > captions->cue_start)
-		umms_cues_end(captions->cues, captions->cue_start, captions->cue,
-			captions->position);
+		umms_cues_end_placed(captions->cues, captions->cue_start, captions->cue,
+			&captions->place, captions->position);
 	g_clear_pointer(&captions->cue, g_free);
 	clear_screen(&captions->screens[0]);
 	clear_screen(&captions->screens[1]);
@@ -529,6 +581,7 @@ umms_captions_reset(struct umms_captions *captions)
 	captions->row = ROWS - 1;
 	captions->column = 0;
 	captions->italic = captions->underline = false;
+	captions->colour = WHITE;
 	captions->ours = true;
 	captions->last_control[0] = captions->last_control[1] = 0;
 	captions->position = -1;

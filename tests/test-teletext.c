@@ -223,9 +223,10 @@ test_track(struct umms_test *t, gconstpointer data)
 	g_free(text);
 	char *markup;
 	next_cue(signals, &start, &end, &text, &markup);
-	/* Its characters as they are, escaped in the markup. */
+	/* Its characters as they are, escaped in the markup, in its colour (green). */
 	g_assert_cmpstr(text, ==, "<b>TELETEXT</b> TWO");
-	g_assert_cmpstr(markup, ==, "&lt;b&gt;TELETEXT&lt;/b&gt; TWO");
+	g_assert_cmpstr(markup, ==,
+		"<span foreground=\"#00FF00\">&lt;b&gt;TELETEXT&lt;/b&gt; TWO</span>");
 	g_free(markup);
 	g_assert_cmpint(start - origin, >=, US(3.0));
 	g_assert_cmpint(start - origin, <=, US(3.1));

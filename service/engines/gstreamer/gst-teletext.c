@@ -8,8 +8,12 @@
  * subtitle page, and goes back there after every flush (a seek).
  *
  * So a bin of ours, "ummsteletextdec", ranked for decodebin, holds it:
- * teletextdec in subtitle mode (the page's boxed lines, blank ones
- * dropped) giving UTF-8 text. playbin takes that as a text track, whose
+ * teletextdec in subtitle mode (the page's rows 1 to 23) giving Pango
+ * markup: a row a line, in the colour of its first letter (teletextdec
+ * keeps no other, nor double height; its text unescaped), made into our
+ * cue (trim_page): the rows with text, their rows its place on a 25-row
+ * grid (a subtitle on the top rows is drawn at the top), each centred.
+ * playbin takes that as a text track, whose
  * cues gst-cues.c catches; but its text overlay would show a page for
  * one frame (a text buffer without a duration), and a page has none: it
  * lasts until the next. A cue without an end lasts until the next one,
@@ -22,9 +26,9 @@
  *
  * The page is the stream's first subtitle page (a header with C6 set),
  * seen in the data before teletextdec is given it, and set again before
- * every buffer. A page is told as Pango markup (its text escaped) without
- * the newlines and NUL teletextdec ends it with; a blank page (the
- * subtitle taken off) as empty text, which ends the cue before it.
+ * every buffer. A page is told as Pango markup (its text escaped), its
+ * place in a meta (gst_support_set_cue_place); a blank page (the subtitle
+ * taken off) as empty text, which ends the cue before it.
  *
  * teletextdec tells a page when the PES after the one that completed it
  * arrives: one PES (a frame, as broadcasters send them) late.
@@ -315,6 +319,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PA
 	GST_PAD_ALWAYS, GST_STATIC_CAPS("text/x-raw"));
 /* What it sends. */
 #define TEXT_CAPS "text/x-raw, format=(string)pango-markup"
+/* The grid of a page's rows (0 the header, 1..23 text, 24 the last) for the cue's place. */
+#define TELETEXT_ROWS 25
 
 /* Hamming 8/4 (EN 300 706, 8.2) as transmitted; -1 for any error (none is corrected). */
 static int
@@ -424,7 +430,55 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	return GST_PAD_PROBE_OK;
 }
 
-/* A page out of teletextdec, its text ended by newlines and a NUL: trimmed. */
+/*
+ * A row of teletextdec's Pango page (@row, @size bytes, its newline
+ * gone): the foreground of its first letter and its 40 characters,
+ * unescaped, as <span font_desc="…" foreground="#RRGGBB"> TEXT. The
+ * text, without its spaces around, escaped into @out in that colour
+ * (white: none named); false when it is blank or not what was expected.
+ */
+static bool
+page_row(const char *row, size_t size, GString *out)
+{
+	const char *end = row + size;
+	const char *open = g_strstr_len(row, (gssize)size, "\">");
+	if (!open || strncmp(row, "<span ", 6) != 0)
+		return false;
+	const char *text = open + 2;
+	while (text < end && *text == ' ')
+		text++;
+	while (end > text && end[-1] == ' ')
+		end--;
+	if (end == text)
+		return false;
+	char colour[8] = "";
+	const char *foreground = g_strstr_len(row, open - row, " foreground=\"");
+	if (foreground && open - (foreground + 13) == 7 && foreground[13] == '#') {
+		memcpy(colour, foreground + 13, 7);
+		for (int i = 1; i < 7; i++) {
+			if (!g_ascii_isxdigit(colour[i]))
+				colour[0] = '\0';
+		}
+		if (g_ascii_strcasecmp(colour, "#FFFFFF") == 0)
+			colour[0] = '\0';
+	}
+	g_autofree char *escaped = g_markup_escape_text(text, end - text);
+	if (out->len)
+		g_string_append_c(out, '\n');
+	if (colour[0])
+		g_string_append_printf(out, "<span foreground=\"%s\">%s</span>", colour, escaped);
+	else
+		g_string_append(out, escaped);
+	return true;
+}
+
+/*
+ * A page out of teletextdec as Pango markup (rows 1 to 23, a line each,
+ * blank ones too, ended by a NUL) made into ours: the rows with text, a
+ * line each in the colour of its first letter, and their rows as the
+ * cue's place (a meta on the buffer, read by gst-cues.c), centred as
+ * teletext subtitles are. A blank page: empty text.
+ */
 static GstPadProbeReturn
 trim_page(GstPadProbeInfo *info)
 {
@@ -432,19 +486,38 @@ trim_page(GstPadProbeInfo *info)
 	GstMapInfo map;
 	if (!buffer || !gst_buffer_map(buffer, &map, GST_MAP_READ))
 		return GST_PAD_PROBE_OK;
-	gsize size = map.size;
-	while (size > 0 && (map.data[size - 1] == '\0' || map.data[size - 1] == '\n' ||
-			map.data[size - 1] == ' '))
-		size--;
-	const char *text = memchr(map.data, '\0', size) ? NULL : (const char *)map.data;
-	/* Text, which may have a < or an &, as markup; a blank page: none. */
-	GstBuffer *trimmed = gst_buffer_new();
-	if (text && size) {
-		char *markup = g_markup_escape_text(text, (gssize)size);
-		trimmed = gst_buffer_new_wrapped(markup, strlen(markup));
+	const char *data = (const char *)map.data;
+	const char *nul = memchr(data, '\0', map.size);
+	size_t size = nul ? (size_t)(nul - data) : map.size;
+	GString *markup = g_string_new(NULL);
+	struct umms_cue_place place = { .rows = TELETEXT_ROWS, .columns = 40, .centred = true };
+	/* Rows end with a newline, which teletext text never has. */
+	unsigned row = 1;
+	for (const char *at = data; at < data + size && row < TELETEXT_ROWS; row++) {
+		const char *line_end = memchr(at, '\n', (size_t)(data + size - at));
+		size_t length = line_end ? (size_t)(line_end - at) : (size_t)(data + size - at);
+		if (g_utf8_validate(at, (gssize)length, NULL) && page_row(at, length, markup) &&
+				place.lines < UMMS_CUE_PLACE_LINES) {
+			place.row[place.lines++] = (uint8_t)row;
+		}
+		if (!line_end)
+			break;
+		/* The row's </span> after its newline. */
+		at = line_end + 1;
+		if ((size_t)(data + size - at) >= 7 && strncmp(at, "</span>", 7) == 0)
+			at += 7;
 	}
 	gst_buffer_unmap(buffer, &map);
+	GstBuffer *trimmed = gst_buffer_new();
+	if (markup->len) {
+		gsize length = markup->len;
+		trimmed = gst_buffer_new_wrapped(g_string_free(markup, FALSE), length);
+	} else {
+		g_string_free(markup, TRUE);
+	}
 	gst_buffer_copy_into(trimmed, buffer, GST_BUFFER_COPY_METADATA, 0, (gsize)-1);
+	if (place.lines)
+		gst_support_set_cue_place(trimmed, &place);
 	gst_buffer_unref(buffer);
 	GST_PAD_PROBE_INFO_DATA(info) = trimmed;
 	return GST_PAD_PROBE_OK;
@@ -452,10 +525,10 @@ trim_page(GstPadProbeInfo *info)
 
 /*
  * Streaming thread: on teletextdec's output. What it may send is asked
- * (downstream, before its first page) and answered here: its UTF-8 text,
- * so it never picks RGBA; its caps (which name that "utf-8", where
- * GStreamer's text elements say "utf8") are sent as Pango markup, which
- * the pages are made into.
+ * (downstream, before its first page) and answered here: its Pango
+ * markup, so it never picks RGBA, and its rows are all there (its UTF-8
+ * text drops the blank ones, and the colours); its caps are replaced by
+ * ours, for the markup the pages are made into.
  */
 static GstPadProbeReturn
 output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
@@ -480,7 +553,8 @@ output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		 * on the pad: that, and the text the pad sends, by GStreamer's.
 		 */
 		bool downstream = info->type & GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM;
-		GstCaps *mine = gst_caps_from_string(downstream ? "text/x-raw, format=(string)utf-8" :
+		GstCaps *mine = gst_caps_from_string(downstream ?
+			"text/x-raw, format=(string)pango-markup" :
 			"text/x-raw, format=(string){ pango-markup, utf-8 }");
 		GstCaps *result = filter ? gst_caps_intersect_full(filter, mine,
 			GST_CAPS_INTERSECT_FIRST) : gst_caps_ref(mine);

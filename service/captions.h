@@ -6,10 +6,19 @@
  * pairs): the field-1 byte pairs of each picture, in presentation order,
  * drive the CEA-608 caption modes (pop-on, roll-up, paint-on) of CC1 over
  * a 15 x 32 screen, and each change of what that screen shows becomes a
- * text cue from that picture's time on: its rows as Pango markup (italics
- * and underline kept), a line each, ended by the next change (an erase, a
- * new caption). A caption still shown when the data stops lasts until the
- * next cue.
+ * text cue from that picture's time on: its rows as Pango markup, a line
+ * each, ended by the next change (an erase, a new caption). A caption
+ * still shown when the data stops lasts until the next cue.
+ *
+ * One cue per screen, placed per row (struct umms_cue_place on the 15 x 32
+ * grid): each line at its row (a preamble address code's, or a roll-up's
+ * from its base row up) and the column of its first character (the
+ * preamble's indent, tab offsets, leading spaces), so rows far apart stay
+ * apart and rows of one caption keep their own indents. Colours of
+ * preamble and mid-row codes become <span foreground> (white, green, blue,
+ * cyan, red, yellow, magenta; white is left unnamed), italics <i>,
+ * underline <u>; a mid-row code's space takes its new style. Background
+ * attributes and black text are not kept.
  *
  * Cues already in the list are not added again (umms_cues_add), so
  * playing a stretch twice (a seek back) leaves one cue per caption, and a

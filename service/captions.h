@@ -20,7 +20,7 @@
  * underline <u>; a mid-row code's space takes its new style. Background
  * attributes and black text are not kept.
  *
- * Cues already in the list are not added again (umms_cues_add), so
+ * Cues already in the list are not added again (umms_cues_add_placed), so
  * playing a stretch twice (a seek back) leaves one cue per caption, and a
  * seek back into a caption finds it. After a seek, umms_captions_reset:
  * the 608 state is no longer the stream's until the next caption is sent

@@ -61,7 +61,7 @@ struct umms_cues;
  * whole.
  */
 struct umms_cue_place {
-	uint8_t rows, columns;  /* the grid: 1..UMMS_CUE_PLACE_LINES x 1..255; 0 0 none */
+	uint8_t rows, columns;  /* the grid, 1..255 each; 0 0: none */
 	uint8_t lines;          /* lines with a cell: 0..UMMS_CUE_PLACE_LINES */
 	bool centred;
 	uint8_t row[UMMS_CUE_PLACE_LINES];      /* 0..rows-1 */

@@ -508,13 +508,11 @@ trim_page(GstPadProbeInfo *info)
 			at += 7;
 	}
 	gst_buffer_unmap(buffer, &map);
-	GstBuffer *trimmed = gst_buffer_new();
-	if (markup->len) {
-		gsize length = markup->len;
-		trimmed = gst_buffer_new_wrapped(g_string_free(markup, FALSE), length);
-	} else {
+	gsize length = markup->len;
+	GstBuffer *trimmed = length ? gst_buffer_new_wrapped(g_string_free(markup, FALSE), length) :
+		gst_buffer_new();
+	if (!length)
 		g_string_free(markup, TRUE);
-	}
 	gst_buffer_copy_into(trimmed, buffer, GST_BUFFER_COPY_METADATA, 0, (gsize)-1);
 	if (place.lines)
 		gst_support_set_cue_place(trimmed, &place);

@@ -274,8 +274,9 @@ cc608_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
  * cc608.mkv: the blue picture, H.264 carrying CEA-608 captions (CC1,
  * pop-on) in its SEI user data (A/53, written by x264enc from the caption
  * meta): "CAPTION" shown from 1.0 s to 2.0 s (row 15, white), "LATER"
- * from 3.0 s to 3.48 s (row 1, green), padding in every other picture. With B-frames: the pictures, and their
- * caption bytes, are stored out of presentation order.
+ * from 3.0 s to 3.48 s (row 1, green), padding in every other picture.
+ * With B-frames: the pictures, and their caption bytes, are stored out of
+ * presentation order.
  */
 bool
 make_cc608_mkv(const struct job *job, GError **error)

@@ -8,13 +8,15 @@
  * subtitle page, and goes back there after every flush (a seek).
  *
  * So a bin of ours, "ummsteletextdec", ranked for decodebin, holds it:
- * teletextdec in subtitle mode (the page's rows 1 to 23) giving Pango
- * markup: a row a line, in the colour of its first letter (teletextdec
- * keeps no other, nor double height; its text unescaped), made into our
- * cue (trim_page): the rows with text, their rows its place on a 25-row
- * grid (a subtitle on the top rows is drawn at the top), each centred.
- * playbin takes that as a text track, whose
- * cues gst-cues.c catches; but its text overlay would show a page for
+ * teletextdec in subtitle mode (the page's boxed lines, blank ones
+ * dropped) giving UTF-8 text. Its lines lose their rows and colours (its
+ * Pango markup keeps them, but leaks every page's colour table, cell by
+ * cell), so the subtitle page's packets are read on their way in
+ * (service/teletext.h) for each row with text and its colour, and a page
+ * out of teletextdec with as many lines gets them (trim_page): its cue's
+ * place, the rows on the page's 25-row grid, each line centred (a
+ * subtitle on the top rows is drawn at the top), and its lines' colours.
+ * playbin takes that as a text track, whose cues gst-cues.c catches; but its text overlay would show a page for
  * one frame (a text buffer without a duration), and a page has none: it
  * lasts until the next. A cue without an end lasts until the next one,
  * so a teletext track is drawn from its cues by our cue renderer (like a
@@ -41,15 +43,10 @@
 
 #include "gst-private.h"
 #include "log.h"
+#include "teletext.h"
 
 #define FACTORY_NAME "ummsteletextdec"
 
-/* EN 300 472: data_identifier range of EBU data; teletext data units and their length. */
-#define DATA_IDENTIFIER_MIN 0x10
-#define DATA_IDENTIFIER_MAX 0x1f
-#define UNIT_NON_SUBTITLE 0x02
-#define UNIT_SUBTITLE 0x03
-#define UNIT_LENGTH 0x2c
 /* Until the subtitle page is known: a number no page has (magazines are 1 to 8). */
 #define NO_PAGE 999
 
@@ -309,6 +306,7 @@ struct _UmmsTeletextBin {
 	unsigned pid;              /* tsdemux's, 0x2000 unknown */
 	bool looked_up;            /* the PMT was asked for the page */
 	int page;                  /* 100..899, 0 none known yet */
+	struct umms_teletext_rows *rows; /* the subtitle page's rows, as sent */
 };
 
 G_DEFINE_TYPE(UmmsTeletextBin, umms_teletext_bin, GST_TYPE_BIN)
@@ -321,68 +319,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PA
 #define TEXT_CAPS "text/x-raw, format=(string)pango-markup"
 /* The grid of a page's rows (0 the header, 1..23 text, 24 the last) for the cue's place. */
 #define TELETEXT_ROWS 25
-
-/* Hamming 8/4 (EN 300 706, 8.2) as transmitted; -1 for any error (none is corrected). */
-static int
-unham(uint8_t byte)
-{
-	unsigned d1 = byte >> 1 & 1, d2 = byte >> 3 & 1, d3 = byte >> 5 & 1, d4 = byte >> 7 & 1;
-	unsigned p1 = byte & 1, p2 = byte >> 2 & 1, p3 = byte >> 4 & 1, p4 = byte >> 6 & 1;
-	bool ok = p1 == (1 ^ d1 ^ d3 ^ d4) && p2 == (1 ^ d1 ^ d2 ^ d4) &&
-		p3 == (1 ^ d1 ^ d2 ^ d3) && p4 == (1 ^ p1 ^ d1 ^ p2 ^ d2 ^ p3 ^ d3 ^ d4);
-	return ok ? (int)(d1 | d2 << 1 | d3 << 2 | d4 << 3) : -1;
-}
-
-/* EN 300 472 carries each byte's bits in transmission order. */
-static uint8_t
-reverse(uint8_t b)
-{
-	uint8_t r = 0;
-	for (int i = 0; i < 8; i++)
-		r = (uint8_t)(r << 1 | (b >> i & 1));
-	return r;
-}
-
-/* A packet X/0 (@packet, 42 bytes as transmitted) of a subtitle page: its number, else 0. */
-static int
-subtitle_page(const uint8_t *packet)
-{
-	int a = unham(packet[0]), b = unham(packet[1]);
-	if (a < 0 || b < 0 || (a >> 3 | b << 1) != 0)
-		return 0;
-	int magazine = (a & 7) ? (a & 7) : 8;
-	int units = unham(packet[2]), tens = unham(packet[3]), s4c = unham(packet[7]);
-	/* Units or tens past 9: a time filling header (xFF) or an unusual page. */
-	if (units < 0 || tens < 0 || s4c < 0 || units > 9 || tens > 9 || !(s4c & 8))
-		return 0;
-	return magazine * 100 + tens * 10 + units;
-}
-
-/* The first subtitle page a PES payload (@data, @size bytes, hostile) has a header of. */
-static int
-find_subtitle_page(const uint8_t *data, size_t size)
-{
-	if (size < 1 || data[0] < DATA_IDENTIFIER_MIN || data[0] > DATA_IDENTIFIER_MAX)
-		return 0;
-	size_t at = 1;
-	while (at + 2 <= size) {
-		uint8_t id = data[at];
-		size_t length = data[at + 1];
-		if (at + 2 + length > size)
-			break;
-		if ((id == UNIT_SUBTITLE || id == UNIT_NON_SUBTITLE) && length == UNIT_LENGTH) {
-			/* Line and field, framing code, then the packet. */
-			uint8_t packet[3 + 5];
-			for (size_t i = 0; i < sizeof(packet); i++)
-				packet[i] = reverse(data[at + 4 + i]);
-			int page = subtitle_page(packet);
-			if (page)
-				return page;
-		}
-		at += 2 + length;
-	}
-	return 0;
-}
 
 /* Streaming thread: a PES into teletextdec. */
 static GstPadProbeReturn
@@ -399,6 +335,9 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 			bin->looked_up = false;
 			bin->page = 0;
 		}
+		if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START ||
+				GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP)
+			umms_teletext_rows_reset(bin->rows);
 		return GST_PAD_PROBE_OK;
 	}
 	struct service service = { .pid = bin->pid };
@@ -415,15 +354,19 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	}
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
 	GstMapInfo map;
-	if (!bin->page && buffer && gst_buffer_map(buffer, &map, GST_MAP_READ)) {
-		bin->page = find_subtitle_page(map.data, map.size);
-		gst_buffer_unmap(buffer, &map);
-		if (bin->page) {
-			umms_info("teletext: subtitles on page %d", bin->page);
-			service.page = bin->page;
-			if (services)
-				services_put(services, &service);
+	if (buffer && gst_buffer_map(buffer, &map, GST_MAP_READ)) {
+		if (!bin->page) {
+			bin->page = umms_teletext_find_subtitle_page(map.data, map.size);
+			if (bin->page) {
+				umms_info("teletext: subtitles on page %d", bin->page);
+				service.page = bin->page;
+				if (services)
+					services_put(services, &service);
+			}
 		}
+		/* Its rows and colours, which teletextdec's text loses. */
+		umms_teletext_rows_feed(bin->rows, bin->page, map.data, map.size);
+		gst_buffer_unmap(buffer, &map);
 	}
 	/* teletextdec is back on page 100 after each flush: every time. */
 	g_object_set(bin->decoder, "page", bin->page ? bin->page : NO_PAGE, NULL);
@@ -431,91 +374,56 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 }
 
 /*
- * A row of teletextdec's Pango page (@row, @size bytes, its newline
- * gone): the foreground of its first letter and its 40 characters,
- * unescaped, as <span font_desc="…" foreground="#RRGGBB"> TEXT. The
- * text, without its spaces around, escaped into @out in that colour
- * (white: none named); false when it is blank or not what was expected.
- */
-static bool
-page_row(const char *row, size_t size, GString *out)
-{
-	const char *end = row + size;
-	const char *open = g_strstr_len(row, (gssize)size, "\">");
-	if (!open || strncmp(row, "<span ", 6) != 0)
-		return false;
-	const char *text = open + 2;
-	while (text < end && *text == ' ')
-		text++;
-	while (end > text && end[-1] == ' ')
-		end--;
-	if (end == text)
-		return false;
-	char colour[8] = "";
-	const char *foreground = g_strstr_len(row, open - row, " foreground=\"");
-	if (foreground && open - (foreground + 13) == 7 && foreground[13] == '#') {
-		memcpy(colour, foreground + 13, 7);
-		for (int i = 1; i < 7; i++) {
-			if (!g_ascii_isxdigit(colour[i]))
-				colour[0] = '\0';
-		}
-		if (g_ascii_strcasecmp(colour, "#FFFFFF") == 0)
-			colour[0] = '\0';
-	}
-	g_autofree char *escaped = g_markup_escape_text(text, end - text);
-	if (out->len)
-		g_string_append_c(out, '\n');
-	if (colour[0])
-		g_string_append_printf(out, "<span foreground=\"%s\">%s</span>", colour, escaped);
-	else
-		g_string_append(out, escaped);
-	return true;
-}
-
-/*
- * A page out of teletextdec as Pango markup (rows 1 to 23, a line each,
- * blank ones too, ended by a NUL) made into ours: the rows with text, a
- * line each in the colour of its first letter, and their rows as the
- * cue's place (a meta on the buffer, read by gst-cues.c), centred as
- * teletext subtitles are. A blank page: empty text.
+ * A page out of teletextdec (UTF-8, a line each of its rows with text,
+ * ended by a newline and a NUL) made into a cue: its lines escaped, in the
+ * colours of the rows read from the stream, those rows its place (a meta
+ * read by gst-cues.c) on the page's grid, each centred as teletext
+ * subtitles are; without them (a page that did not match), the lines
+ * alone, white, drawn like other text. A blank page: empty text.
  */
 static GstPadProbeReturn
-trim_page(GstPadProbeInfo *info)
+trim_page(UmmsTeletextBin *bin, GstPadProbeInfo *info)
 {
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
 	GstMapInfo map;
 	if (!buffer || !gst_buffer_map(buffer, &map, GST_MAP_READ))
 		return GST_PAD_PROBE_OK;
-	const char *data = (const char *)map.data;
-	const char *nul = memchr(data, '\0', map.size);
-	size_t size = nul ? (size_t)(nul - data) : map.size;
-	GString *markup = g_string_new(NULL);
-	struct umms_cue_place place = { .rows = TELETEXT_ROWS, .columns = 40, .centred = true };
-	/* Rows end with a newline, which teletext text never has. */
-	unsigned row = 1;
-	for (const char *at = data; at < data + size && row < TELETEXT_ROWS; row++) {
-		const char *line_end = memchr(at, '\n', (size_t)(data + size - at));
-		size_t length = line_end ? (size_t)(line_end - at) : (size_t)(data + size - at);
-		if (g_utf8_validate(at, (gssize)length, NULL) && page_row(at, length, markup) &&
-				place.lines < UMMS_CUE_PLACE_LINES) {
-			place.row[place.lines++] = (uint8_t)row;
-		}
-		if (!line_end)
-			break;
-		/* The row's </span> after its newline. */
-		at = line_end + 1;
-		if ((size_t)(data + size - at) >= 7 && strncmp(at, "</span>", 7) == 0)
-			at += 7;
-	}
+	gsize size = map.size;
+	while (size > 0 && (map.data[size - 1] == '\0' || map.data[size - 1] == '\n' ||
+			map.data[size - 1] == ' '))
+		size--;
+	const char *text = memchr(map.data, '\0', size) ? NULL : (const char *)map.data;
+	g_autofree char *copy = text ? g_strndup(text, size) : g_strdup("");
 	gst_buffer_unmap(buffer, &map);
+	char **lines = g_strsplit(copy, "\n", UMMS_TELETEXT_TEXT_ROWS);
+	unsigned n = *copy ? g_strv_length(lines) : 0;
+	struct umms_teletext_layout layout;
+	bool placed = umms_teletext_rows_take(bin->rows, n, &layout) && n > 0;
+	GString *markup = g_string_new(NULL);
+	for (unsigned i = 0; i < n; i++) {
+		g_autofree char *escaped = g_markup_escape_text(lines[i], -1);
+		if (i > 0)
+			g_string_append_c(markup, '\n');
+		if (placed && layout.colour[i] != 7)
+			g_string_append_printf(markup, "<span foreground=\"%s\">%s</span>",
+				umms_teletext_colour(layout.colour[i]), escaped);
+		else
+			g_string_append(markup, escaped);
+	}
+	g_strfreev(lines);
 	gsize length = markup->len;
 	GstBuffer *trimmed = length ? gst_buffer_new_wrapped(g_string_free(markup, FALSE), length) :
 		gst_buffer_new();
 	if (!length)
 		g_string_free(markup, TRUE);
 	gst_buffer_copy_into(trimmed, buffer, GST_BUFFER_COPY_METADATA, 0, (gsize)-1);
-	if (place.lines)
+	if (placed) {
+		struct umms_cue_place place = {
+			.rows = TELETEXT_ROWS, .columns = 40, .centred = true, .lines = (uint8_t)n,
+		};
+		memcpy(place.row, layout.row, n);
 		gst_support_set_cue_place(trimmed, &place);
+	}
 	gst_buffer_unref(buffer);
 	GST_PAD_PROBE_INFO_DATA(info) = trimmed;
 	return GST_PAD_PROBE_OK;
@@ -523,16 +431,16 @@ trim_page(GstPadProbeInfo *info)
 
 /*
  * Streaming thread: on teletextdec's output. What it may send is asked
- * (downstream, before its first page) and answered here: its Pango
- * markup, so it never picks RGBA, and its rows are all there (its UTF-8
- * text drops the blank ones, and the colours); its caps are replaced by
- * ours, for the markup the pages are made into.
+ * (downstream, before its first page) and answered here: its UTF-8 text,
+ * so it never picks RGBA; its caps (which name that "utf-8", where
+ * GStreamer's text elements say "utf8") are sent as Pango markup, which
+ * the pages are made into.
  */
 static GstPadProbeReturn
 output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
-		return trim_page(info);
+		return trim_page(data, info);
 	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
@@ -551,8 +459,7 @@ output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		 * on the pad: that, and the text the pad sends, by GStreamer's.
 		 */
 		bool downstream = info->type & GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM;
-		GstCaps *mine = gst_caps_from_string(downstream ?
-			"text/x-raw, format=(string)pango-markup" :
+		GstCaps *mine = gst_caps_from_string(downstream ? "text/x-raw, format=(string)utf-8" :
 			"text/x-raw, format=(string){ pango-markup, utf-8 }");
 		GstCaps *result = filter ? gst_caps_intersect_full(filter, mine,
 			GST_CAPS_INTERSECT_FIRST) : gst_caps_ref(mine);
@@ -580,6 +487,7 @@ change_state(GstElement *element, GstStateChange transition)
 static void
 umms_teletext_bin_init(UmmsTeletextBin *bin)
 {
+	bin->rows = umms_teletext_rows_create();
 	bin->decoder = gst_element_factory_make("teletextdec", NULL);
 	if (!bin->decoder)
 		return; /* Not registered without it. */
@@ -591,8 +499,8 @@ umms_teletext_bin_init(UmmsTeletextBin *bin)
 	GstPad *target = gst_element_get_static_pad(bin->decoder, "sink");
 	GstPad *ghost = gst_ghost_pad_new_from_template("sink", target,
 		gst_static_pad_template_get(&sink_template));
-	gst_pad_add_probe(target, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-		input_probe, bin, NULL);
+	gst_pad_add_probe(target, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+		GST_PAD_PROBE_TYPE_EVENT_FLUSH, input_probe, bin, NULL);
 	gst_object_unref(target);
 	gst_element_add_pad(GST_ELEMENT(bin), ghost);
 
@@ -611,6 +519,7 @@ finalize(GObject *object)
 	UmmsTeletextBin *bin = UMMS_TELETEXT_BIN(object);
 	if (bin->services)
 		services_unref(bin->services);
+	umms_teletext_rows_destroy(bin->rows);
 	G_OBJECT_CLASS(umms_teletext_bin_parent_class)->finalize(object);
 }
 

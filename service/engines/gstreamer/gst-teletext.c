@@ -16,15 +16,15 @@
  * out of teletextdec with as many lines gets them (trim_page): its cue's
  * place, the rows on the page's 25-row grid, each line centred (a
  * subtitle on the top rows is drawn at the top), and its lines' colours.
- * playbin takes that as a text track, whose cues gst-cues.c catches; but its text overlay would show a page for
- * one frame (a text buffer without a duration), and a page has none: it
- * lasts until the next. A cue without an end lasts until the next one,
- * so a teletext track is drawn from its cues by our cue renderer (like a
- * subtitle file, at the same size and place) and playbin's overlay is
- * hidden for it (gst_teletext_selected). Text rather than teletextdec's
- * RGBA page: a 40x25 cell image of the whole page at its own size, in its
- * own block font, where every other subtitle is drawn at the picture's
- * scale.
+ * playbin takes that as a text track, whose cues gst-cues.c catches; but
+ * its text overlay would show a page for one frame (a text buffer without
+ * a duration), and a page has none: it lasts until the next. A cue
+ * without an end lasts until the next one, so a teletext track is drawn
+ * from its cues by our cue renderer (like a subtitle file, at the same
+ * size) and playbin's overlay is hidden for it (gst_teletext_selected).
+ * Text rather than teletextdec's RGBA page: a 40x25 cell image of the
+ * whole page at its own size, in its own block font, where every other
+ * subtitle is drawn at the picture's scale.
  *
  * The page is the stream's first subtitle page (a header with C6 set),
  * seen in the data before teletextdec is given it, and set again before
@@ -325,7 +325,7 @@ static GstPadProbeReturn
 input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	UmmsTeletextBin *bin = data;
-	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+	if (info->type & (GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH)) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		const char *id = NULL;
 		if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {

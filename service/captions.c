@@ -19,6 +19,12 @@
 #define KEEP_US ((int64_t)10 * 60 * G_USEC_PER_SEC)
 #define FORGET_US ((int64_t)10 * G_USEC_PER_SEC)
 
+/* The colours of enum umms_caption_colour. */
+static const char *const colours[UMMS_CAPTION_COLOURS] = {
+	"#FFFFFF", "#00FF00", "#0000FF", "#00FFFF", "#FF0000", "#FFFF00", "#FF00FF",
+};
+#define WHITE UMMS_CAPTION_WHITE
+
 struct screen {
 	struct umms_caption_cell cells[ROWS][COLUMNS];
 };
@@ -39,6 +45,7 @@ struct umms_captions {
 	int depth;              /* roll-up rows */
 	int row, column;        /* the cursor */
 	bool italic, underline;
+	uint8_t colour;
 	bool ours;              /* the last control code was CC1's: characters are ours */
 	uint8_t last_control[2];/* the control code just run, 0 0: none (its repeat is skipped) */
 
@@ -132,6 +139,7 @@ put_char(struct umms_captions *captions, gunichar ch)
 	cell->ch = ch;
 	cell->italic = captions->italic;
 	cell->underline = captions->underline;
+	cell->colour = captions->colour;
 	if (captions->column < COLUMNS - 1)
 		captions->column++;
 }
@@ -240,9 +248,11 @@ preamble(struct umms_captions *captions, uint8_t c1, uint8_t c2)
 	int row = pac_rows[c1 & 7][(c2 & 0x20) ? 1 : 0] - 1;
 	if (row < 0)
 		return;
+	/* Attributes: a colour (0..6), italics (7) or an indent (8..15), and underline. */
 	unsigned attribute = c2 & 0x1f;
 	captions->underline = attribute & 1;
 	captions->italic = attribute == 0x0e || attribute == 0x0f;
+	captions->colour = attribute < 0x0e ? (uint8_t)(attribute >> 1) : WHITE;
 	int column = attribute >= 0x10 ? (int)((attribute - 0x10) >> 1) * 4 : 0;
 	if (captions->mode == MODE_ROLL_UP) {
 		/* The window moves to the row, with what it shows. */
@@ -280,9 +290,11 @@ control(struct umms_captions *captions, uint8_t c1, uint8_t c2)
 		/* Tab offsets. */
 		captions->column = MIN(captions->column + c2 - 0x20, COLUMNS - 1);
 	} else if (c1 == 0x11 && c2 >= 0x20 && c2 <= 0x2f) {
-		/* Mid-row codes: the style (colours are not kept), shown as a space. */
+		/* Mid-row codes: a colour (italics off) or italics, shown as a space. */
 		captions->underline = c2 & 1;
 		captions->italic = (c2 & 0x0e) == 0x0e;
+		if (!captions->italic)
+			captions->colour = (uint8_t)((c2 & 0x0e) >> 1);
 		put_char(captions, ' ');
 	} else if (c1 == 0x11 && c2 >= 0x30 && c2 <= 0x3f) {
 		gunichar ch = special_chars[c2 - 0x30];
@@ -296,7 +308,7 @@ control(struct umms_captions *captions, uint8_t c1, uint8_t c2)
 			captions->column--;
 		put_char(captions, extended_chars[c1 - 0x12][c2 - 0x20]);
 	}
-	/* Background and foreground attributes (0x10, 0x17 0x2d..0x2f): not kept. */
+	/* Background attributes and black text (0x10, 0x17 0x2d..0x2f): not kept. */
 }
 
 /* A byte without its odd parity bit, or -1 when the parity is wrong. */
@@ -346,8 +358,48 @@ append_char(GString *out, gunichar ch)
 	}
 }
 
+/* A run of cells with one style as Pango markup: colour outside, then italics, underline. */
+static void
+append_run(GString *out, const struct umms_caption_cell *cells, size_t from, size_t to)
+{
+	const struct umms_caption_cell *style = &cells[from];
+	bool coloured = style->ch && style->colour != WHITE && style->colour < UMMS_CAPTION_COLOURS;
+	bool italic = style->ch && style->italic, underline = style->ch && style->underline;
+	if (coloured)
+		g_string_append_printf(out, "<span foreground=\"%s\">", colours[style->colour]);
+	if (italic)
+		g_string_append(out, "<i>");
+	if (underline)
+		g_string_append(out, "<u>");
+	for (size_t c = from; c < to; c++)
+		append_char(out, cells[c].ch ? cells[c].ch : ' ');
+	if (underline)
+		g_string_append(out, "</u>");
+	if (italic)
+		g_string_append(out, "</i>");
+	if (coloured)
+		g_string_append(out, "</span>");
+}
+
+/* Cells drawn alike: an empty one has no style. */
+static bool
+same_style(const struct umms_caption_cell *a, const struct umms_caption_cell *b)
+{
+	struct umms_caption_cell x = *a, y = *b;
+	if (!x.ch)
+		x = (struct umms_caption_cell){ 0 };
+	if (!y.ch)
+		y = (struct umms_caption_cell){ 0 };
+	if (x.colour >= UMMS_CAPTION_COLOURS)
+		x.colour = WHITE;
+	if (y.colour >= UMMS_CAPTION_COLOURS)
+		y.colour = WHITE;
+	return x.italic == y.italic && x.underline == y.underline && x.colour == y.colour;
+}
+
 bool
-umms_captions_append_row(GString *out, const struct umms_caption_cell *cells, size_t n)
+umms_captions_append_row(GString *out, const struct umms_caption_cell *cells, size_t n,
+	struct umms_cue_place *place, uint8_t row)
 {
 	size_t first = 0, last = n;
 	while (first < n && (!cells[first].ch || cells[first].ch == ' '))
@@ -358,65 +410,75 @@ umms_captions_append_row(GString *out, const struct umms_caption_cell *cells, si
 		last--;
 	if (out->len)
 		g_string_append_c(out, '\n');
-	bool italic = false, underline = false;
-	for (size_t c = first; c < last; c++) {
-		bool want_italic = cells[c].ch && cells[c].italic;
-		bool want_underline = cells[c].ch && cells[c].underline;
-		if (underline && !want_underline)
-			g_string_append(out, "</u>"), underline = false;
-		if (italic && (!want_italic || want_underline != underline)) {
-			if (underline)
-				g_string_append(out, "</u>"), underline = false;
-			g_string_append(out, "</i>"), italic = false;
-		}
-		if (want_italic && !italic)
-			g_string_append(out, "<i>"), italic = true;
-		if (want_underline && !underline)
-			g_string_append(out, "<u>"), underline = true;
-		append_char(out, cells[c].ch ? cells[c].ch : ' ');
+	if (place && place->lines < UMMS_CUE_PLACE_LINES) {
+		place->row[place->lines] = row;
+		place->column[place->lines] = (uint8_t)MIN(first, 255);
+		place->lines++;
 	}
-	if (underline)
-		g_string_append(out, "</u>");
-	if (italic)
-		g_string_append(out, "</i>");
+	size_t from = first;
+	for (size_t c = first + 1; c <= last; c++) {
+		if (c < last && same_style(&cells[from], &cells[c]))
+			continue;
+		append_run(out, cells, from, c);
+		from = c;
+	}
 	return true;
 }
 
-/* The screen's rows with text, a line each, as Pango markup; NULL when blank. */
+/*
+ * The screen's rows with text, a line each, as Pango markup (NULL when
+ * blank), and in @place each line's row and the column of its first
+ * character: a caption where the caption provider put it.
+ */
 static char *
-screen_markup(const struct screen *screen)
+screen_markup(const struct screen *screen, struct umms_cue_place *place)
 {
 	GString *out = g_string_new(NULL);
+	memset(place, 0, sizeof(*place));
 	for (int r = 0; r < ROWS; r++)
-		umms_captions_append_row(out, screen->cells[r], COLUMNS);
+		umms_captions_append_row(out, screen->cells[r], COLUMNS, place, (uint8_t)r);
 	if (!out->len) {
 		g_string_free(out, TRUE);
 		return NULL;
 	}
+	place->rows = ROWS;
+	place->columns = COLUMNS;
 	return g_string_free(out, FALSE);
 }
 
 void
-umms_caption_cue_show(struct umms_caption_cue *cue, int64_t position, char *markup)
+umms_caption_cue_show(struct umms_caption_cue *cue, int64_t position, char *markup,
+	const struct umms_cue_place *place)
 {
-	if (g_strcmp0(markup, cue->markup) == 0) {
+	struct umms_cue_place at = { 0 };
+	if (markup && place && place->rows)
+		at = *place;
+	if (g_strcmp0(markup, cue->markup) == 0 &&
+			(!markup || memcmp(&at, &cue->place, sizeof(at)) == 0)) {
 		g_free(markup);
 	} else {
 		if (cue->markup)
-			umms_cues_end(cue->cues, cue->start, cue->markup, position);
+			umms_cues_end_placed(cue->cues, cue->start, cue->markup, &cue->place,
+				position);
 		g_free(cue->markup);
 		cue->markup = markup;
+		cue->place = at;
 		cue->start = position;
 		if (markup) {
 			if (position < cue->forgotten || position - cue->forgotten > FORGET_US) {
 				umms_cues_forget_before(cue->cues, position - KEEP_US);
 				cue->forgotten = position;
 			}
-			umms_cues_add(cue->cues, position, -1, markup);
+			umms_cues_add_placed(cue->cues, position, -1, markup, &cue->place);
 		}
 	}
+	/*
+	 * Seen again after a seek back, a caption known only to where it was
+	 * last seen (umms_caption_cue_cut) is on view with this picture too.
+	 */
 	if (cue->markup)
-		umms_cues_reach(cue->cues, cue->start, cue->markup, position + 1);
+		umms_cues_reach_placed(cue->cues, cue->start, cue->markup, &cue->place,
+			position + 1);
 }
 
 void
@@ -427,8 +489,9 @@ umms_caption_cue_cut(struct umms_caption_cue *cue, int64_t last)
 	 * it was last seen (a later pass over its end extends it).
 	 */
 	if (cue->markup && last > cue->start)
-		umms_cues_end(cue->cues, cue->start, cue->markup, last);
+		umms_cues_end_placed(cue->cues, cue->start, cue->markup, &cue->place, last);
 	g_clear_pointer(&cue->markup, g_free);
+	memset(&cue->place, 0, sizeof(cue->place));
 }
 
 /* ---- bytes in -------------------------------------------------------------- */
@@ -532,7 +595,9 @@ umms_captions_feed(struct umms_captions *captions, int64_t position,
 	for (size_t i = 0; i < n; i++)
 		decode_pair(captions, pairs[2 * i], pairs[2 * i + 1]);
 	/* One change per picture: what shows when it is on screen. */
-	umms_caption_cue_show(&captions->cue, position, screen_markup(shown_screen(captions)));
+	struct umms_cue_place place;
+	char *markup = screen_markup(shown_screen(captions), &place);
+	umms_caption_cue_show(&captions->cue, position, markup, &place);
 	return true;
 }
 
@@ -548,6 +613,7 @@ umms_captions_reset(struct umms_captions *captions)
 	captions->row = ROWS - 1;
 	captions->column = 0;
 	captions->italic = captions->underline = false;
+	captions->colour = WHITE;
 	captions->ours = true;
 	captions->last_control[0] = captions->last_control[1] = 0;
 	captions->position = -1;

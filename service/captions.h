@@ -8,12 +8,21 @@
  * pairs): the field-1 byte pairs of each picture, in presentation order,
  * drive the CEA-608 caption modes (pop-on, roll-up, paint-on) of CC1 over
  * a 15 x 32 screen, and each change of what that screen shows becomes a
- * text cue from that picture's time on: its rows as Pango markup (italics
- * and underline kept), a line each, ended by the next change (an erase, a
- * new caption). A caption still shown when the data stops lasts until the
- * next cue.
+ * text cue from that picture's time on: its rows as Pango markup, a line
+ * each, ended by the next change (an erase, a new caption). A caption
+ * still shown when the data stops lasts until the next cue.
  *
- * Cues already in the list are not added again (umms_cues_add), so
+ * One cue per screen, placed per row (struct umms_cue_place on the 15 x 32
+ * grid): each line at its row (a preamble address code's, or a roll-up's
+ * from its base row up) and the column of its first character (the
+ * preamble's indent, tab offsets, leading spaces), so rows far apart stay
+ * apart and rows of one caption keep their own indents. Colours of
+ * preamble and mid-row codes become <span foreground> (white, green, blue,
+ * cyan, red, yellow, magenta; white is left unnamed), italics <i>,
+ * underline <u>; a mid-row code's space takes its new style. Background
+ * attributes and black text are not kept.
+ *
+ * Cues already in the list are not added again (umms_cues_add_placed), so
  * playing a stretch twice (a seek back) leaves one cue per caption, and a
  * seek back into a caption finds it. After a seek, umms_captions_reset:
  * the 608 state is no longer the stream's until the next caption is sent
@@ -79,34 +88,55 @@ size_t umms_captions_cc_data(enum umms_caption_format format, const uint8_t *dat
 
 /* ---- shared by the 608 and 708 decoders (captions708.h) ------------------ */
 
+/* The foreground colours of CEA-608's preamble address and mid-row codes, in their order. */
+enum umms_caption_colour {
+	UMMS_CAPTION_WHITE,
+	UMMS_CAPTION_GREEN,
+	UMMS_CAPTION_BLUE,
+	UMMS_CAPTION_CYAN,
+	UMMS_CAPTION_RED,
+	UMMS_CAPTION_YELLOW,
+	UMMS_CAPTION_MAGENTA,
+	UMMS_CAPTION_COLOURS
+};
+
 /* A character cell of a caption screen or window. */
 struct umms_caption_cell {
 	gunichar ch;            /* 0: empty */
 	bool italic, underline;
+	uint8_t colour;         /* enum umms_caption_colour */
 };
 
 /*
  * @cells' text from the first to the last character that is not blank, as
- * Pango markup (italics, underline), appended to @out after a new line
- * when @out is not empty. Returns false (nothing appended) for a blank row.
+ * Pango markup (a run of cells alike: <span foreground> for a colour other
+ * than white, outside <i> and <u>), appended to @out after a new line when
+ * @out is not empty. With @place (NULL: none), the line's cell is noted
+ * there: @row, and the column of its first character (a line past
+ * UMMS_CUE_PLACE_LINES has none). Returns false (nothing appended) for a
+ * blank row.
  */
-bool umms_captions_append_row(GString *out, const struct umms_caption_cell *cells, size_t n);
+bool umms_captions_append_row(GString *out, const struct umms_caption_cell *cells, size_t n,
+	struct umms_cue_place *place, uint8_t row);
 
 /* What a decoder shows, as a cue in its list. */
 struct umms_caption_cue {
 	struct umms_cues *cues;
 	char *markup;           /* on view, NULL: none */
+	struct umms_cue_place place;    /* its lines' places; rows 0: none */
 	int64_t start;          /* µs, since when */
 	int64_t forgotten;      /* when old cues were last forgotten */
 };
 
 /*
- * What is on view at @position (the markup, taken; NULL nothing): when it
- * changed, the cue before ends there and a new one starts. Then, as a cue
- * seen again after a seek back is known only up to where it was last
+ * What is on view at @position (the markup, taken; NULL nothing; at
+ * @place, NULL or one with 0 rows: none): when it changed (its text or
+ * its place), the cue before ends there and a new one starts. Then, as a
+ * cue seen again after a seek back is known only up to where it was last
  * seen, the one on view is known to last past @position.
  */
-void umms_caption_cue_show(struct umms_caption_cue *cue, int64_t position, char *markup);
+void umms_caption_cue_show(struct umms_caption_cue *cue, int64_t position, char *markup,
+	const struct umms_cue_place *place);
 /* A discontinuity after the picture at @last (-1 none): the cue on view ends there. */
 void umms_caption_cue_cut(struct umms_caption_cue *cue, int64_t last);
 

@@ -107,6 +107,7 @@ put_char(struct umms_captions708 *captions, gunichar ch)
 	cell->ch = ch;
 	cell->italic = window->italic;
 	cell->underline = window->underline;
+	cell->colour = UMMS_CAPTION_WHITE;     /* colours are not kept */
 	window->column++;
 }
 
@@ -433,7 +434,7 @@ markup(const struct umms_captions708 *captions)
 				continue;
 			for (int r = 0; r < window->rows; r++)
 				umms_captions_append_row(out, window->cells[r],
-					(size_t)window->columns);
+					(size_t)window->columns, NULL, 0);
 		}
 	}
 	if (!out->len) {
@@ -494,7 +495,7 @@ umms_captions708_feed(struct umms_captions708 *captions, int64_t position,
 	for (size_t i = 0; i < n; i++)
 		ours |= triplet(captions, triplets + 3 * i);
 	/* One change per picture: what shows when it is on screen. */
-	umms_caption_cue_show(&captions->cue, position, markup(captions));
+	umms_caption_cue_show(&captions->cue, position, markup(captions), NULL);
 	return ours;
 }
 

@@ -26,8 +26,10 @@
  * Each change of what the visible windows show becomes a text cue from
  * that picture's time on, as captions.h: the windows in priority order
  * (0 first), their rows with text a line each, as Pango markup, ended by
- * the next change; a seek back adds no cue twice. Every byte is the
- * stream's: sizes are checked. Not thread-safe: one thread at a time.
+ * the next change; a seek back adds no cue twice. The cue has no place
+ * (struct umms_cue_place): it is drawn bottom-centre, as subtitles are.
+ * Every byte is the stream's: sizes are checked. Not thread-safe: one
+ * thread at a time.
  */
 #ifndef UMMS_SERVICE_CAPTIONS708_H
 #define UMMS_SERVICE_CAPTIONS708_H

@@ -5,6 +5,7 @@
 #include <pango/pangocairo.h>
 
 #include "cues.h"
+#include "cues-text.h"
 #include "error.h"
 #include "log.h"
 
@@ -223,12 +224,43 @@ umms_cues_is_ass(struct umms_cues *cues)
 	return cues->track != NULL;
 }
 
+/* @place (NULL none) as kept: zeroed but what is used, in its ranges. */
+static void
+place_normalize(struct umms_cue_place *out, const struct umms_cue_place *place)
+{
+	memset(out, 0, sizeof(*out));
+	if (!place || !place->rows || !place->columns)
+		return;
+	out->rows = place->rows;
+	out->columns = place->columns;
+	out->centred = place->centred;
+	out->lines = MIN(place->lines, UMMS_CUE_PLACE_LINES);
+	for (unsigned i = 0; i < out->lines; i++) {
+		out->row[i] = MIN(place->row[i], out->rows - 1);
+		out->column[i] = out->centred ? 0 : MIN(place->column[i], out->columns - 1);
+	}
+}
+
+static bool
+same_place(const struct umms_cue_place *a, const struct umms_cue_place *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
 void
 umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *markup)
+{
+	umms_cues_add_placed(cues, start, end, markup, NULL);
+}
+
+void
+umms_cues_add_placed(struct umms_cues *cues, int64_t start, int64_t end, const char *markup,
+	const struct umms_cue_place *place)
 {
 	g_autofree char *valid = g_utf8_make_valid(markup, -1);
 	char *plain = NULL;
 	struct entry entry = { .cue = { .start = start, .end = end } };
+	place_normalize(&entry.cue.place, place);
 	if (pango_parse_markup(valid, -1, 0, NULL, &plain, NULL, NULL)) {
 		entry.cue.markup = g_steal_pointer(&valid);
 		entry.cue.plain = plain;
@@ -246,7 +278,8 @@ umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *ma
 			break;
 		/* Without an end, it is the one known with its end too. */
 		known = other->cue.start == start && (other->cue.end == end || end < 0) &&
-			strcmp(other->cue.markup, entry.cue.markup) == 0;
+			strcmp(other->cue.markup, entry.cue.markup) == 0 &&
+			same_place(&other->cue.place, &entry.cue.place);
 	}
 	if (known)
 		umms_cue_clear(&entry.cue);
@@ -258,12 +291,22 @@ umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *ma
 void
 umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, int64_t end)
 {
+	umms_cues_end_placed(cues, start, markup, NULL, end);
+}
+
+void
+umms_cues_end_placed(struct umms_cues *cues, int64_t start, const char *markup,
+	const struct umms_cue_place *place, int64_t end)
+{
+	struct umms_cue_place kept;
+	place_normalize(&kept, place);
 	g_mutex_lock(&cues->lock);
 	for (guint i = cues->entries->len; i > 0; i--) {
 		struct entry *entry = &g_array_index(cues->entries, struct entry, i - 1);
 		if (entry->cue.start < start)
 			break;
-		if (entry->cue.start != start || strcmp(entry->cue.markup, markup) != 0)
+		if (entry->cue.start != start || strcmp(entry->cue.markup, markup) != 0 ||
+				!same_place(&entry->cue.place, &kept))
 			continue;
 		if (end <= start)
 			g_array_remove_index(cues->entries, i - 1);
@@ -276,13 +319,23 @@ umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, int64_t
 void
 umms_cues_reach(struct umms_cues *cues, int64_t start, const char *markup, int64_t until)
 {
+	umms_cues_reach_placed(cues, start, markup, NULL, until);
+}
+
+void
+umms_cues_reach_placed(struct umms_cues *cues, int64_t start, const char *markup,
+	const struct umms_cue_place *place, int64_t until)
+{
+	struct umms_cue_place kept;
+	place_normalize(&kept, place);
 	g_mutex_lock(&cues->lock);
 	for (guint i = cues->entries->len; i > 0; i--) {
 		struct entry *entry = &g_array_index(cues->entries, struct entry, i - 1);
 		if (entry->cue.start < start)
 			break;
 		if (entry->cue.start == start && entry->cue.end >= 0 && until > entry->cue.end &&
-				strcmp(entry->cue.markup, markup) == 0)
+				strcmp(entry->cue.markup, markup) == 0 &&
+				same_place(&entry->cue.place, &kept))
 			entry->cue.end = until;
 	}
 	g_mutex_unlock(&cues->lock);
@@ -352,6 +405,7 @@ umms_cues_passed(struct umms_cues *cues, int64_t since, int64_t position, GArray
 			.end = entry_end(cues, i) == G_MAXINT64 ? -1 : entry_end(cues, i),
 			.markup = g_strdup(entry->cue.markup),
 			.plain = g_strdup(entry->cue.plain),
+			.place = entry->cue.place,
 		};
 		g_array_append_val(out, copy);
 	}
@@ -386,77 +440,9 @@ finish_subpicture(struct umms_subpicture *subpicture)
 	return subpicture;
 }
 
-/* Pango markup (a line per cue) white with a dark outline, centred at the bottom. */
-static struct umms_subpicture *
-render_text(const struct umms_cue_style *style, const char *markup, int width, int height)
-{
-	int font_px = MAX(1, height * style->size_permille / 1000);
-	int outline = MAX(1, font_px / 14);
-	int margin = height * style->margin_permille / 1000;
-	int box_width = MAX(1, width * 9 / 10);
-
-	cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
-	cairo_t *measure = cairo_create(scratch);
-	PangoLayout *layout = pango_cairo_create_layout(measure);
-	PangoFontDescription *font = pango_font_description_from_string("Sans Bold");
-	pango_font_description_set_absolute_size(font, (double)font_px * PANGO_SCALE);
-	pango_layout_set_font_description(layout, font);
-	pango_font_description_free(font);
-	pango_layout_set_width(layout, box_width * PANGO_SCALE);
-	pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR);
-	pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
-	pango_layout_set_markup(layout, markup, -1);
-
-	PangoRectangle ink, logical;
-	pango_layout_get_pixel_extents(layout, &ink, &logical);
-	int x0 = MIN(ink.x, logical.x) - outline - 1;
-	int y0 = MIN(ink.y, logical.y) - outline - 1;
-	int x1 = MAX(ink.x + ink.width, logical.x + logical.width) + outline + 1;
-	int y1 = MAX(ink.y + ink.height, logical.y + logical.height) + outline + 1;
-	int image_width = MIN(x1 - x0, UMMS_SUBPICTURE_MAX_SIDE);
-	int image_height = MIN(y1 - y0, UMMS_SUBPICTURE_MAX_SIDE);
-
-	struct umms_subpicture *subpicture = NULL;
-	GError *error = NULL;
-	if (logical.height <= 0 || !(subpicture = umms_subpicture_create(image_width,
-			image_height, width, height, &error))) {
-		if (error) {
-			umms_warn("%s", error->message);
-			g_error_free(error);
-		}
-		goto out;
-	}
-	/* The layout's box is centred; its last line sits @margin above the bottom. */
-	int layout_top = height - margin - (logical.y + logical.height);
-	subpicture->x = (width - box_width) / 2 + x0;
-	subpicture->y = MAX(layout_top, -logical.y) + y0;
-
-	cairo_surface_t *surface = cairo_image_surface_create_for_data(subpicture->data,
-		CAIRO_FORMAT_ARGB32, image_width, image_height, (int)subpicture->stride);
-	cairo_t *cr = cairo_create(surface);
-	cairo_translate(cr, -x0, -y0);
-	pango_cairo_update_layout(cr, layout);
-	pango_cairo_layout_path(cr, layout);
-	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-	cairo_set_line_width(cr, 2.0 * outline);
-	cairo_set_source_rgb(cr, 0.0, 0.0, 0.0);
-	cairo_stroke_preserve(cr);
-	cairo_set_source_rgb(cr, 1.0, 1.0, 1.0);
-	cairo_fill(cr);
-	cairo_destroy(cr);
-	cairo_surface_flush(surface);
-	cairo_surface_destroy(surface);
-	subpicture = finish_subpicture(subpicture);
-out:
-	g_object_unref(layout);
-	cairo_destroy(measure);
-	cairo_surface_destroy(scratch);
-	return subpicture;
-}
-
-/* The cues active at @position: their ids, and their markup a line each. */
+/* The cues active at @position: their ids, and copies of their markup and place. */
 static void
-collect_active(struct umms_cues *cues, int64_t position, GArray *ids, GString *markup)
+collect_active(struct umms_cues *cues, int64_t position, GArray *ids, GArray *active)
 {
 	for (guint i = 0; i < cues->entries->len; i++) {
 		const struct entry *entry = &g_array_index(cues->entries, struct entry, i);
@@ -465,14 +451,20 @@ collect_active(struct umms_cues *cues, int64_t position, GArray *ids, GString *m
 		if (!entry_active(cues, i, position))
 			continue;
 		g_array_append_val(ids, entry->id);
-		if (markup->len)
-			g_string_append_c(markup, '\n');
-		g_string_append(markup, entry->cue.markup);
+		struct umms_cue copy = {
+			.markup = g_strdup(entry->cue.markup),
+			.place = entry->cue.place,
+		};
+		g_array_append_val(active, copy);
 	}
-	/* Lines that end a cue would leave a blank line under it. */
-	while (markup->len && (markup->str[markup->len - 1] == '\n' ||
-			markup->str[markup->len - 1] == ' '))
-		g_string_truncate(markup, markup->len - 1);
+}
+
+static GArray *
+cue_array_new(void)
+{
+	GArray *array = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(array, (GDestroyNotify)umms_cue_clear);
+	return array;
 }
 
 /* When the active cues change next after @position; -1 never. */
@@ -510,14 +502,14 @@ prefetch_job(gpointer data, gpointer unused)
 	struct prefetch *job = data;
 	struct umms_cues *cues = job->cues;
 	GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	GString *markup = g_string_new(NULL);
+	GArray *active = cue_array_new();
 	g_mutex_lock(&cues->lock);
-	collect_active(cues, job->position, ids, markup);
+	collect_active(cues, job->position, ids, active);
 	struct umms_cue_style style = cues->style;
 	unsigned style_serial = cues->style_serial;
 	g_mutex_unlock(&cues->lock);
-	struct umms_subpicture *subpicture = markup->len ?
-		render_text(&style, markup->str, job->width, job->height) : NULL;
+	struct umms_subpicture *subpicture = umms_cues_text_draw(&style,
+		(const struct umms_cue *)active->data, active->len, job->width, job->height);
 	g_mutex_lock(&cues->lock);
 	cues->prefetch_pending = false;
 	if (subpicture && style_serial == cues->style_serial) {
@@ -530,7 +522,7 @@ prefetch_job(gpointer data, gpointer unused)
 	}
 	g_mutex_unlock(&cues->lock);
 	umms_subpicture_unref(subpicture);
-	g_string_free(markup, TRUE);
+	g_array_unref(active);
 	g_array_unref(ids);
 	umms_cues_unref(cues);
 	g_free(job);
@@ -550,20 +542,21 @@ static struct umms_subpicture *
 render_text_cues(struct umms_cues *cues, int64_t position, int width, int height)
 {
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	GString *markup = g_string_new(NULL);
-	collect_active(cues, position, ids, markup);
+	g_autoptr(GArray) active = cue_array_new();
+	collect_active(cues, position, ids, active);
 	struct umms_subpicture *subpicture = NULL;
 	if (cues->cached && cues->cached_width == width && cues->cached_height == height &&
 			same_ids(ids, cues->cached_ids)) {
 		subpicture = umms_subpicture_ref(cues->cached);
-	} else if (markup->len) {
+	} else if (active->len) {
 		forget_rendering(cues);
 		if (cues->prefetched && cues->prefetched_width == width &&
 				cues->prefetched_height == height &&
 				same_ids(ids, cues->prefetched_ids))
 			subpicture = g_steal_pointer(&cues->prefetched);
 		else
-			subpicture = render_text(&cues->style, markup->str, width, height);
+			subpicture = umms_cues_text_draw(&cues->style,
+				(const struct umms_cue *)active->data, active->len, width, height);
 		if (subpicture) {
 			cues->cached = umms_subpicture_ref(subpicture);
 			g_array_append_vals(cues->cached_ids, ids->data, ids->len);
@@ -573,7 +566,6 @@ render_text_cues(struct umms_cues *cues, int64_t position, int width, int height
 	} else {
 		forget_rendering(cues);
 	}
-	g_string_free(markup, TRUE);
 
 	int64_t next = next_change(cues, position);
 	if (next >= 0 && !cues->prefetch_pending && (next != cues->prefetch_time ||

@@ -13,10 +13,20 @@
  * umms_cues_render returns the same subpicture, whose serial is unchanged,
  * so targets need not draw or upload it again.
  *
- * Text cues: Pango markup drawn white with a dark outline, a font
- * size_permille of the picture's height, centred, wrapped to nine tenths of
- * the width, the last line margin_permille of the height above the bottom
- * (a placement that leaves room for a UI at the bottom asks for more).
+ * Text cues: Pango markup drawn white (where the markup names no colour)
+ * with a dark outline, a font size_permille of the picture's height. A cue
+ * without a place (struct umms_cue_place) is centred, wrapped to nine
+ * tenths of the width, the last line margin_permille of the height above
+ * the bottom (a placement that leaves room for a UI at the bottom asks for
+ * more); the cues without one active together are drawn as one block, a
+ * line each. A cue with a place has each of its lines at a cell of a grid
+ * over the caption safe area (the middle 80 % of the picture's width and
+ * height, as CEA-608/708 define it): a broadcast caption where its
+ * broadcaster put it (at the top, to leave burnt-in text visible). A line
+ * starts at its cell's top, or under the line above where the font is
+ * taller than a row; a placed cue that would reach into the bottom margin
+ * is moved up, but never above the picture's top, and one too wide for
+ * its column is moved left.
  * SSA/ASS: libass draws the script at the picture's size, its styles
  * (colours, fonts, alignment, positions) honoured.
  *
@@ -39,10 +49,30 @@
 
 struct umms_cues;
 
+/* Lines of a placed cue that have a cell of their own; more go under the last. */
+#define UMMS_CUE_PLACE_LINES 24
+
+/*
+ * Where a text cue's lines are drawn: line i (its markup split at
+ * newlines; the producer closes its tags on every line) at row row[i] of
+ * @rows, left edge at column column[i] of @columns, or, @centred, centred
+ * on the picture's width (column ignored). rows 0: no place, drawn as text
+ * cues always were. Zero it before filling it in: places are compared
+ * whole.
+ */
+struct umms_cue_place {
+	uint8_t rows, columns;  /* the grid, 1..255 each; 0 0: none */
+	uint8_t lines;          /* lines with a cell: 0..UMMS_CUE_PLACE_LINES */
+	bool centred;
+	uint8_t row[UMMS_CUE_PLACE_LINES];      /* 0..rows-1 */
+	uint8_t column[UMMS_CUE_PLACE_LINES];   /* 0..columns-1 */
+};
+
 struct umms_cue {
 	int64_t start, end;     /* µs on the stream's timeline; end -1: until the next cue */
 	char *markup;           /* Pango markup (text), or the SSA/ASS event text */
 	char *plain;            /* the same without styling */
+	struct umms_cue_place place;  /* text cues: rows 0 none */
 };
 
 struct umms_cue_style {
@@ -72,12 +102,22 @@ bool umms_cues_is_ass(struct umms_cues *cues);
  */
 void umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *markup);
 /*
+ * The same with a place (NULL, or one with 0 rows: none; one out of its
+ * ranges is clamped into them): a cue is the one already there only with
+ * the same place too.
+ */
+void umms_cues_add_placed(struct umms_cues *cues, int64_t start, int64_t end, const char *markup,
+	const struct umms_cue_place *place);
+/*
  * Adding a cue without an end (-1) that is known with one adds nothing.
  * umms_cues_end gives the text cue that starts at @start with @markup (as
  * added: valid markup) its end, where the end was not known when it was
  * added (a caption, until erased) or was earlier; @end <= @start removes it.
  */
 void umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, int64_t end);
+/* umms_cues_end of the cue added with @place (NULL none). */
+void umms_cues_end_placed(struct umms_cues *cues, int64_t start, const char *markup,
+	const struct umms_cue_place *place, int64_t end);
 /*
  * The text cue that starts at @start with @markup, where it has an end,
  * lasts at least until @until: a caption known only to where it was last
@@ -85,6 +125,9 @@ void umms_cues_end(struct umms_cues *cues, int64_t start, const char *markup, in
  * end keeps none.
  */
 void umms_cues_reach(struct umms_cues *cues, int64_t start, const char *markup, int64_t until);
+/* umms_cues_reach of the cue added with @place (NULL none). */
+void umms_cues_reach_placed(struct umms_cues *cues, int64_t start, const char *markup,
+	const struct umms_cue_place *place, int64_t until);
 /* Forgets text cues that ended before @position µs (a stream's old cues). */
 void umms_cues_forget_before(struct umms_cues *cues, int64_t position);
 unsigned umms_cues_count(struct umms_cues *cues);

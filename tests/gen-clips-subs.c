@@ -222,9 +222,10 @@ cc608_pair(unsigned n, guint8 pair[2])
 {
 	/*
 	 * Pop-on captions, control codes sent twice as broadcasters do:
-	 * resume caption loading (RCL), preamble address code for row 15,
-	 * the text, end of caption (EOC: shown from that frame), and later
-	 * erase displayed memory (EDM).
+	 * resume caption loading (RCL), preamble address code for row 15
+	 * (the second caption: row 1, the top, in green), the text, end of
+	 * caption (EOC: shown from that frame), and later erase displayed
+	 * memory (EDM).
 	 */
 	static const struct {
 		unsigned frame;
@@ -236,7 +237,7 @@ cc608_pair(unsigned n, guint8 pair[2])
 		{ 25, 0x14, 0x2f }, { 26, 0x14, 0x2f },                 /* EOC: 1.0 s */
 		{ 50, 0x14, 0x2c }, { 51, 0x14, 0x2c },                 /* EDM: 2.0 s */
 		{ 62, 0x14, 0x20 }, { 63, 0x14, 0x20 },                 /* RCL */
-		{ 64, 0x14, 0x60 }, { 65, 0x14, 0x60 },                 /* PAC */
+		{ 64, 0x11, 0x42 }, { 65, 0x11, 0x42 },                 /* PAC: row 1, green */
 		{ 66, 'L', 'A' }, { 67, 'T', 'E' }, { 68, 'R', 0 },
 		{ 75, 0x14, 0x2f }, { 76, 0x14, 0x2f },                 /* EOC: 3.0 s */
 		{ 87, 0x14, 0x2c }, { 88, 0x14, 0x2c },                 /* EDM: 3.48 s */
@@ -303,9 +304,10 @@ out:
 /*
  * cc608.mkv: the blue picture, H.264 carrying CEA-608 captions (CC1,
  * pop-on) in its SEI user data (A/53, written by x264enc from the caption
- * meta): "CAPTION" shown from 1.0 s to 2.0 s, "LATER" from 3.0 s to 3.48 s,
- * padding in every other picture. With B-frames: the pictures, and their
- * caption bytes, are stored out of presentation order.
+ * meta): "CAPTION" shown from 1.0 s to 2.0 s (row 15, white), "LATER"
+ * from 3.0 s to 3.48 s (row 1, green), padding in every other picture.
+ * With B-frames: the pictures, and their caption bytes, are stored out of
+ * presentation order.
  */
 bool
 make_cc608_mkv(const struct job *job, GError **error)

@@ -32,6 +32,8 @@ struct ttx_event {
 	unsigned page;
 	const char *lines[2];   /* none: the blank page that ends a subtitle */
 	bool subtitle;          /* a subtitle page, or an ordinary one */
+	unsigned row;           /* a subtitle's first row, 0: the bottom ones */
+	uint8_t colour;         /* its colour, 0: white */
 };
 
 static const struct ttx_event ttx_events[] = {
@@ -41,8 +43,12 @@ static const struct ttx_event ttx_events[] = {
 	{ 720, 889, { "OTHER PAGE" }, true },
 	{ 1000, TTX_PAGE, { "TELETEXT ONE", "SECOND LINE" }, true },
 	{ 2000, TTX_PAGE, { NULL }, true },
-	/* Characters that would be markup, were they not escaped. */
-	{ 3000, TTX_PAGE, { "<b>TELETEXT</b> TWO" }, true },
+	/*
+	 * Characters that would be markup, were they not escaped; at the top
+	 * (row 1), in green, where a broadcaster leaves the bottom to text
+	 * the picture has.
+	 */
+	{ 3000, TTX_PAGE, { "<b>TELETEXT</b> TWO" }, true, 1, TTX_GREEN },
 	{ 3480, TTX_PAGE, { NULL }, true },
 };
 
@@ -50,6 +56,9 @@ static bool
 event_pes(const struct ttx_event *event, uint8_t pes[TTX_PES_SIZE])
 {
 	size_t n = event->lines[1] ? 2 : event->lines[0] ? 1 : 0;
+	if (event->subtitle && event->row)
+		return ttx_subtitle_pes_at(pes, event->page, event->lines, n, event->row,
+			event->colour ? event->colour : TTX_WHITE);
 	if (event->subtitle)
 		return ttx_subtitle_pes(pes, event->page, event->lines, n);
 	uint8_t packets[3][TTX_PACKET_SIZE];
@@ -167,13 +176,14 @@ mark_teletext(const char *path, GError **error)
 
 /*
  * teletext.ts: the blue picture with a DVB teletext stream: subtitle page
- * 888 shows "TELETEXT ONE" / "SECOND LINE" from 1 s to 2 s and
- * "<b>TELETEXT</b> TWO" (as it is, no markup) from 3 s to 3.48 s (each, as decoded, one PES, 40 ms,
- * later: teletextdec tells a page when the PES after it comes); page 100,
- * an ordinary page, says "NOT A SUBTITLE" at 0.48 s, and subtitle page
- * 889, which the PMT does not name, "OTHER PAGE" at 0.72 s. A PES goes
- * with every frame, the rest of them time filling headers, as
- * broadcasters send. The PMT names page 888, in German.
+ * 888 shows "TELETEXT ONE" / "SECOND LINE" (rows 19 and 21, white) from
+ * 1 s to 2 s and "<b>TELETEXT</b> TWO" (as it is, no markup; on row 1, in
+ * green) from 3 s to 3.48 s (each, as decoded, one PES, 40 ms, later:
+ * teletextdec tells a page when the PES after it comes); page 100, an
+ * ordinary page, says "NOT A SUBTITLE" at 0.48 s, and subtitle page 889,
+ * which the PMT does not name, "OTHER PAGE" at 0.72 s. A PES goes with
+ * every frame, the rest of them time filling headers, as broadcasters
+ * send. The PMT names page 888, in German.
  */
 bool
 make_teletext_ts(const struct job *job, GError **error)

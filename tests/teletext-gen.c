@@ -135,9 +135,17 @@ ttx_pes_payload(uint8_t out[TTX_PES_SIZE], const uint8_t (*packets)[TTX_PACKET_S
 bool
 ttx_subtitle_pes(uint8_t out[TTX_PES_SIZE], unsigned page, const char *const *lines, size_t n)
 {
+	return ttx_subtitle_pes_at(out, page, lines, n, (unsigned)(23 - 2 * n), TTX_WHITE);
+}
+
+bool
+ttx_subtitle_pes_at(uint8_t out[TTX_PES_SIZE], unsigned page, const char *const *lines,
+	size_t n, unsigned first_row, uint8_t colour)
+{
 	uint8_t packets[16][TTX_PACKET_SIZE];
 	size_t count = 0;
-	if (n > 11 || page < 100 || page > 899)
+	if (n > 11 || page < 100 || page > 899 || first_row < 1 || first_row + 2 * n > 25 ||
+			colour > TTX_WHITE)
 		return false;
 	unsigned magazine = page / 100 % 8;
 	ttx_header(packets[count++], page, TTX_C4_ERASE | TTX_C6_SUBTITLE |
@@ -147,15 +155,15 @@ ttx_subtitle_pes(uint8_t out[TTX_PES_SIZE], unsigned page, const char *const *li
 		size_t len = strlen(lines[i]);
 		if (len > 34)
 			return false;
-		/* White, boxed twice (as broadcasters do), the text, the box ended. */
-		row[0] = ATTR_WHITE;
+		/* A colour, boxed twice (as broadcasters do), the text, the box ended. */
+		row[0] = (char)colour;
 		row[1] = ATTR_START_BOX;
 		row[2] = ATTR_START_BOX;
 		memcpy(row + 3, lines[i], len);
 		row[3 + len] = ATTR_END_BOX;
 		row[4 + len] = ATTR_END_BOX;
 		row[5 + len] = '\0';
-		ttx_row(packets[count++], magazine, (unsigned)(23 - 2 * (n - i)), row);
+		ttx_row(packets[count++], magazine, (unsigned)(first_row + 2 * i), row);
 	}
 	ttx_filler_header(packets[count++], magazine);
 	return ttx_pes_payload(out, (const uint8_t (*)[TTX_PACKET_SIZE])packets, count);

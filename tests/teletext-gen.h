@@ -71,4 +71,21 @@ bool ttx_pes_payload(uint8_t out[TTX_PES_SIZE], const uint8_t (*packets)[TTX_PAC
 bool ttx_subtitle_pes(uint8_t out[TTX_PES_SIZE], unsigned page, const char *const *lines,
 	size_t n);
 
+/* Teletext's alphanumeric colour codes (spacing attributes), for ttx_subtitle_pes_at. */
+#define TTX_RED 0x01
+#define TTX_GREEN 0x02
+#define TTX_YELLOW 0x03
+#define TTX_BLUE 0x04
+#define TTX_MAGENTA 0x05
+#define TTX_CYAN 0x06
+#define TTX_WHITE 0x07
+
+/*
+ * The same with the lines from row @first_row (1..) down, every other
+ * row, in @colour (TTX_RED..TTX_WHITE); false when they do not fit rows
+ * 1 to 23.
+ */
+bool ttx_subtitle_pes_at(uint8_t out[TTX_PES_SIZE], unsigned page, const char *const *lines,
+	size_t n, unsigned first_row, uint8_t colour);
+
 #endif

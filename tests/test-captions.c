@@ -171,6 +171,96 @@ test_roll_up(void)
 	feed_finish(&f);
 }
 
+/* The place of the cue at frame @n (there must be one). */
+static struct umms_cue_place
+place_at(struct feed *f, unsigned n)
+{
+	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(f->cues, (int64_t)n * FRAME, active);
+	g_assert_cmpuint(active->len, ==, 1);
+	struct umms_cue_place place = g_array_index(active, struct umms_cue, 0).place;
+	g_array_unref(active);
+	return place;
+}
+
+/*
+ * Preamble address codes put rows where the captioner chose (row 1 at
+ * the top, an indent), each row of the cue at its own row and column of
+ * the 15 x 32 screen; their colours and mid-row codes' become Pango
+ * spans; roll-up rows stay at their base row.
+ */
+static void
+test_place_and_colour(void)
+{
+	struct feed f;
+	feed_init(&f);
+	control(&f, RCL);
+	control(&f, 0x11, 0x54);        /* PAC: row 1, indent 8 */
+	text(&f, "TOP");
+	control(&f, 0x11, 0x62);        /* PAC: row 2, green */
+	text(&f, "GREEN");
+	control(&f, 0x10, 0x47);        /* PAC: row 11, cyan, underlined */
+	text(&f, "A");
+	control(&f, 0x11, 0x28);        /* mid-row: red (a space, in it) */
+	text(&f, "B");
+	control(&f, 0x11, 0x2e);        /* mid-row: italics, the colour kept */
+	text(&f, "C");
+	control(&f, 0x11, 0x20);        /* mid-row: white */
+	text(&f, "D");
+	unsigned eoc = f.frame;
+	control(&f, EOC);
+	g_autofree char *markup = at(&f, eoc, true);
+	g_assert_cmpstr(markup, ==, "TOP\n"
+		"<span foreground=\"#00FF00\">GREEN</span>\n"
+		"<span foreground=\"#00FFFF\"><u>A</u></span>"
+		"<span foreground=\"#FF0000\"> B</span>"
+		"<span foreground=\"#FF0000\"><i> C</i></span> D");
+	assert_at(&f, eoc, "TOP\nGREEN\nA B C D");
+	struct umms_cue_place place = place_at(&f, eoc);
+	g_assert_cmpuint(place.rows, ==, 15);
+	g_assert_cmpuint(place.columns, ==, 32);
+	g_assert_false(place.centred);
+	g_assert_cmpuint(place.lines, ==, 3);
+	g_assert_cmpuint(place.row[0], ==, 0);
+	g_assert_cmpuint(place.column[0], ==, 8);
+	g_assert_cmpuint(place.row[1], ==, 1);
+	g_assert_cmpuint(place.column[1], ==, 0);
+	g_assert_cmpuint(place.row[2], ==, 10);
+	g_assert_cmpuint(place.column[2], ==, 0);
+
+	/* The same text on another row is another caption: a new cue. */
+	control(&f, RCL);
+	control(&f, 0x14, 0x54);        /* PAC: row 14, indent 8 */
+	text(&f, "TOP");
+	eoc = f.frame;
+	control(&f, EOC);
+	place = place_at(&f, eoc);
+	g_assert_cmpuint(place.lines, ==, 1);
+	g_assert_cmpuint(place.row[0], ==, 13);
+	g_assert_cmpuint(place.column[0], ==, 8);
+	unsigned cues = umms_cues_count(f.cues);
+	control(&f, RCL);
+	control(&f, 0x11, 0x54);        /* row 1 again */
+	text(&f, "TOP");
+	eoc = f.frame;
+	control(&f, EOC);
+	g_assert_cmpuint(umms_cues_count(f.cues), ==, cues + 1);
+	g_assert_cmpuint(place_at(&f, eoc).row[0], ==, 0);
+
+	/* Roll-up: the rows at the base row the preamble gave, scrolled up from it. */
+	control(&f, 0x14, 0x26);        /* RU3 */
+	control(&f, 0x12, 0x40);        /* PAC: row 3, the base row */
+	text(&f, "R1");
+	control(&f, CR);
+	text(&f, "R2");
+	place = place_at(&f, f.frame - 1);
+	g_assert_cmpuint(place.lines, ==, 2);
+	g_assert_cmpuint(place.row[0], ==, 1);
+	g_assert_cmpuint(place.row[1], ==, 2);
+	feed_finish(&f);
+}
+
 static void
 test_characters(void)
 {
@@ -342,6 +432,7 @@ main(int argc, char *argv[])
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/captions/pop-on", test_pop_on);
 	g_test_add_func("/captions/roll-up", test_roll_up);
+	g_test_add_func("/captions/place-and-colour", test_place_and_colour);
 	g_test_add_func("/captions/characters", test_characters);
 	g_test_add_func("/captions/other-channel-and-parity", test_other_channel_and_parity);
 	g_test_add_func("/captions/again", test_again);

@@ -177,6 +177,127 @@ test_text_margin(void)
 	umms_cues_unref(cues);
 }
 
+/* A place on the 15 x 32 caption grid: one line at @row, @column. */
+static struct umms_cue_place
+grid_place(unsigned row, unsigned column)
+{
+	struct umms_cue_place place = { .rows = 15, .columns = 32, .lines = 1 };
+	place.row[0] = (uint8_t)row;
+	place.column[0] = (uint8_t)column;
+	return place;
+}
+
+/* The leftmost column with a visible pixel, W when none. */
+static int
+left_edge(const struct umms_subpicture *s)
+{
+	for (int x = 0; x < W; x++) {
+		if (count_visible(s, x, 0, x + 1, H))
+			return x;
+	}
+	return W;
+}
+
+/*
+ * A placed cue: drawn at its row and column of the grid over the safe
+ * area (the middle 80 %), in the colour its markup names, beside the cues
+ * without a place (at the bottom, as before); kept inside the picture
+ * when the style's margin pushes it up; the same text at another place is
+ * another cue.
+ */
+static void
+test_text_placed(void)
+{
+	struct umms_cues *cues = umms_cues_create_text();
+	struct umms_cue_place top = grid_place(0, 0);
+	umms_cues_add_placed(cues, 0, 1000000, "<span foreground=\"#00FF00\">Green top</span>",
+		&top);
+	struct umms_subpicture *s = umms_cues_render(cues, 10, W, H);
+	g_assert_nonnull(s);
+	/* Its row: the top of the safe area (10 % down), the font 5 % tall. */
+	g_assert_cmpint(count_visible(s, 0, 0, W, H / 10 - 3), ==, 0);
+	g_assert_cmpint(count_visible(s, 0, H / 4, W, H), ==, 0);
+	g_assert_cmpint(count_colour(s, 0, 0, W, H / 4, 0, 255, 0), >, 100);
+	g_assert_cmpint(count_colour(s, 0, 0, W, H, 255, 255, 255), ==, 0);
+	/* Column 0: the safe area's left edge, less the outline; not centred. */
+	int edge = left_edge(s);
+	g_assert_cmpint(edge, >=, W / 10 - 4);
+	g_assert_cmpint(edge, <=, W / 10 + 4);
+	umms_subpicture_unref(s);
+
+	/* Column 16 of 32: the middle of the safe area. */
+	struct umms_cue_place middle = grid_place(7, 16);
+	umms_cues_add_placed(cues, 1000000, 2000000, "Middle", &middle);
+	s = umms_cues_render(cues, 1000010, W, H);
+	edge = left_edge(s);
+	g_assert_cmpint(edge, >=, W / 2 - 4);
+	g_assert_cmpint(edge, <=, W / 2 + 4);
+	umms_subpicture_unref(s);
+
+	/* A long line at the last column: moved left, inside the picture. */
+	struct umms_cue_place right = grid_place(14, 31);
+	umms_cues_add_placed(cues, 2000000, 3000000, "A long line at the last column", &right);
+	s = umms_cues_render(cues, 2000010, W, H);
+	g_assert_cmpint(s->x, >=, 0);
+	g_assert_cmpint(s->x + s->width, <=, W);
+	g_assert_cmpint(count_visible(s, 0, H * 3 / 4, W, H * 19 / 20), >, 100);
+	umms_subpicture_unref(s);
+
+	/* With a cue without a place: both, that one as it is alone. */
+	umms_cues_add(cues, 3000000, 4000000, "Bottom");
+	s = umms_cues_render(cues, 3000010, W, H);
+	int bottom_alone = count_visible(s, 0, 0, W, H);
+	g_assert_cmpint(count_visible(s, 0, 0, W, H / 2), ==, 0);
+	umms_subpicture_unref(s);
+	umms_cues_add_placed(cues, 3000000, 4000000, "<span foreground=\"#00FF00\">Top</span>",
+		&top);
+	s = umms_cues_render(cues, 3000010, W, H);
+	g_assert_cmpint(count_visible(s, 0, H / 2, W, H), ==, bottom_alone);
+	g_assert_cmpint(count_colour(s, 0, 0, W, H / 4, 0, 255, 0), >, 50);
+	umms_subpicture_unref(s);
+
+	/* The same cue again (a seek back): not added; at another place: another cue. */
+	unsigned n = umms_cues_count(cues);
+	umms_cues_add_placed(cues, 3000000, 4000000, "<span foreground=\"#00FF00\">Top</span>",
+		&top);
+	g_assert_cmpuint(umms_cues_count(cues), ==, n);
+	umms_cues_add_placed(cues, 3000000, 4000000, "<span foreground=\"#00FF00\">Top</span>",
+		&middle);
+	g_assert_cmpuint(umms_cues_count(cues), ==, n + 1);
+	/* Ended by its place: the other stays. */
+	umms_cues_end_placed(cues, 3000000, "<span foreground=\"#00FF00\">Top</span>", &middle,
+		3000000);
+	g_assert_cmpuint(umms_cues_count(cues), ==, n);
+	g_autoptr(GArray) active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(cues, 3000010, active);
+	g_assert_cmpuint(active->len, ==, 2);
+	g_assert_cmpuint(g_array_index(active, struct umms_cue, 1).place.row[0], ==, 0);
+
+	/* The bottom row with a margin that asks for half the picture: up, but inside it. */
+	struct umms_cue_place low = grid_place(14, 0);
+	umms_cues_add_placed(cues, 5000000, 6000000, "Low\nand under", &low);
+	struct umms_cue_style style;
+	umms_cue_style_init(&style);
+	s = umms_cues_render(cues, 5000010, W, H);
+	g_assert_cmpint(count_visible(s, 0, H * 3 / 4, W, H), >, 100);
+	umms_subpicture_unref(s);
+	style.margin_permille = 500;
+	umms_cues_set_style(cues, &style);
+	s = umms_cues_render(cues, 5000010, W, H);
+	g_assert_cmpint(count_visible(s, 0, H / 2 + 2, W, H), ==, 0);
+	g_assert_cmpint(count_visible(s, 0, 0, W, H / 2), >, 100);
+	umms_subpicture_unref(s);
+	style.margin_permille = 900;
+	style.size_permille = 300;
+	umms_cues_set_style(cues, &style);
+	s = umms_cues_render(cues, 5000010, W, H);
+	g_assert_cmpint(count_visible(s, 0, -H, W, 0), ==, 0);
+	g_assert_cmpint(count_visible(s, 0, 0, W, H / 4), >, 100);
+	umms_subpicture_unref(s);
+	umms_cues_unref(cues);
+}
+
 static const char ass_script[] =
 	"[Script Info]\n"
 	"ScriptType: v4.00+\n"
@@ -367,6 +488,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/cues/text", test_text);
 	g_test_add_func("/cues/text-not-markup", test_text_not_markup);
 	g_test_add_func("/cues/text-margin", test_text_margin);
+	g_test_add_func("/cues/text-placed", test_text_placed);
 	g_test_add_func("/cues/ass", test_ass);
 	g_test_add_func("/cues/frames", test_frames);
 	return g_test_run();

@@ -18,6 +18,8 @@
 #define SCREEN_H 480
 /* The subtitle area: the picture's rows from 150 of 240 down (on screen: 2x). */
 #define AREA_Y 300
+/* The top of the picture: its rows down to 80 of 240, where a caption placed on top goes. */
+#define TOP_Y 160
 
 static const char *renderer = "pixman";
 
@@ -55,6 +57,8 @@ count(const struct umms_test_image *image, int y0, int y1, enum colour c)
 struct look {
 	int area;     /* pixels of the colour in the subtitle area */
 	int outside;  /* pixels that are not the picture's blue above it */
+	int top;      /* pixels of the colour at the top */
+	int below;    /* pixels that are not the picture's blue in the subtitle area */
 };
 
 static struct look
@@ -66,8 +70,9 @@ look(struct umms_test *t, const char *what, enum colour c, bool save)
 	struct umms_test_image *image = umms_test_image_load(path);
 	g_assert_cmpint(umms_test_image_width(image), ==, SCREEN_W);
 	g_assert_cmpint(umms_test_image_height(image), ==, SCREEN_H);
-	struct look l = { count(image, AREA_Y, SCREEN_H, c), count(image, 0, AREA_Y, NOT_BLUE) };
-	if (l.outside > 0 || save) {
+	struct look l = { count(image, AREA_Y, SCREEN_H, c), count(image, 0, AREA_Y, NOT_BLUE),
+		count(image, 0, TOP_Y, c), count(image, AREA_Y, SCREEN_H, NOT_BLUE) };
+	if (save) {
 		g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
 		g_test_message("%s: %d subtitle pixels, %d off the picture above the subtitle "
 			"area (%s)", what, l.area, l.outside, saved);
@@ -90,6 +95,8 @@ expect(struct umms_test *t, const char *what, enum colour c, int min)
 		l = look(t, what, c, last);
 		if ((min > 0 ? l.area >= min : l.area == 0) && l.outside == 0)
 			break;
+		if (l.outside > 0)
+			look(t, what, c, true);
 		umms_test_sleep(50);
 	}
 	g_test_message("%s: %d subtitle pixels", what, l.area);
@@ -98,6 +105,26 @@ expect(struct umms_test *t, const char *what, enum colour c, int min)
 	else
 		g_assert_cmpint(l.area, ==, 0);
 	g_assert_cmpint(l.outside, ==, 0);
+}
+
+/*
+ * Waits until the top of the picture shows at least @min pixels of @c
+ * (a caption placed there), then checks nothing but the picture is in
+ * the subtitle area, where captions without a place go.
+ */
+static void
+expect_top(struct umms_test *t, const char *what, enum colour c, int min)
+{
+	struct look l = { 0, 0, 0, 0 };
+	for (int i = 0; i < 40; i++) {
+		l = look(t, what, c, i == 39);
+		if (l.top >= min && l.below == 0)
+			break;
+		umms_test_sleep(50);
+	}
+	g_test_message("%s: %d caption pixels at the top", what, l.top);
+	g_assert_cmpint(l.top, >=, min);
+	g_assert_cmpint(l.below, ==, 0);
 }
 
 /* A counter of RenderStats: "subpictures" (images drawn) or "redraws" (screens drawn). */
@@ -376,7 +403,8 @@ test_dvb(struct umms_test *t, gconstpointer data)
 
 /*
  * cc608.mkv: CEA-608 captions in the H.264 stream (CC1, pop-on): "CAPTION"
- * from 1.0 s to 2.0 s, "LATER" from 3.0 s to 3.48 s, drawn white.
+ * from 1.0 s to 2.0 s on row 15, white, drawn in the subtitle area;
+ * "LATER" from 3.0 s to 3.48 s on row 1, green, drawn green at the top.
  */
 static void
 test_cc608(struct umms_test *t, gconstpointer data)
@@ -421,6 +449,18 @@ test_cc608(struct umms_test *t, gconstpointer data)
 	expect(t, "cc-on", WHITE, 20);
 	seek(t, p, 2.5);
 	expect(t, "cc-after", WHITE, 0);
+
+	/* The second caption where its preamble puts it, at the top, in its colour. */
+	played = false;
+	for (int i = 0; i < TRIES && !played; i++) {
+		if (i > 0)
+			seek(t, p, 2.5);
+		if (!play_into(t, p, 3.1, 3.45))
+			continue;
+		expect_top(t, "cc-top-green", GREEN, 20);
+		played = true;
+	}
+	g_assert_true(played);
 }
 
 /*
@@ -488,8 +528,11 @@ test_cc708(struct umms_test *t, gconstpointer data)
 /*
  * teletext.ts: subtitle page 888 says "TELETEXT ONE" / "SECOND LINE" from
  * about 1 s to 2 s (of its timeline, which starts at 0.125 s), drawn
- * white from its cues like a subtitle file's; page 100 and subtitle page
- * 889 (not the one its PMT names), beside it, are never shown.
+ * white from its cues like a subtitle file's, in the subtitle area (its
+ * rows, 19 and 21, are at the bottom); "<b>TELETEXT</b> TWO" from about
+ * 3 s to 3.48 s on row 1, in green: drawn green at the top. Page 100 and
+ * subtitle page 889 (not the one its PMT names), beside it, are never
+ * shown.
  */
 static void
 test_teletext(struct umms_test *t, gconstpointer data)
@@ -539,6 +582,18 @@ test_teletext(struct umms_test *t, gconstpointer data)
 	seek(t, p, (double)(origin + US(1.3)) / G_USEC_PER_SEC);
 	expect(t, "teletext-on-sought", WHITE, 20);
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+
+	/* The subtitle on row 1 at the top, in its colour. */
+	bool played = false;
+	for (int i = 0; i < TRIES && !played; i++) {
+		seek(t, p, (double)(origin + US(2.5)) / G_USEC_PER_SEC);
+		if (!play_into(t, p, (double)(origin + US(3.15)) / G_USEC_PER_SEC,
+				(double)(origin + US(3.45)) / G_USEC_PER_SEC))
+			continue;
+		expect_top(t, "teletext-top-green", GREEN, 20);
+		played = true;
+	}
+	g_assert_true(played);
 }
 
 int

@@ -12,6 +12,7 @@
 #include <gst/app/app.h>
 
 #include "harness.h"
+#include "teletext.h"
 #include "teletext-gen.h"
 
 /* ---- the writer against teletextdec ---------------------------------------- */
@@ -223,9 +224,10 @@ test_track(struct umms_test *t, gconstpointer data)
 	g_free(text);
 	char *markup;
 	next_cue(signals, &start, &end, &text, &markup);
-	/* Its characters as they are, escaped in the markup. */
+	/* Its characters as they are, escaped in the markup, in its colour (green). */
 	g_assert_cmpstr(text, ==, "<b>TELETEXT</b> TWO");
-	g_assert_cmpstr(markup, ==, "&lt;b&gt;TELETEXT&lt;/b&gt; TWO");
+	g_assert_cmpstr(markup, ==,
+		"<span foreground=\"#00FF00\">&lt;b&gt;TELETEXT&lt;/b&gt; TWO</span>");
 	g_free(markup);
 	g_assert_cmpint(start - origin, >=, US(3.0));
 	g_assert_cmpint(start - origin, <=, US(3.1));
@@ -244,12 +246,86 @@ test_track(struct umms_test *t, gconstpointer data)
 	umms_test_signals_free(signals);
 }
 
+/*
+ * The rows and colours of a subtitle page, read from its packets
+ * (service/teletext.h), for a page out of teletextdec with as many lines:
+ * rows 1 and 3 in green, the bottom rows in white, other pages ignored,
+ * pages matched in order by their count of lines; hostile bytes.
+ */
+static void
+test_rows(void)
+{
+	uint8_t pes[TTX_PES_SIZE];
+	struct umms_teletext_rows *rows = umms_teletext_rows_create();
+	struct umms_teletext_layout layout = { 0 };
+	const char *const two[] = { "TOP", "NEXT" };
+	g_assert_true(ttx_subtitle_pes_at(pes, 888, two, 2, 1, TTX_GREEN));
+	g_assert_cmpint(umms_teletext_find_subtitle_page(pes, sizeof(pes)), ==, 888);
+	umms_teletext_rows_feed(rows, 888, pes, sizeof(pes));
+	g_assert_true(umms_teletext_rows_take(rows, 2, &layout));
+	g_assert_cmpuint(layout.n, ==, 2);
+	g_assert_cmpuint(layout.row[0], ==, 1);
+	g_assert_cmpuint(layout.row[1], ==, 3);
+	g_assert_cmpuint(layout.colour[0], ==, TTX_GREEN);
+	g_assert_cmpstr(umms_teletext_colour(layout.colour[1]), ==, "#00FF00");
+	g_assert_false(umms_teletext_rows_take(rows, 2, &layout));
+
+	/* Another subtitle page: not ours. */
+	g_assert_true(ttx_subtitle_pes_at(pes, 889, two, 2, 1, TTX_RED));
+	umms_teletext_rows_feed(rows, 888, pes, sizeof(pes));
+	g_assert_false(umms_teletext_rows_take(rows, 2, &layout));
+
+	/* One line, then two at the bottom, then the blank page: told in that order. */
+	const char *const one[] = { "ONE" };
+	g_assert_true(ttx_subtitle_pes(pes, 888, one, 1));
+	umms_teletext_rows_feed(rows, 888, pes, sizeof(pes));
+	g_assert_true(ttx_subtitle_pes(pes, 888, two, 2));
+	umms_teletext_rows_feed(rows, 888, pes, sizeof(pes));
+	g_assert_true(ttx_subtitle_pes(pes, 888, NULL, 0));
+	umms_teletext_rows_feed(rows, 888, pes, sizeof(pes));
+	/* The page with one line was not told: dropped for the one with two. */
+	g_assert_true(umms_teletext_rows_take(rows, 2, &layout));
+	g_assert_cmpuint(layout.row[0], ==, 19);
+	g_assert_cmpuint(layout.row[1], ==, 21);
+	g_assert_cmpuint(layout.colour[0], ==, TTX_WHITE);
+	g_assert_true(umms_teletext_rows_take(rows, 0, &layout));
+	g_assert_cmpuint(layout.n, ==, 0);
+
+	/* After a seek, nothing begun before it counts. */
+	g_assert_true(ttx_subtitle_pes(pes, 888, one, 1));
+	umms_teletext_rows_feed(rows, 888, pes, sizeof(pes));
+	umms_teletext_rows_reset(rows);
+	g_assert_false(umms_teletext_rows_take(rows, 1, &layout));
+
+	/* Hostile: cut anywhere, any bytes; never read past the end. */
+	g_assert_true(ttx_subtitle_pes_at(pes, 888, two, 2, 1, TTX_GREEN));
+	for (size_t size = 0; size < sizeof(pes); size += 7) {
+		uint8_t *cut = g_memdup2(pes, size);
+		umms_teletext_rows_feed(rows, 888, cut, size);
+		umms_teletext_find_subtitle_page(cut, size);
+		g_free(cut);
+	}
+	GRand *rand = g_rand_new_with_seed(7);
+	for (int i = 0; i < 200; i++) {
+		uint8_t noise[TTX_PES_SIZE];
+		for (size_t b = 0; b < sizeof(noise); b++)
+			noise[b] = (uint8_t)g_rand_int(rand);
+		noise[0] = 0x10;
+		umms_teletext_rows_feed(rows, 888, noise, sizeof(noise));
+		umms_teletext_rows_take(rows, (unsigned)i % 3, &layout);
+		g_assert_cmpuint(layout.n, <=, UMMS_TELETEXT_TEXT_ROWS);
+	}
+	g_rand_free(rand);
+	umms_teletext_rows_destroy(rows);
+}
+
 int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	g_test_add_func("/teletext/hamming", test_hamming);
 	g_test_add_func("/teletext/writer", test_writer);
+	g_test_add_func("/teletext/rows", test_rows);
 	g_test_add_func("/teletext/clip", test_clip);
 	UMMS_TEST_ADD("/teletext/track", test_track);
 	return g_test_run();

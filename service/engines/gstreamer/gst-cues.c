@@ -99,8 +99,11 @@ text_probe_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	gst_buffer_unmap(buffer, &map);
 	int64_t start_us = (int64_t)(start / 1000);
 	umms_cues_forget_before(cues, start_us - EMBEDDED_KEEP_US);
-	umms_cues_add(cues, start_us, GST_CLOCK_TIME_IS_VALID(end) ? (int64_t)(end / 1000) : -1,
-		markup);
+	/* Its place on the picture, where its decoder knows it (teletext's rows). */
+	struct umms_cue_place place;
+	bool placed = gst_support_cue_place(buffer, &place);
+	umms_cues_add_placed(cues, start_us, GST_CLOCK_TIME_IS_VALID(end) ?
+		(int64_t)(end / 1000) : -1, markup, placed ? &place : NULL);
 	return GST_PAD_PROBE_OK;
 }
 

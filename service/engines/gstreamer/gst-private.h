@@ -21,6 +21,7 @@
 
 #include <gst/gst.h>
 
+#include "cues.h"
 #include "engine.h"
 #include "frame.h"
 
@@ -187,6 +188,13 @@ bool gst_support_init(const struct umms_config *config, GError **error);
 void gst_support_finish(void);
 /* In a pad probe on a caps event: the event replaced by one of @caps (taken). */
 void gst_support_replace_caps_event(GstPadProbeInfo *info, GstCaps *caps);
+/*
+ * A text buffer's cue place (cues.h) rides on it in a meta of ours from
+ * the element that knows it (teletext) to the probe that makes its cue.
+ */
+void gst_support_set_cue_place(GstBuffer *buffer, const struct umms_cue_place *place);
+/* The place on @buffer: false without one. */
+bool gst_support_cue_place(GstBuffer *buffer, struct umms_cue_place *place);
 
 /* gst-overlay.c: the stream's own subtitles, as playbin's overlays render them. */
 /* Streaming thread: @element joined the pipeline; renderers are made to attach. */

@@ -15,6 +15,48 @@
 #include "gst-private.h"
 #include "log.h"
 
+#define CUE_PLACE_META "UmmsCuePlaceMeta"
+
+static void
+cue_place_meta_register(void)
+{
+	static gsize done;
+	if (g_once_init_enter(&done)) {
+		static const char *tags[] = { NULL };
+		gst_meta_register_custom(CUE_PLACE_META, tags, NULL, NULL, NULL);
+		g_once_init_leave(&done, 1);
+	}
+}
+
+void
+gst_support_set_cue_place(GstBuffer *buffer, const struct umms_cue_place *place)
+{
+	GstCustomMeta *meta = gst_buffer_add_custom_meta(buffer, CUE_PLACE_META);
+	if (!meta)
+		return;
+	GBytes *bytes = g_bytes_new(place, sizeof(*place));
+	gst_structure_set(gst_custom_meta_get_structure(meta), "place", G_TYPE_BYTES, bytes,
+		NULL);
+	g_bytes_unref(bytes);
+}
+
+bool
+gst_support_cue_place(GstBuffer *buffer, struct umms_cue_place *place)
+{
+	if (!gst_meta_get_info(CUE_PLACE_META))
+		return false;
+	GstCustomMeta *meta = gst_buffer_get_custom_meta(buffer, CUE_PLACE_META);
+	GBytes *bytes = NULL;
+	if (!meta || !gst_structure_get(gst_custom_meta_get_structure(meta), "place",
+			G_TYPE_BYTES, &bytes, NULL))
+		return false;
+	bool ok = g_bytes_get_size(bytes) == sizeof(*place);
+	if (ok)
+		memcpy(place, g_bytes_get_data(bytes, NULL), sizeof(*place));
+	g_bytes_unref(bytes);
+	return ok;
+}
+
 bool
 gst_support_init(const struct umms_config *config, GError **error)
 {
@@ -63,6 +105,7 @@ gst_support_init(const struct umms_config *config, GError **error)
 		gst_object_unref(feature);
 	}
 	g_mutex_unlock(&lock);
+	cue_place_meta_register();
 	gst_teletext_register();
 	gst_preload_start();
 	return true;

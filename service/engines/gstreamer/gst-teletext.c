@@ -9,22 +9,28 @@
  *
  * So a bin of ours, "ummsteletextdec", ranked for decodebin, holds it:
  * teletextdec in subtitle mode (the page's boxed lines, blank ones
- * dropped) giving UTF-8 text. playbin takes that as a text track, whose
- * cues gst-cues.c catches; but its text overlay would show a page for
- * one frame (a text buffer without a duration), and a page has none: it
- * lasts until the next. A cue without an end lasts until the next one,
- * so a teletext track is drawn from its cues by our cue renderer (like a
- * subtitle file, at the same size and place) and playbin's overlay is
- * hidden for it (gst_teletext_selected). Text rather than teletextdec's
- * RGBA page: a 40x25 cell image of the whole page at its own size, in its
- * own block font, where every other subtitle is drawn at the picture's
- * scale.
+ * dropped) giving UTF-8 text. Its lines lose their rows and colours (its
+ * Pango markup keeps them, but leaks every page's colour table, cell by
+ * cell), so the subtitle page's packets are read on their way in
+ * (service/teletext.h) for each row with text and its colour, and a page
+ * out of teletextdec with as many lines gets them (trim_page): its cue's
+ * place, the rows on the page's 25-row grid, each line centred (a
+ * subtitle on the top rows is drawn at the top), and its lines' colours.
+ * playbin takes that as a text track, whose cues gst-cues.c catches; but
+ * its text overlay would show a page for one frame (a text buffer without
+ * a duration), and a page has none: it lasts until the next. A cue
+ * without an end lasts until the next one, so a teletext track is drawn
+ * from its cues by our cue renderer (like a subtitle file, at the same
+ * size) and playbin's overlay is hidden for it (gst_teletext_selected).
+ * Text rather than teletextdec's RGBA page: a 40x25 cell image of the
+ * whole page at its own size, in its own block font, where every other
+ * subtitle is drawn at the picture's scale.
  *
  * The page is the stream's first subtitle page (a header with C6 set),
  * seen in the data before teletextdec is given it, and set again before
- * every buffer. A page is told as Pango markup (its text escaped) without
- * the newlines and NUL teletextdec ends it with; a blank page (the
- * subtitle taken off) as empty text, which ends the cue before it.
+ * every buffer. A page is told as Pango markup (its text escaped), its
+ * place in a meta (gst_support_set_cue_place); a blank page (the subtitle
+ * taken off) as empty text, which ends the cue before it.
  *
  * teletextdec tells a page when the PES after the one that completed it
  * arrives: one PES (a frame, as broadcasters send them) late.
@@ -37,15 +43,10 @@
 
 #include "gst-private.h"
 #include "log.h"
+#include "teletext.h"
 
 #define FACTORY_NAME "ummsteletextdec"
 
-/* EN 300 472: data_identifier range of EBU data; teletext data units and their length. */
-#define DATA_IDENTIFIER_MIN 0x10
-#define DATA_IDENTIFIER_MAX 0x1f
-#define UNIT_NON_SUBTITLE 0x02
-#define UNIT_SUBTITLE 0x03
-#define UNIT_LENGTH 0x2c
 /* Until the subtitle page is known: a number no page has (magazines are 1 to 8). */
 #define NO_PAGE 999
 
@@ -305,6 +306,7 @@ struct _UmmsTeletextBin {
 	unsigned pid;              /* tsdemux's, 0x2000 unknown */
 	bool looked_up;            /* the PMT was asked for the page */
 	int page;                  /* 100..899, 0 none known yet */
+	struct umms_teletext_rows *rows; /* the subtitle page's rows, as sent */
 };
 
 G_DEFINE_TYPE(UmmsTeletextBin, umms_teletext_bin, GST_TYPE_BIN)
@@ -315,75 +317,15 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PA
 	GST_PAD_ALWAYS, GST_STATIC_CAPS("text/x-raw"));
 /* What it sends. */
 #define TEXT_CAPS "text/x-raw, format=(string)pango-markup"
-
-/* Hamming 8/4 (EN 300 706, 8.2) as transmitted; -1 for any error (none is corrected). */
-static int
-unham(uint8_t byte)
-{
-	unsigned d1 = byte >> 1 & 1, d2 = byte >> 3 & 1, d3 = byte >> 5 & 1, d4 = byte >> 7 & 1;
-	unsigned p1 = byte & 1, p2 = byte >> 2 & 1, p3 = byte >> 4 & 1, p4 = byte >> 6 & 1;
-	bool ok = p1 == (1 ^ d1 ^ d3 ^ d4) && p2 == (1 ^ d1 ^ d2 ^ d4) &&
-		p3 == (1 ^ d1 ^ d2 ^ d3) && p4 == (1 ^ p1 ^ d1 ^ p2 ^ d2 ^ p3 ^ d3 ^ d4);
-	return ok ? (int)(d1 | d2 << 1 | d3 << 2 | d4 << 3) : -1;
-}
-
-/* EN 300 472 carries each byte's bits in transmission order. */
-static uint8_t
-reverse(uint8_t b)
-{
-	uint8_t r = 0;
-	for (int i = 0; i < 8; i++)
-		r = (uint8_t)(r << 1 | (b >> i & 1));
-	return r;
-}
-
-/* A packet X/0 (@packet, 42 bytes as transmitted) of a subtitle page: its number, else 0. */
-static int
-subtitle_page(const uint8_t *packet)
-{
-	int a = unham(packet[0]), b = unham(packet[1]);
-	if (a < 0 || b < 0 || (a >> 3 | b << 1) != 0)
-		return 0;
-	int magazine = (a & 7) ? (a & 7) : 8;
-	int units = unham(packet[2]), tens = unham(packet[3]), s4c = unham(packet[7]);
-	/* Units or tens past 9: a time filling header (xFF) or an unusual page. */
-	if (units < 0 || tens < 0 || s4c < 0 || units > 9 || tens > 9 || !(s4c & 8))
-		return 0;
-	return magazine * 100 + tens * 10 + units;
-}
-
-/* The first subtitle page a PES payload (@data, @size bytes, hostile) has a header of. */
-static int
-find_subtitle_page(const uint8_t *data, size_t size)
-{
-	if (size < 1 || data[0] < DATA_IDENTIFIER_MIN || data[0] > DATA_IDENTIFIER_MAX)
-		return 0;
-	size_t at = 1;
-	while (at + 2 <= size) {
-		uint8_t id = data[at];
-		size_t length = data[at + 1];
-		if (at + 2 + length > size)
-			break;
-		if ((id == UNIT_SUBTITLE || id == UNIT_NON_SUBTITLE) && length == UNIT_LENGTH) {
-			/* Line and field, framing code, then the packet. */
-			uint8_t packet[3 + 5];
-			for (size_t i = 0; i < sizeof(packet); i++)
-				packet[i] = reverse(data[at + 4 + i]);
-			int page = subtitle_page(packet);
-			if (page)
-				return page;
-		}
-		at += 2 + length;
-	}
-	return 0;
-}
+/* The grid of a page's rows (0 the header, 1..23 text, 24 the last) for the cue's place. */
+#define TELETEXT_ROWS 25
 
 /* Streaming thread: a PES into teletextdec. */
 static GstPadProbeReturn
 input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	UmmsTeletextBin *bin = data;
-	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+	if (info->type & (GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH)) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		const char *id = NULL;
 		if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
@@ -393,6 +335,9 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 			bin->looked_up = false;
 			bin->page = 0;
 		}
+		if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START ||
+				GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP)
+			umms_teletext_rows_reset(bin->rows);
 		return GST_PAD_PROBE_OK;
 	}
 	struct service service = { .pid = bin->pid };
@@ -409,24 +354,35 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	}
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
 	GstMapInfo map;
-	if (!bin->page && buffer && gst_buffer_map(buffer, &map, GST_MAP_READ)) {
-		bin->page = find_subtitle_page(map.data, map.size);
-		gst_buffer_unmap(buffer, &map);
-		if (bin->page) {
-			umms_info("teletext: subtitles on page %d", bin->page);
-			service.page = bin->page;
-			if (services)
-				services_put(services, &service);
+	if (buffer && gst_buffer_map(buffer, &map, GST_MAP_READ)) {
+		if (!bin->page) {
+			bin->page = umms_teletext_find_subtitle_page(map.data, map.size);
+			if (bin->page) {
+				umms_info("teletext: subtitles on page %d", bin->page);
+				service.page = bin->page;
+				if (services)
+					services_put(services, &service);
+			}
 		}
+		/* Its rows and colours, which teletextdec's text loses. */
+		umms_teletext_rows_feed(bin->rows, bin->page, map.data, map.size);
+		gst_buffer_unmap(buffer, &map);
 	}
 	/* teletextdec is back on page 100 after each flush: every time. */
 	g_object_set(bin->decoder, "page", bin->page ? bin->page : NO_PAGE, NULL);
 	return GST_PAD_PROBE_OK;
 }
 
-/* A page out of teletextdec, its text ended by newlines and a NUL: trimmed. */
+/*
+ * A page out of teletextdec (UTF-8, a line each of its rows with text,
+ * ended by a newline and a NUL) made into a cue: its lines escaped, in the
+ * colours of the rows read from the stream, those rows its place (a meta
+ * read by gst-cues.c) on the page's grid, each centred as teletext
+ * subtitles are; without them (a page that did not match), the lines
+ * alone, white, drawn like other text. A blank page: empty text.
+ */
 static GstPadProbeReturn
-trim_page(GstPadProbeInfo *info)
+trim_page(UmmsTeletextBin *bin, GstPadProbeInfo *info)
 {
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
 	GstMapInfo map;
@@ -437,14 +393,37 @@ trim_page(GstPadProbeInfo *info)
 			map.data[size - 1] == ' '))
 		size--;
 	const char *text = memchr(map.data, '\0', size) ? NULL : (const char *)map.data;
-	/* Text, which may have a < or an &, as markup; a blank page: none. */
-	GstBuffer *trimmed = gst_buffer_new();
-	if (text && size) {
-		char *markup = g_markup_escape_text(text, (gssize)size);
-		trimmed = gst_buffer_new_wrapped(markup, strlen(markup));
-	}
+	g_autofree char *copy = text ? g_strndup(text, size) : g_strdup("");
 	gst_buffer_unmap(buffer, &map);
+	char **lines = g_strsplit(copy, "\n", UMMS_TELETEXT_TEXT_ROWS);
+	unsigned n = *copy ? g_strv_length(lines) : 0;
+	struct umms_teletext_layout layout;
+	bool placed = umms_teletext_rows_take(bin->rows, n, &layout) && n > 0;
+	GString *markup = g_string_new(NULL);
+	for (unsigned i = 0; i < n; i++) {
+		g_autofree char *escaped = g_markup_escape_text(lines[i], -1);
+		if (i > 0)
+			g_string_append_c(markup, '\n');
+		if (placed && layout.colour[i] != 7)
+			g_string_append_printf(markup, "<span foreground=\"%s\">%s</span>",
+				umms_teletext_colour(layout.colour[i]), escaped);
+		else
+			g_string_append(markup, escaped);
+	}
+	g_strfreev(lines);
+	gsize length = markup->len;
+	GstBuffer *trimmed = length ? gst_buffer_new_wrapped(g_string_free(markup, FALSE), length) :
+		gst_buffer_new();
+	if (!length)
+		g_string_free(markup, TRUE);
 	gst_buffer_copy_into(trimmed, buffer, GST_BUFFER_COPY_METADATA, 0, (gsize)-1);
+	if (placed) {
+		struct umms_cue_place place = {
+			.rows = TELETEXT_ROWS, .columns = 40, .centred = true, .lines = (uint8_t)n,
+		};
+		memcpy(place.row, layout.row, n);
+		gst_support_set_cue_place(trimmed, &place);
+	}
 	gst_buffer_unref(buffer);
 	GST_PAD_PROBE_INFO_DATA(info) = trimmed;
 	return GST_PAD_PROBE_OK;
@@ -461,7 +440,7 @@ static GstPadProbeReturn
 output_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
-		return trim_page(info);
+		return trim_page(data, info);
 	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
@@ -508,6 +487,7 @@ change_state(GstElement *element, GstStateChange transition)
 static void
 umms_teletext_bin_init(UmmsTeletextBin *bin)
 {
+	bin->rows = umms_teletext_rows_create();
 	bin->decoder = gst_element_factory_make("teletextdec", NULL);
 	if (!bin->decoder)
 		return; /* Not registered without it. */
@@ -519,8 +499,8 @@ umms_teletext_bin_init(UmmsTeletextBin *bin)
 	GstPad *target = gst_element_get_static_pad(bin->decoder, "sink");
 	GstPad *ghost = gst_ghost_pad_new_from_template("sink", target,
 		gst_static_pad_template_get(&sink_template));
-	gst_pad_add_probe(target, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-		input_probe, bin, NULL);
+	gst_pad_add_probe(target, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+		GST_PAD_PROBE_TYPE_EVENT_FLUSH, input_probe, bin, NULL);
 	gst_object_unref(target);
 	gst_element_add_pad(GST_ELEMENT(bin), ghost);
 
@@ -539,6 +519,7 @@ finalize(GObject *object)
 	UmmsTeletextBin *bin = UMMS_TELETEXT_BIN(object);
 	if (bin->services)
 		services_unref(bin->services);
+	umms_teletext_rows_destroy(bin->rows);
 	G_OBJECT_CLASS(umms_teletext_bin_parent_class)->finalize(object);
 }
 

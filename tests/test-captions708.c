@@ -3,8 +3,9 @@
  * player: packets of service blocks built by hand as a stream carries
  * them in its pictures' cc_data, and the cues a viewer would see: windows
  * defined, shown, hidden, toggled, cleared and deleted, text, rows and
- * scrolling, styles, priorities, characters, packets over several
- * pictures, the CDP framing, a seek back; and hostile bytes.
+ * scrolling, styles (no place, no colour), priorities, characters,
+ * packets over several pictures, the CDP framing, a seek back; and
+ * hostile bytes.
  */
 #include <string.h>
 #include <glib.h>
@@ -258,6 +259,31 @@ test_styles(void)
 	feed_finish(&f);
 }
 
+/*
+ * Window anchors and pen colours are not kept: a window anchored at the
+ * bottom right in red text gives a cue without a place (drawn
+ * bottom-centre, as subtitles are) and without a colour.
+ */
+static void
+test_unplaced(void)
+{
+	struct feed f;
+	feed_init(&f);
+	/* DF0: visible, anchor vertical 74, horizontal 209, point 8 (bottom right), 1 x 32. */
+	BLOCK(&f, 0x98, 0x28, 0x4a, 0xd1, 0x80, 0x1f, 0x09,
+		0x91, 0x30, 0x00, 0x00, 'R', 'E', 'D');  /* SPC: red on black */
+	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(f.cues, (int64_t)(f.frame - 1) * FRAME, active);
+	g_assert_cmpuint(active->len, ==, 1);
+	const struct umms_cue *cue = &g_array_index(active, struct umms_cue, 0);
+	g_assert_cmpstr(cue->markup, ==, "RED");
+	g_assert_cmpuint(cue->place.rows, ==, 0);
+	g_assert_cmpuint(cue->place.lines, ==, 0);
+	g_array_unref(active);
+	feed_finish(&f);
+}
+
 static void
 test_priority(void)
 {
@@ -444,6 +470,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/captions708/windows", test_windows);
 	g_test_add_func("/captions708/rows", test_rows);
 	g_test_add_func("/captions708/styles", test_styles);
+	g_test_add_func("/captions708/unplaced", test_unplaced);
 	g_test_add_func("/captions708/priority", test_priority);
 	g_test_add_func("/captions708/characters", test_characters);
 	g_test_add_func("/captions708/split", test_split);

@@ -12,6 +12,7 @@
  * decoder policy, frame counters), gst-subtitles.c (external subtitle files),
  * gst-cues.c (subtitle cues on the video's clock: SubtitleCue, pixels),
  * gst-overlay.c (the stream's own subtitles, rendered by playbin, as subpictures),
+ * gst-delay.c (SubtitleDelay on those, and the cues a seek with one needs),
  * gst-captions.c (CEA-608 captions carried in the video, decoded into cues),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop),
  * gst-teletext.c (DVB teletext subtitles decoded into text for playbin).

@@ -5,8 +5,9 @@
  * The delay is a change of the subtitle stream's segment at the overlay's
  * input: running times come out engine->subtitle_delay later (the segment's
  * start moved back where it can be, so a cue due at the start of a seek's
- * segment is not clipped away; its base, where not). playbin's text-offset
- * only reaches a subtitle parser, which a media's own track lacks.
+ * segment is not clipped away; its base, where not; moved on for D < 0, so
+ * a cue over before it is clipped away). playbin's text-offset only
+ * reaches a subtitle parser, which a media's own track lacks.
  *
  * After a seek to T the demuxer sends the subtitle stream from about T on
  * (from its key frame before it): with a delay D > 0 the cues of T - D to
@@ -21,6 +22,16 @@
  * are dropped (sent already). A text track's cues also go into its cue
  * list (gst-cues.c), so SubtitleCue tells them too. Windows are read for
  * local files only: over a network the reading is not bounded well enough.
+ *
+ * Playing on with D < 0, each cue is due -D before the demuxer gets to it,
+ * and the demuxer runs only as far ahead of the picture as playbin's queues
+ * let it (measured at 18 Mbit/s: 4 s was enough, 5 s lost the cue). So
+ * that window follows: it reads on, FOLLOW_AHEAD_NS past what is due, and
+ * at each buffer or gap of the overlay's subtitle stream (at stream time
+ * S) the window's cues that start before S - D + FOLLOW_EARLY_NS go in; the
+ * stream's own buffers that the window has passed are dropped. Its
+ * pipeline waits in the track's probe (parsebin has no queue), so the file
+ * is read about once more, at the pace of playback.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -39,6 +50,10 @@
 #define WINDOW_WAIT_US ((int64_t)1 * G_USEC_PER_SEC)
 /* Buffers kept from one window at most (a cue is one). */
 #define WINDOW_MAX_BUFFERS 4096
+/* Following (D < 0), the window reads this far past what the overlay needs now. */
+#define FOLLOW_AHEAD_NS (5 * GST_SECOND)
+/* ... and its cues go in this long before they are due, at the latest. */
+#define FOLLOW_EARLY_NS (1 * GST_SECOND)
 
 struct window_buffer {
 	GstBuffer *buffer;
@@ -53,6 +68,8 @@ struct gst_window {
 	GstCaps *caps;            /* the track's, as the pipeline has them */
 	GstClockTime from, to;    /* stream time */
 	struct umms_cues *cues;   /* a text track's cue list, or NULL */
+	bool follow;              /* D < 0: reads on past @to, ahead of the overlay */
+	GstClockTime lead;        /* -D, following */
 	GThread *thread;
 
 	GMutex lock;
@@ -62,6 +79,8 @@ struct gst_window {
 	bool done;                /* (lock) */
 	bool complete;            /* read up to the end of the window (lock) */
 	bool found;               /* parsebin found the track (lock) */
+	GstClockTime progress;    /* stream time the reading reached, NONE none (lock) */
+	GstClockTime consumed;    /* the overlay's input's, following; NONE none (lock) */
 };
 
 static void
@@ -102,44 +121,78 @@ window_cancelled(struct gst_window *window)
 	return cancelled;
 }
 
-/* Streaming thread of the window: a buffer or event of the track's pad. */
+/* A text track's cue into its cue list (SubtitleCue tells it). */
+static void
+add_cue(struct gst_window *window, GstBuffer *buffer, GstClockTime start, GstClockTime end)
+{
+	GstMapInfo map;
+	if (!window->cues || !gst_buffer_map(buffer, &map, GST_MAP_READ))
+		return;
+	/* Hostile sizes: a cue is a few lines. */
+	g_autofree char *markup = g_strndup((const char *)map.data, MIN(map.size, 64 * 1024));
+	gst_buffer_unmap(buffer, &map);
+	umms_cues_add(window->cues, (int64_t)(start / 1000),
+		GST_CLOCK_TIME_IS_VALID(end) ? (int64_t)(end / 1000) : -1, markup);
+}
+
+/*
+ * Streaming thread of the window: a buffer or event of the track's pad.
+ * Following, it waits while it is far enough ahead (the whole pipeline
+ * with it: parsebin has no queue).
+ */
 static GstPadProbeReturn
 window_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	struct gst_window *window = data;
-	if (!(info->type & GST_PAD_PROBE_TYPE_BUFFER)) {
+	GstEventType type = info->type & GST_PAD_PROBE_TYPE_BUFFER ? GST_EVENT_UNKNOWN :
+		GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info));
+	if (type == GST_EVENT_FLUSH_STOP) {
 		/* What came before the seek is not the window's. */
-		if (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) == GST_EVENT_FLUSH_STOP) {
-			g_mutex_lock(&window->lock);
-			g_array_set_size(window->buffers, 0);
-			g_mutex_unlock(&window->lock);
-		}
+		g_mutex_lock(&window->lock);
+		g_array_set_size(window->buffers, 0);
+		window->progress = GST_CLOCK_TIME_NONE;
+		g_mutex_unlock(&window->lock);
 		return GST_PAD_PROBE_OK;
 	}
-	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+	if (type != GST_EVENT_UNKNOWN && type != GST_EVENT_GAP)
+		return GST_PAD_PROBE_OK;
+	GstBuffer *buffer = type == GST_EVENT_UNKNOWN ? GST_PAD_PROBE_INFO_BUFFER(info) : NULL;
+	GstClockTime ts = GST_CLOCK_TIME_NONE;
+	if (buffer)
+		ts = GST_BUFFER_PTS(buffer);
+	else
+		gst_event_parse_gap(GST_PAD_PROBE_INFO_EVENT(info), &ts, NULL);
 	GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
 	if (!event)
 		return GST_PAD_PROBE_OK;
 	const GstSegment *segment;
 	gst_event_parse_segment(event, &segment);
 	struct window_buffer item = { NULL, GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE };
-	if (segment->format == GST_FORMAT_TIME && GST_BUFFER_PTS_IS_VALID(buffer)) {
-		GstClockTime pts = GST_BUFFER_PTS(buffer);
-		item.start = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
-		/* Not converted itself: a cue may end past the window's stop. */
-		if (GST_CLOCK_TIME_IS_VALID(item.start) && GST_BUFFER_DURATION_IS_VALID(buffer))
-			item.end = item.start + GST_BUFFER_DURATION(buffer);
-	}
+	if (segment->format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID(ts))
+		item.start = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, ts);
 	gst_event_unref(event);
-	if (!GST_CLOCK_TIME_IS_VALID(item.start) || item.start >= window->to)
+	if (!GST_CLOCK_TIME_IS_VALID(item.start) || (!window->follow && item.start >= window->to))
 		return GST_PAD_PROBE_OK;
-	if (GST_CLOCK_TIME_IS_VALID(item.end) && item.end <= item.start)
-		item.end = GST_CLOCK_TIME_NONE;
+	/* Not converted itself: a cue may end past the window's stop. */
+	if (buffer && GST_BUFFER_DURATION_IS_VALID(buffer) && GST_BUFFER_DURATION(buffer) > 0)
+		item.end = item.start + GST_BUFFER_DURATION(buffer);
+	if (buffer)
+		add_cue(window, buffer, item.start, item.end);
 	g_mutex_lock(&window->lock);
-	if (window->buffers->len < WINDOW_MAX_BUFFERS) {
+	/* Following, the overlay takes them: it waits rather than lose one. */
+	while (window->follow && !window->cancelled && window->buffers->len >= WINDOW_MAX_BUFFERS)
+		g_cond_wait(&window->cond, &window->lock);
+	if (buffer && window->buffers->len < WINDOW_MAX_BUFFERS) {
 		item.buffer = gst_buffer_ref(buffer);
 		g_array_append_val(window->buffers, item);
 	}
+	if (!GST_CLOCK_TIME_IS_VALID(window->progress) || item.start > window->progress)
+		window->progress = item.start;
+	g_cond_broadcast(&window->cond);
+	while (window->follow && !window->cancelled && item.start > FOLLOW_AHEAD_NS +
+			(GST_CLOCK_TIME_IS_VALID(window->consumed) ?
+			window->consumed + window->lead : window->to))
+		g_cond_wait(&window->cond, &window->lock);
 	g_mutex_unlock(&window->lock);
 	return GST_PAD_PROBE_OK;
 }
@@ -185,7 +238,8 @@ window_pad_added_cb(GstElement *bin, GstPad *pad, gpointer data)
 	if (sink && mine) {
 		GstPad *input = gst_element_get_static_pad(sink, "sink");
 		gst_pad_add_probe(input, GST_PAD_PROBE_TYPE_BUFFER |
-			GST_PAD_PROBE_TYPE_EVENT_FLUSH, window_probe, window, NULL);
+			GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+			window_probe, window, NULL);
 		gst_object_unref(input);
 		g_mutex_lock(&window->lock);
 		window->found = true;
@@ -254,7 +308,8 @@ window_read(struct gst_window *window, GstElement *pipeline)
 	/* The demuxer may not take it yet, right as its streams show: again, a little later. */
 	while (!gst_element_seek(pipeline, 1.0, GST_FORMAT_TIME,
 			GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE,
-			GST_SEEK_TYPE_SET, window->from, GST_SEEK_TYPE_SET, window->to)) {
+			GST_SEEK_TYPE_SET, window->from, GST_SEEK_TYPE_SET,
+			window->follow ? GST_CLOCK_TIME_NONE : window->to)) {
 		if (window_cancelled(window) || g_get_monotonic_time() >= until) {
 			umms_debug("subtitle window: the media did not seek");
 			return false;
@@ -264,7 +319,8 @@ window_read(struct gst_window *window, GstElement *pipeline)
 	if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
 		return false;
 	GstBus *bus = gst_element_get_bus(pipeline);
-	bool eos = window_wait_eos(window, bus, until);
+	/* Following, it reads on until cancelled. */
+	bool eos = window_wait_eos(window, bus, window->follow ? G_MAXINT64 : until);
 	gst_object_unref(bus);
 	return eos;
 }
@@ -274,30 +330,6 @@ by_start(gconstpointer a, gconstpointer b)
 {
 	const struct window_buffer *x = a, *y = b;
 	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* A text track's cues into its cue list (SubtitleCue tells them). */
-static void
-window_add_cues(struct gst_window *window)
-{
-	GstStructure *structure = gst_caps_get_size(window->caps) ?
-		gst_caps_get_structure(window->caps, 0) : NULL;
-	if (!window->cues || !structure || !gst_structure_has_name(structure, "text/x-raw"))
-		return;
-	for (guint i = 0; i < window->buffers->len; i++) {
-		struct window_buffer *item = &g_array_index(window->buffers,
-			struct window_buffer, i);
-		GstMapInfo map;
-		if (!gst_buffer_map(item->buffer, &map, GST_MAP_READ))
-			continue;
-		/* Hostile sizes: a cue is a few lines. */
-		g_autofree char *markup = g_strndup((const char *)map.data,
-			MIN(map.size, 64 * 1024));
-		gst_buffer_unmap(item->buffer, &map);
-		umms_cues_add(window->cues, (int64_t)(item->start / 1000),
-			GST_CLOCK_TIME_IS_VALID(item->end) ? (int64_t)(item->end / 1000) : -1,
-			markup);
-	}
 }
 
 static gpointer
@@ -310,7 +342,6 @@ window_run(gpointer data)
 	gst_object_unref(pipeline);
 	g_mutex_lock(&window->lock);
 	g_array_sort(window->buffers, by_start);
-	window_add_cues(window);
 	window->complete = complete;
 	window->done = true;
 	g_cond_broadcast(&window->cond);
@@ -420,7 +451,11 @@ gst_delay_seek(struct gst_engine *engine, guint32 seqnum, double rate, int64_t p
 	window->caps = caps;
 	window->from = (GstClockTime)MAX(position - MAX(delay, 0) - WINDOW_BEFORE_US, 0) * 1000;
 	window->to = (GstClockTime)(position + MAX(-delay, 0)) * 1000;
-	window->cues = gst_cues_of_pad(pad);
+	if (gst_structure_has_name(gst_caps_get_structure(caps, 0), "text/x-raw"))
+		window->cues = gst_cues_of_pad(pad);
+	window->follow = delay < 0;
+	window->lead = (GstClockTime)MAX(-delay, 0) * 1000;
+	window->progress = window->consumed = GST_CLOCK_TIME_NONE;
 	gst_object_unref(pad);
 	window->buffers = g_array_new(FALSE, TRUE, sizeof(struct window_buffer));
 	g_array_set_clear_func(window->buffers, window_buffer_clear);
@@ -454,8 +489,10 @@ gst_delay_init(struct gst_engine *engine)
 struct input {
 	struct gst_engine *engine;
 	GstSegment segment;        /* the last, as sent on */
+	GstSegment original;       /* ... as it came (the stream's times are the same) */
 	bool have_segment;
 	struct gst_window *window; /* to send before the next buffer, NULL none */
+	struct gst_window *follow; /* sent from as the stream goes on (D < 0), NULL none */
 	bool injecting;
 	GstClockTime sent_to;      /* stream time up to which the window was sent, NONE none */
 };
@@ -465,6 +502,7 @@ input_free(gpointer data)
 {
 	struct input *input = data;
 	window_unref(input->window);
+	window_unref(input->follow);
 	g_free(input);
 }
 
@@ -499,36 +537,32 @@ delay_segment(GstSegment *segment, gint64 delay_ns)
 	gst_segment_offset_running_time(segment, GST_FORMAT_TIME, (gint64)(delay_ns / rate));
 }
 
-/* Streaming thread: the window's buffers, for the segment now in force, into @pad. */
-static void
-inject(struct input *input, GstPad *pad, struct gst_window *window)
+/* The window's buffers that start before @limit (NONE: all), taken out of it. Its lock held. */
+static GArray *
+take_items(struct gst_window *window, GstClockTime limit)
 {
-	gint64 until = g_get_monotonic_time() + WINDOW_WAIT_US;
-	g_mutex_lock(&window->lock);
-	/* Cancelled: a seek after it waits for this thread (its flush-stop). */
-	while (!window->done && !window->cancelled &&
-			g_cond_wait_until(&window->cond, &window->lock, until))
-		;
-	/* Not done: it stops, and what it has read (from its start on) is sent. */
-	window->cancelled = true;
-	GArray *buffers = g_array_new(FALSE, TRUE, sizeof(struct window_buffer));
-	g_array_set_clear_func(buffers, window_buffer_clear);
-	for (guint i = 0; i < window->buffers->len; i++) {
-		struct window_buffer item = g_array_index(window->buffers, struct window_buffer, i);
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(struct window_buffer));
+	g_array_set_clear_func(out, window_buffer_clear);
+	guint n = 0;
+	for (; n < window->buffers->len; n++) {
+		struct window_buffer item = g_array_index(window->buffers, struct window_buffer, n);
+		if (GST_CLOCK_TIME_IS_VALID(limit) && item.start >= limit)
+			break;
 		gst_buffer_ref(item.buffer);
-		g_array_append_val(buffers, item);
+		g_array_append_val(out, item);
 	}
-	if (!window->done)
-		g_array_sort(buffers, by_start);
-	bool complete = window->done && window->complete;
-	g_mutex_unlock(&window->lock);
+	if (n > 0)
+		g_array_remove_range(window->buffers, 0, n);
+	return out;
+}
 
+/* Streaming thread: @items (struct window_buffer) into @pad, in the segment now in force. */
+static void
+send_items(struct input *input, GstPad *pad, GArray *items)
+{
 	const GstSegment *segment = &input->segment;
-	input->sent_to = complete ? window->to : GST_CLOCK_TIME_NONE;
-	for (guint i = 0; i < buffers->len; i++) {
-		struct window_buffer *item = &g_array_index(buffers, struct window_buffer, i);
-		if (!complete)
-			input->sent_to = item->start + 1;
+	for (guint i = 0; i < items->len; i++) {
+		struct window_buffer *item = &g_array_index(items, struct window_buffer, i);
 		/* Into the segment's timeline; begun before it: from its start. */
 		guint64 start = gst_segment_position_from_stream_time(segment, GST_FORMAT_TIME,
 			item->start);
@@ -551,26 +585,109 @@ inject(struct input *input, GstPad *pad, struct gst_window *window)
 		if (ret != GST_FLOW_OK)
 			break;
 	}
-	umms_debug("subtitles: %u buffers of the window sent before the stream's own",
-		buffers->len);
-	g_array_unref(buffers);
 }
 
-/* Whether @info's buffer or gap lies where the window was sent (the demuxer's copy). */
-static bool
-sent_already(struct input *input, GstPadProbeInfo *info)
+/*
+ * Streaming thread: the window's buffers into @pad before the first thing
+ * after its seek's segment (at stream time @now, NONE unknown); following,
+ * the window is kept for those to come.
+ */
+static void
+inject(struct input *input, GstPad *pad, struct gst_window *window, GstClockTime now)
 {
-	if (!GST_CLOCK_TIME_IS_VALID(input->sent_to))
-		return false;
+	gint64 until = g_get_monotonic_time() + WINDOW_WAIT_US;
+	g_mutex_lock(&window->lock);
+	/* Cancelled: a seek after it waits for this thread (its flush-stop). */
+	while (!window->done && !window->cancelled && !(window->follow &&
+			GST_CLOCK_TIME_IS_VALID(window->progress) &&
+			window->progress >= window->to) &&
+			g_cond_wait_until(&window->cond, &window->lock, until))
+		;
+	/* Not done: it stops, and what it has read (from its start on) is sent. */
+	if (!window->follow || !window->found)
+		window->cancelled = true;
+	if (!window->done)
+		g_array_sort(window->buffers, by_start);
+	GstClockTime limit = GST_CLOCK_TIME_NONE;
+	if (window->follow) {
+		limit = window->to;
+		if (GST_CLOCK_TIME_IS_VALID(now))
+			limit = MAX(limit, now + window->lead + FOLLOW_EARLY_NS);
+		window->consumed = GST_CLOCK_TIME_IS_VALID(now) ? now : window->to - window->lead;
+	}
+	GArray *items = take_items(window, limit);
+	GstClockTime progress = window->progress;
+	bool complete = window->done && window->complete;
+	bool follow = window->follow && !window->cancelled;
+	g_cond_broadcast(&window->cond);
+	g_mutex_unlock(&window->lock);
+
+	if (follow)
+		input->sent_to = GST_CLOCK_TIME_IS_VALID(progress) ? progress + 1 :
+			GST_CLOCK_TIME_NONE;
+	else if (complete)
+		input->sent_to = window->to;
+	else
+		input->sent_to = items->len ? g_array_index(items, struct window_buffer,
+			items->len - 1).start + 1 : GST_CLOCK_TIME_NONE;
+	send_items(input, pad, items);
+	umms_debug("subtitles: %u buffers of the window sent before the stream's own%s",
+		items->len, follow ? ", more to follow" : "");
+	g_array_unref(items);
+	if (follow)
+		input->follow = window_ref(window);
+}
+
+/* Streaming thread: following, the window's buffers due by @now + its lead into @pad. */
+static void
+follow(struct input *input, GstPad *pad, GstClockTime now)
+{
+	struct gst_window *window = input->follow;
+	g_mutex_lock(&window->lock);
+	if (window->cancelled) {
+		/* Its track was left, or it failed: the stream's own again. */
+		g_mutex_unlock(&window->lock);
+		g_clear_pointer(&input->follow, window_unref);
+		input->sent_to = GST_CLOCK_TIME_NONE;
+		return;
+	}
+	GArray *items = take_items(window, now + window->lead + FOLLOW_EARLY_NS);
+	window->consumed = now;
+	if (GST_CLOCK_TIME_IS_VALID(window->progress))
+		input->sent_to = window->progress + 1;
+	g_cond_broadcast(&window->cond);
+	g_mutex_unlock(&window->lock);
+	send_items(input, pad, items);
+	g_array_unref(items);
+}
+
+/* Stream time of @info's buffer or gap in the segment now in force, or NONE. */
+static GstClockTime
+item_time(struct input *input, GstPadProbeInfo *info)
+{
 	GstClockTime ts = GST_CLOCK_TIME_NONE;
 	if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
 		ts = GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info));
 	else if (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) == GST_EVENT_GAP)
 		gst_event_parse_gap(GST_PAD_PROBE_INFO_EVENT(info), &ts, NULL);
-	if (!GST_CLOCK_TIME_IS_VALID(ts))
+	if (!GST_CLOCK_TIME_IS_VALID(ts) || !input->have_segment)
+		return GST_CLOCK_TIME_NONE;
+	/* By the segment as it came: moved on (D < 0), it leaves out what comes now. */
+	return gst_segment_to_stream_time(&input->original, GST_FORMAT_TIME, ts);
+}
+
+/*
+ * Whether @info's buffer or gap (at @time) lies where the window was sent
+ * (the demuxer's copy). Following, gaps go on: the overlay's subtitle
+ * stream is not held back.
+ */
+static bool
+sent_already(struct input *input, GstPadProbeInfo *info, GstClockTime time)
+{
+	if (!GST_CLOCK_TIME_IS_VALID(input->sent_to) ||
+			(input->follow && !(info->type & GST_PAD_PROBE_TYPE_BUFFER)))
 		return false;
-	GstClockTime stream = gst_segment_to_stream_time(&input->segment, GST_FORMAT_TIME, ts);
-	return !GST_CLOCK_TIME_IS_VALID(stream) || stream < input->sent_to;
+	return !GST_CLOCK_TIME_IS_VALID(time) || time < input->sent_to;
 }
 
 /* Streaming thread: on subtitleoverlay's subtitle input. */
@@ -586,6 +703,7 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	switch (type) {
 	case GST_EVENT_FLUSH_STOP:
 		g_clear_pointer(&input->window, window_unref);
+		g_clear_pointer(&input->follow, window_unref);
 		input->sent_to = GST_CLOCK_TIME_NONE;
 		input->have_segment = false;
 		return GST_PAD_PROBE_OK;
@@ -600,8 +718,10 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 			window_ref(engine->window) : NULL;
 		g_mutex_unlock(&engine->lock);
 		gst_segment_copy_into(segment, &input->segment);
+		gst_segment_copy_into(segment, &input->original);
 		input->have_segment = true;
 		g_clear_pointer(&input->window, window_unref);
+		g_clear_pointer(&input->follow, window_unref);
 		input->window = window;
 		input->sent_to = GST_CLOCK_TIME_NONE;
 		if (delay == 0)
@@ -620,13 +740,18 @@ input_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	default:
 		return GST_PAD_PROBE_OK;
 	}
+	if (type == GST_EVENT_EOS && !input->window)
+		return GST_PAD_PROBE_OK;
+	GstClockTime time = type == GST_EVENT_EOS ? GST_CLOCK_TIME_NONE : item_time(input, info);
 	if (input->window && input->have_segment) {
 		struct gst_window *window = input->window;
 		input->window = NULL;
-		inject(input, pad, window);
+		inject(input, pad, window, time);
 		window_unref(window);
+	} else if (input->follow && GST_CLOCK_TIME_IS_VALID(time)) {
+		follow(input, pad, time);
 	}
-	return type != GST_EVENT_EOS && sent_already(input, info) ?
+	return type != GST_EVENT_EOS && sent_already(input, info, time) ?
 		GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
 }
 
@@ -640,6 +765,7 @@ gst_delay_watch_overlay(struct gst_engine *engine, GstElement *overlay)
 	input->engine = engine;
 	input->sent_to = GST_CLOCK_TIME_NONE;
 	gst_segment_init(&input->segment, GST_FORMAT_TIME);
+	gst_segment_init(&input->original, GST_FORMAT_TIME);
 	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
 		GST_PAD_PROBE_TYPE_EVENT_FLUSH, input_probe, input, input_free);
 	gst_object_unref(pad);

@@ -81,6 +81,7 @@ struct gst_window {
 	bool found;               /* parsebin found the track (lock) */
 	GstClockTime progress;    /* stream time the reading reached, NONE none (lock) */
 	GstClockTime consumed;    /* the overlay's input's, following; NONE none (lock) */
+	guint read;               /* buffers read, for the log (lock) */
 };
 
 static void
@@ -151,6 +152,7 @@ window_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		g_mutex_lock(&window->lock);
 		g_array_set_size(window->buffers, 0);
 		window->progress = GST_CLOCK_TIME_NONE;
+		window->read = 0;
 		g_mutex_unlock(&window->lock);
 		return GST_PAD_PROBE_OK;
 	}
@@ -183,6 +185,7 @@ window_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	while (window->follow && !window->cancelled && window->buffers->len >= WINDOW_MAX_BUFFERS)
 		g_cond_wait(&window->cond, &window->lock);
 	if (buffer && window->buffers->len < WINDOW_MAX_BUFFERS) {
+		window->read++;
 		item.buffer = gst_buffer_ref(buffer);
 		g_array_append_val(window->buffers, item);
 	}
@@ -344,11 +347,11 @@ window_run(gpointer data)
 	g_array_sort(window->buffers, by_start);
 	window->complete = complete;
 	window->done = true;
+	guint read = window->read;
 	g_cond_broadcast(&window->cond);
 	g_mutex_unlock(&window->lock);
-	umms_debug("subtitle window %.3f–%.3f s: %u buffers%s",
-		window->from / 1e9, window->to / 1e9, window->buffers->len,
-		complete ? "" : ", not to its end");
+	umms_debug("subtitle window %.3f–%.3f s: %u buffers read%s",
+		window->from / 1e9, window->to / 1e9, read, complete ? "" : ", not to its end");
 	window_unref(window);
 	return NULL;
 }
@@ -428,8 +431,9 @@ gst_delay_seek(struct gst_engine *engine, guint32 seqnum, double rate, int64_t p
 	bool shown = engine->stream_subtitles_shown;
 	g_mutex_unlock(&engine->lock);
 	g_autofree char *scheme = engine->uri ? gst_uri_get_protocol(engine->uri) : NULL;
-	if (delay == 0 || !shown || rate <= 0 || position < 0 || !scheme ||
-			strcmp(scheme, "file") != 0)
+	/* Nothing before the start to read (D > 0, sought to it). */
+	if (delay == 0 || !shown || rate <= 0 || position < 0 || (delay > 0 && position == 0) ||
+			!scheme || strcmp(scheme, "file") != 0)
 		return;
 	GstPad *pad = overlay_track_pad(engine);
 	if (!pad)

@@ -344,6 +344,60 @@ test_delay(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(subpictures(t), ==, images);
 }
 
+static void
+set_delay(struct umms_test *t, const char *player, double seconds)
+{
+	g_assert_true(umms_test_set(t->bus, player, "SubtitleDelay",
+		g_variant_new_int64(US(seconds)), NULL));
+}
+
+/*
+ * subs.mkv has a key frame each second, and after a seek the demuxer sends
+ * the cues from the one before the target on: with a delay, the cue due
+ * at the target may start before that. 1 s later, at 2.5 s (1.5 s of the
+ * media, behind the key frame at 2 s), "WWWWWWWW" (1 s to 2 s) shows; 0.7 s
+ * earlier, "MMMMMMMM" (3 s to 3.5 s) shows from 2.3 s to 2.8 s, sought
+ * into, played into, and changed to while paused.
+ */
+static void
+test_delay_seek(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = show(t, "subs.mkv", false);
+	set_delay(t, p, 1.0);
+	seek(t, p, 2.5);
+	expect(t, "delay-seek-in", WHITE, 20);
+	seek(t, p, 3.2);
+	expect(t, "delay-seek-out", WHITE, 0);
+	seek(t, p, 2.1);
+	expect(t, "delay-seek-start", WHITE, 20);
+
+	set_delay(t, p, -0.7);
+	expect(t, "delay-earlier-out", WHITE, 0);
+	seek(t, p, 2.5);
+	expect(t, "delay-earlier-in", WHITE, 20);
+	seek(t, p, 0.5);
+	expect(t, "delay-earlier-first", WHITE, 20);
+	bool played = false;
+	for (int i = 0; i < TRIES && !played; i++) {
+		seek(t, p, 1.5);
+		expect(t, "delay-earlier-between", WHITE, 0);
+		played = play_into(t, p, 2.4, 2.75);
+	}
+	g_assert_true(played);
+	expect(t, "delay-earlier-played", WHITE, 20);
+
+	/* Changed while paused at 2.5 s: the cue due there now, at once. */
+	seek(t, p, 2.5);
+	set_delay(t, p, 0);
+	expect(t, "delay-paused-none", WHITE, 0);
+	set_delay(t, p, 1.0);
+	expect(t, "delay-paused-later", WHITE, 20);
+	set_delay(t, p, 0.2);
+	expect(t, "delay-paused-none-again", WHITE, 0);
+	set_delay(t, p, -0.7);
+	expect(t, "delay-paused-earlier", WHITE, 20);
+}
+
 /* subs.mkv's SSA/ASS track: "REDRED" in pure red (its style) from 1 s to 2 s. */
 static void
 test_ass(struct umms_test *t, gconstpointer data)
@@ -357,6 +411,13 @@ test_ass(struct umms_test *t, gconstpointer data)
 	expect(t, "ass-after-cue", RED, 0);
 	seek(t, p, 1.2);
 	expect(t, "ass-again", RED, 200);
+	/* 1 s later, sought behind the key frame that follows its start: shown all the same. */
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(1)),
+		NULL));
+	seek(t, p, 2.5);
+	expect(t, "ass-delayed", RED, 200);
+	seek(t, p, 3.2);
+	expect(t, "ass-delayed-after", RED, 0);
 	select_subtitle(t, p, -1);
 	expect(t, "ass-off", RED, 0);
 }
@@ -606,6 +667,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/text", test_text);
 	UMMS_TEST_ADD("/subtitles/ass", test_ass);
 	UMMS_TEST_ADD("/subtitles/delay", test_delay);
+	UMMS_TEST_ADD("/subtitles/delay-seek", test_delay_seek);
 	UMMS_TEST_ADD("/subtitles/dvb", test_dvb);
 	UMMS_TEST_ADD("/subtitles/cc608", test_cc608);
 	UMMS_TEST_ADD("/subtitles/cc708", test_cc708);

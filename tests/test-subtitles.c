@@ -480,6 +480,46 @@ test_embedded(struct umms_test *t, gconstpointer data)
 }
 
 /*
+ * The media's own track under a delay, sought straight to where a cue is
+ * due (subs.mkv: "WWWWWWWW" 1 to 2 s, "MMMMMMMM" 3 to 3.5 s, a key frame
+ * each second): 1 s later, at 2.5 s, "WWWWWWWW" is told from 2 s to 3 s;
+ * made 0.7 s earlier while paused there, "MMMMMMMM" at once, from 2.3 s to
+ * 2.8 s; played on, nothing more until "WWWWWWWW" again after a seek
+ * before it.
+ */
+static void
+test_embedded_delay(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *p = umms_test_open(t->bus, "subs.mkv");
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	struct cues *cues = cues_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(1)), NULL));
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
+	const struct cue *later = cues_next(cues, UMMS_TEST_TIMEOUT_MS);
+	assert_cue(later, US(2.0), US(3.0), "WWWWWWWW");
+	g_assert_cmpstr(later->format, ==, "pango");
+	g_assert_cmpint(later->position, ==, US(2.5));
+
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(-US(0.7)),
+		NULL));
+	const struct cue *earlier = cues_next(cues, UMMS_TEST_TIMEOUT_MS);
+	assert_cue(earlier, US(2.3), US(2.8), "MMMMMMMM");
+	g_assert_cmpint(earlier->position, ==, US(2.5));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(3.0), false, UMMS_TEST_TIMEOUT_MS);
+	g_assert_false(cues_any(cues, 0));
+
+	/* 0.7 s earlier from 0.1 s: "WWWWWWWW" due from 0.3 s, when the video gets there. */
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(0.1)));
+	const struct cue *again = cues_next(cues, UMMS_TEST_TIMEOUT_MS);
+	assert_cue(again, US(0.3), US(1.3), "WWWWWWWW");
+	assert_due(again);
+	g_assert_cmpint(again->position, <, US(1.3));
+	cues_free(cues);
+}
+
+/*
  * Closed captions in the video (cc608.mkv, CEA-608 CC1: "CAPTION" 1.0 to
  * 2.0 s, "LATER" 3.0 to 3.48 s): a track of kind "cc", off until chosen;
  * each caption a cue when shown, its end unknown (-1) until its erase has
@@ -622,6 +662,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/short-files", test_short_files);
 	UMMS_TEST_ADD("/subtitles/no-cues", test_no_cues);
 	UMMS_TEST_ADD("/subtitles/embedded", test_embedded);
+	UMMS_TEST_ADD("/subtitles/embedded-delay", test_embedded_delay);
 	UMMS_TEST_ADD("/subtitles/captions", test_captions);
 	UMMS_TEST_ADD("/subtitles/captions708", test_captions708);
 	return g_test_run();

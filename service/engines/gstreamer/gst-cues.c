@@ -5,9 +5,9 @@
  * the subtitle delay. A cue that became active is queued for the main loop
  * (events.subtitle_cue → Player1.SubtitleCue); the external file's cues
  * are also drawn (service/cues.h) into the subpicture the frame carries.
- * The media's own tracks are drawn by playbin (text-offset carries the
- * delay there). Captions carried in the video are decoded into cues of
- * their own (gst-captions.c) and drawn like the external file's.
+ * The media's own tracks are drawn by playbin's overlay (gst-delay.c
+ * carries the delay there). Captions carried in the video are decoded into
+ * cues of their own (gst-captions.c) and drawn like the external file's.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -131,6 +131,12 @@ pad_cues(GstPad *pad)
 	return cues;
 }
 
+struct umms_cues *
+gst_cues_of_pad(GstPad *pad)
+{
+	return umms_cues_ref(pad_cues(pad));
+}
+
 static void
 probe_text_pad(GstPad *pad)
 {
@@ -235,7 +241,6 @@ gst_cues_set_delay(struct gst_engine *engine, int64_t us)
 	g_mutex_lock(&engine->lock);
 	engine->subtitle_delay = us;
 	g_mutex_unlock(&engine->lock);
-	gst_overlay_apply_delay(engine);
 }
 
 /* Frames further apart than this are a jump: cues between them are not told. */

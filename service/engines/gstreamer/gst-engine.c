@@ -175,16 +175,20 @@ do_seek(struct gst_engine *engine, double rate, int64_t position, GError **error
 		flags |= GST_SEEK_FLAG_TRICKMODE | GST_SEEK_FLAG_TRICKMODE_KEY_UNITS |
 			GST_SEEK_FLAG_TRICKMODE_NO_AUDIO;
 
-	gboolean ok;
+	GstEvent *seek;
 	if (rate > 0)
-		ok = gst_element_seek(engine->pipeline, rate, GST_FORMAT_TIME, flags,
+		seek = gst_event_new_seek(rate, GST_FORMAT_TIME, flags,
 			GST_SEEK_TYPE_SET, US_TO_NS(MAX(position, 0)),
 			GST_SEEK_TYPE_SET, GST_CLOCK_TIME_NONE);
 	else
-		ok = gst_element_seek(engine->pipeline, rate, GST_FORMAT_TIME, flags,
+		seek = gst_event_new_seek(rate, GST_FORMAT_TIME, flags,
 			GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET,
 			position >= 0 ? US_TO_NS(position) : GST_CLOCK_TIME_NONE);
-	if (!ok) {
+	guint32 seqnum = gst_event_get_seqnum(seek);
+	/* Before it is sent: the overlay may see its segment at once. */
+	gst_delay_seek(engine, seqnum, rate, MAX(position, 0));
+	if (!gst_element_send_event(engine->pipeline, seek)) {
+		gst_delay_cancel(engine);
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			rate == 1.0 ? "%s: cannot seek in this media" :
 			"%s: this media cannot play at that rate", engine->uri);
@@ -655,6 +659,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	g_queue_init(&engine->ops);
 	g_mutex_init(&engine->lock);
 	gst_cues_init(engine);
+	gst_delay_init(engine);
 	engine->qos_dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	engine->stream_caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 		(GDestroyNotify)gst_caps_unref);
@@ -735,6 +740,7 @@ gst_engine_destroy(struct umms_engine *base)
 	gst_media_reset(engine);
 	gst_captions_finish(engine);
 	gst_cues_finish(engine);
+	gst_delay_finish(engine);
 	g_hash_table_unref(engine->stream_caps);
 	g_ptr_array_unref(engine->video_decoders);
 	g_free(engine->current_video_id);

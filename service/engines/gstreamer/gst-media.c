@@ -355,6 +355,9 @@ gst_media_apply_selection(struct gst_engine *engine)
 		g_object_get(engine->pipeline, streams[k].current, &current, NULL);
 		if (current != want) {
 			umms_debug("switching to %s track %d", umms_track_kind_name(k), want);
+			/* Cues read beside the pipeline were the old track's. */
+			if (k == UMMS_TRACK_SUBTITLE)
+				gst_delay_cancel(engine);
 			g_object_set(engine->pipeline, streams[k].current, want, NULL);
 		}
 	}

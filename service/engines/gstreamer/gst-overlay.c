@@ -299,27 +299,6 @@ apply_shown(struct gst_engine *engine, GstElement *overlay)
 	g_object_set(overlay, "silent", !shown, NULL);
 }
 
-/*
- * SubtitleDelay as an offset of the overlay's subtitle input: playbin's
- * text-offset (subtitleoverlay's subtitle-ts-offset) only reaches a
- * subtitle parser, and a media's own text track has none (GStreamer 1.22:
- * "no parser, subtitle offset can't be updated"; the image stayed where
- * the stream put it while the cues moved). The offset counts from the
- * next segment on (a seek: engine_set_subtitle_delay makes one).
- */
-static void
-apply_delay(struct gst_engine *engine, GstElement *overlay)
-{
-	g_mutex_lock(&engine->lock);
-	gint64 ns = engine->subtitle_delay * 1000;
-	g_mutex_unlock(&engine->lock);
-	GstPad *pad = gst_element_get_static_pad(overlay, "subtitle_sink");
-	if (pad) {
-		gst_pad_set_offset(pad, ns);
-		gst_object_unref(pad);
-	}
-}
-
 /* Main loop: @fn on each subtitleoverlay of the pipeline. */
 static void
 each_overlay(struct gst_engine *engine, void (*fn)(struct gst_engine *, GstElement *))
@@ -337,18 +316,12 @@ each_overlay(struct gst_engine *engine, void (*fn)(struct gst_engine *, GstEleme
 }
 
 void
-gst_overlay_apply_delay(struct gst_engine *engine)
-{
-	if (engine->pipeline)
-		each_overlay(engine, apply_delay);
-}
-
-void
 gst_overlay_element_added(struct gst_engine *engine, GstElement *element)
 {
 	if (factory_is(element, "subtitleoverlay")) {
 		apply_shown(engine, element);
-		apply_delay(engine, element);
+		/* First: what it drops (sent already) is not the renderer's either. */
+		gst_delay_watch_overlay(engine, element);
 		sync_streams(element);
 		return;
 	}

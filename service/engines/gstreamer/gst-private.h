@@ -12,6 +12,7 @@
  * decoder policy, frame counters), gst-subtitles.c (external subtitle files),
  * gst-cues.c (subtitle cues on the video's clock: SubtitleCue, pixels),
  * gst-overlay.c (the stream's own subtitles, rendered by playbin, as subpictures),
+ * gst-delay.c (SubtitleDelay on those, and the cues a seek with one needs),
  * gst-captions.c (CEA-608 and CEA-708 captions carried in the video, decoded into cues),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop),
  * gst-teletext.c (DVB teletext subtitles decoded into text for playbin).
@@ -67,6 +68,8 @@ enum gst_wait {
 
 /* External subtitles: a side pipeline reads the file into cues. */
 struct gst_subtitles;
+/* The cues a seek with a subtitle delay needs, read beside the pipeline (gst-delay.c). */
+struct gst_window;
 struct umms_cues;
 
 /* The last overlay composition made into a subpicture (gst-overlay.c). */
@@ -139,6 +142,10 @@ struct gst_engine {
 	int64_t cues_checked;          /* µs, the last frame's cue time; -1 after a jump (lock) */
 	GAsyncQueue *cue_events;       /* cues that became due, streaming → main */
 
+	/* The stream's own subtitles under a delay (gst-delay.c). */
+	struct gst_window *window;     /* cues read beside the seek in flight, NULL none (lock) */
+	GPtrArray *old_windows;        /* struct gst_window *, their threads not joined yet */
+
 	/* Closed captions carried in the video (gst-captions.c). */
 	struct umms_captions *captions; /* CC1's decoder (lock) */
 	struct umms_captions708 *captions708; /* DTVCC service 1's decoder (lock) */
@@ -203,8 +210,6 @@ void gst_overlay_element_added(struct gst_engine *engine, GstElement *element);
 void gst_overlay_watch_text_pads(struct gst_engine *engine, int n);
 /* Main loop: whether the stream's own subtitle track is the one shown. */
 void gst_overlay_set_shown(struct gst_engine *engine, bool shown);
-/* Main loop: the overlays render the stream's subtitles engine->subtitle_delay later. */
-void gst_overlay_apply_delay(struct gst_engine *engine);
 /*
  * The subpicture for @buffer's overlays (a reference), or NULL: none, or
  * hidden. @crop: x, y, width, height of the picture in the buffer.
@@ -212,6 +217,21 @@ void gst_overlay_apply_delay(struct gst_engine *engine);
 struct umms_subpicture *gst_overlay_subpicture(struct gst_engine *engine, GstBuffer *buffer,
 	const int crop[4]);
 void gst_overlay_finish(struct gst_engine *engine);
+
+/* gst-delay.c: SubtitleDelay on the stream's own subtitles, which the overlay renders. */
+void gst_delay_init(struct gst_engine *engine);
+/* Main loop: waits for the windows still being read. */
+void gst_delay_finish(struct gst_engine *engine);
+/* Streaming thread: @overlay (a subtitleoverlay) renders engine->subtitle_delay later. */
+void gst_delay_watch_overlay(struct gst_engine *engine, GstElement *overlay);
+/*
+ * Main loop: a flushing seek (@seqnum) at @rate to @position µs was sent:
+ * with a delay, the cues due from there that the demuxer will not send are
+ * read beside it for the overlay.
+ */
+void gst_delay_seek(struct gst_engine *engine, guint32 seqnum, double rate, int64_t position);
+/* Main loop: the window of the last seek is not needed (the seek failed). */
+void gst_delay_cancel(struct gst_engine *engine);
 
 /* gst-teletext.c: makes decodebin decode teletext subtitle pages (once, at start). */
 void gst_teletext_register(void);
@@ -324,6 +344,8 @@ bool gst_cues_update(struct gst_engine *engine);
 /* Main loop: a seek or a reset; cues on screen at the target are due again. */
 void gst_cues_reset(struct gst_engine *engine);
 void gst_cues_set_delay(struct gst_engine *engine, int64_t us);
+/* Any thread: the cue list of the media's text track behind playbin's @pad (a reference). */
+struct umms_cues *gst_cues_of_pad(GstPad *pad);
 /* Streaming thread: the frame at @position µs is due; queues the cues that became due. */
 void gst_cues_frame_due(struct gst_engine *engine, int64_t position);
 /*

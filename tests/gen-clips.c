@@ -4,7 +4,9 @@
  * Usage: gen-clips OUTDIR
  *
  * Creates OUTDIR if missing and writes every clip of the table below into it.
- * A clip whose file already exists and is not empty is kept. Each clip is
+ * A clip whose file already exists, is not empty and is newer than this
+ * program is kept (a rebuilt gen-clips, whose clips may have changed,
+ * writes them all again). Each clip is
  * written to a hidden temporary name first and renamed when complete, so a
  * killed run never leaves half a clip under its real name.
  *
@@ -679,6 +681,16 @@ file_size(const char *path)
 	return (gint64)st.st_size;
 }
 
+/* Whether path was written after this program was built. */
+static bool
+newer_than_us(const char *path)
+{
+	GStatBuf clip, self;
+	if (g_stat(path, &clip) != 0 || g_stat("/proc/self/exe", &self) != 0)
+		return false;
+	return clip.st_mtime >= self.st_mtime;
+}
+
 static bool
 make_clip(const struct clip *clip, const char *outdir, GError **error)
 {
@@ -688,7 +700,7 @@ make_clip(const struct clip *clip, const char *outdir, GError **error)
 	g_autofree char *tmp = g_build_filename(outdir, tmp_name, NULL);
 	gint64 size = file_size(path);
 
-	if (size > 0) {
+	if (size > 0 && newer_than_us(path)) {
 		printf("gen-clips: kept %s\n", path);
 		fflush(stdout);
 		return true;

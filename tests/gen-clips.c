@@ -666,6 +666,8 @@ static const struct clip clips[] = {
 	{ "dvbsub.ts", make_dvbsub_ts, NULL, 0 },
 	{ "cc608.mkv", make_cc608_mkv, NULL, 0 },
 	{ "teletext.ts", make_teletext_ts, NULL, 0 },
+	{ "vobsub.mkv", make_vobsub_mkv, NULL, 0 },
+	{ "pgs.mkv", make_pgs_mkv, NULL, 0 },
 };
 
 /* Size of path, or -1 when it does not exist or is no regular file. */

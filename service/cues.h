@@ -38,11 +38,13 @@
 #define UMMS_CUES_MAX_FILE (16 * 1024 * 1024)
 
 struct umms_cues;
+struct umms_bitmap;
 
 struct umms_cue {
 	int64_t start, end;     /* µs on the stream's timeline; end -1: until the next cue */
 	char *markup;           /* Pango markup (text), or the SSA/ASS event text */
 	char *plain;            /* the same without styling */
+	bool bitmap;            /* an image (bitmap-subs.h): markup is its key, plain "" */
 };
 
 struct umms_cue_style {
@@ -65,6 +67,17 @@ struct umms_cues *umms_cues_ref(struct umms_cues *cues);
 void umms_cues_unref(struct umms_cues *cues);
 
 bool umms_cues_is_ass(struct umms_cues *cues);
+/*
+ * Adds a bitmap cue (a DVD or PGS image, bitmap-subs.h; a reference is
+ * taken): the list is one of bitmaps from then on, drawn by scaling the
+ * active cues' images from their reference picture to the picture's size.
+ * Its markup is the image's key: the same image at the same time (sent
+ * again after a seek) is not added again. One of no rects (a PGS display
+ * set that clears) only ends the one before.
+ */
+void umms_cues_add_bitmap(struct umms_cues *cues, int64_t start, int64_t end,
+	struct umms_bitmap *bitmap);
+bool umms_cues_is_bitmap(struct umms_cues *cues);
 /*
  * Adds a text cue (Pango markup; text that is not valid markup is shown as
  * it is). Cues may come in any order; one already there (the same times

@@ -541,8 +541,10 @@ step(const struct bitmap_clip *c, const char *name)
 /*
  * A bitmap subtitle track (@data: struct bitmap_clip): listed with its
  * codec, shown by default; its box at its time, where the stream puts it,
- * scaled with the picture; gone after its end; again after a seek back;
- * off and on while paused; played through, it comes and goes on time.
+ * scaled with the picture, as a subpicture, told as a cue of times only;
+ * gone after its end; again after a seek back; off and on while paused,
+ * without a seek; moved by the subtitle delay; played through, it comes
+ * and goes on time.
  */
 static void
 test_bitmap(struct umms_test *t, gconstpointer data)
@@ -557,18 +559,54 @@ test_bitmap(struct umms_test *t, gconstpointer data)
 	g_assert_cmpstr(codec, ==, c->codec);
 	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
 	expect(t, step(c, "before"), c->colour, 0);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
 
+	/* A subpicture over the frame (counted when drawn), not pixels inside it. */
+	uint64_t images = subpictures(t);
 	seek(t, p, 1.5);
 	expect_box(t, step(c, "in-cue"), c);
+	g_assert_cmpuint(subpictures(t), >, images);
+	/* Told as a cue of times only: 1 s to 2 s (DVD: in whole ticks, 989.9 ms). */
+	g_autoptr(GVariant) cue = umms_test_signals_wait(signals, "SubtitleCue", 5000);
+	int64_t start = 0, end = 0;
+	const char *text = NULL, *format = NULL;
+	g_variant_get(cue, "(xx&s&s&s)", &start, &end, &text, NULL, &format);
+	g_assert_cmpstr(format, ==, "bitmap");
+	g_assert_cmpstr(text, ==, "");
+	g_assert_cmpint(start, ==, US(1));
+	g_assert_cmpint(end, >, US(1.95));
+	g_assert_cmpint(end, <=, US(2));
+
 	seek(t, p, 2.5);
 	expect(t, step(c, "after-cue"), c->colour, 0);
 	seek(t, p, 1.2);
 	expect_box(t, step(c, "sought-back"), c);
 
+	/*
+	 * Off and on while paused: the subpicture goes and comes without a
+	 * seek (the first Seeked after is the one asked for, to 1.3 s).
+	 */
+	umms_test_signals_clear(signals);
 	select_subtitle(t, p, -1);
 	expect(t, step(c, "off"), c->colour, 0);
+	seek(t, p, 1.3);
+	g_autoptr(GVariant) sought = umms_test_signals_wait(signals, "Seeked", 5000);
+	int64_t to = 0;
+	g_variant_get(sought, "(x)", &to);
+	g_assert_cmpint(to, ==, US(1.3));
+	expect(t, step(c, "off-sought"), c->colour, 0);
 	select_subtitle(t, p, 0);
 	expect_box(t, step(c, "on"), c);
+
+	/* The subtitle delay moves it: 1 s later, it is not there yet at 1.3 s. */
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(1)),
+		NULL));
+	expect(t, step(c, "delayed-away"), c->colour, 0);
+	seek(t, p, 2.5);
+	expect_box(t, step(c, "delayed-here"), c);
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(0), NULL));
+	expect(t, step(c, "undelayed"), c->colour, 0);
+	umms_test_signals_free(signals);
 
 	bool played = false;
 	for (int i = 0; i < TRIES && !played; i++) {

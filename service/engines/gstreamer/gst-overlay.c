@@ -3,7 +3,9 @@
  * own subtitleoverlay (textoverlay, assrender, dvbsuboverlay) into
  * GstVideoOverlayComposition metas rather than into the picture, and
  * turned here into one subpicture per rendering. DVD and Blu-ray bitmaps
- * are blended into the picture by dvdspu instead (gst-spu.c).
+ * are not: dvdspu (GStreamer 1.22) could only blend them into the
+ * picture, so they are decoded and drawn from cues (gst-cues.c) and
+ * dvdspu never gets them (gst-spu.c).
  *
  * A renderer attaches its composition only when downstream accepts the
  * caps feature meta:GstVideoOverlayComposition and lists the meta in its
@@ -372,20 +374,6 @@ gst_overlay_element_added(struct gst_engine *engine, GstElement *element)
 	umms_debug("subtitle renderer %s attaches its overlays", GST_ELEMENT_NAME(element));
 }
 
-/* Main loop: whether a subtitle track of the media is one dvdspu blends (DVD, PGS). */
-static bool
-has_blended_track(struct gst_engine *engine)
-{
-	GPtrArray *tracks = engine->base.info.tracks[UMMS_TRACK_SUBTITLE];
-	for (guint i = 0; tracks && i < tracks->len; i++) {
-		const struct umms_track *track = g_ptr_array_index(tracks, i);
-		if (track->codec && (strcmp(track->codec, "dvdsub") == 0 ||
-				strcmp(track->codec, "pgs") == 0))
-			return true;
-	}
-	return false;
-}
-
 void
 gst_overlay_set_shown(struct gst_engine *engine, bool shown)
 {
@@ -398,9 +386,6 @@ gst_overlay_set_shown(struct gst_engine *engine, bool shown)
 	gst_video_refresh(engine);
 	umms_debug("the stream's own subtitles are %s", shown ? "shown" : "hidden");
 	each_overlay(engine, apply_shown);
-	/* Blended into the picture on screen (gst-spu.c): that picture is made again. */
-	if (engine->base.state == UMMS_ENGINE_PAUSED && has_blended_track(engine))
-		gst_engine_seek_here(engine);
 }
 
 /*

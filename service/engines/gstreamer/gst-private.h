@@ -15,7 +15,7 @@
  * gst-captions.c (CEA-608 captions carried in the video, decoded into cues),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop),
  * gst-teletext.c (DVB teletext subtitles decoded into text for playbin),
- * gst-spu.c (DVD and Blu-ray bitmap subtitles that began before a seek's target).
+ * gst-spu.c (DVD and Blu-ray bitmap subtitles kept from dvdspu: drawn from cues).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
 #define UMMS_SERVICE_GST_PRIVATE_H
@@ -148,8 +148,6 @@ struct gst_engine *gst_engine_from_base(struct umms_engine *base);
 struct gst_op *gst_op_new(enum gst_op_type type);
 /* Queues @op (taking it) behind the others; runs from the main loop. */
 void gst_engine_enqueue(struct gst_engine *engine, struct gst_op *op);
-/* gst-requests.c, main loop: a seek to where the picture is (open, seekable media only). */
-void gst_engine_seek_here(struct gst_engine *engine);
 /* Drops every queued op and the running one (their requesters still get settled). */
 void gst_engine_drop_ops(struct gst_engine *engine);
 bool gst_engine_prerolled(struct gst_engine *engine);
@@ -200,7 +198,7 @@ struct umms_subpicture *gst_overlay_subpicture(struct gst_engine *engine, GstBuf
 	const int crop[4]);
 void gst_overlay_finish(struct gst_engine *engine);
 
-/* gst-spu.c: @overlay (a subtitleoverlay) keeps DVD and PGS units begun before its segment. */
+/* gst-spu.c: @overlay (a subtitleoverlay) gets no DVD or PGS units (gst-cues.c draws them). */
 void gst_spu_watch(GstElement *overlay);
 
 /* gst-teletext.c: makes decodebin decode teletext subtitle pages (once, at start). */

@@ -128,18 +128,12 @@ engine_set_subtitle_delay(struct umms_engine *base, int64_t us)
 	 * The stream's own subtitles take their new offset with the next
 	 * segment: a seek to where the picture is brings it now.
 	 */
-	if (changed && overlay && engine->base.info.tracks[UMMS_TRACK_SUBTITLE]->len > 0)
-		gst_engine_seek_here(engine);
-}
-
-void
-gst_engine_seek_here(struct gst_engine *engine)
-{
-	if (!engine->uri || !gst_engine_prerolled(engine) || !engine->base.info.seekable)
-		return;
-	struct gst_op *op = gst_op_new(GST_OP_SEEK);
-	op->position = engine_get_position(&engine->base);
-	gst_engine_enqueue(engine, op);
+	if (changed && overlay && engine->uri && gst_engine_prerolled(engine) &&
+			engine->base.info.seekable && engine->base.info.tracks[UMMS_TRACK_SUBTITLE]->len > 0) {
+		struct gst_op *op = gst_op_new(GST_OP_SEEK);
+		op->position = engine_get_position(base);
+		gst_engine_enqueue(engine, op);
+	}
 }
 
 static void

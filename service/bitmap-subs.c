@@ -107,10 +107,58 @@ bitmap_add_rect(struct umms_bitmap *bitmap, int x, int y, int width, int height)
 	return rect;
 }
 
-/* FNV-1a over what the bitmap shows: the same image again has the same key. */
+/*
+ * @rect cut to its pixels that are not transparent (a unit's area is
+ * mostly margin, and cues are kept for minutes); false when none is.
+ */
+static bool
+rect_trim(struct umms_bitmap_rect *rect)
+{
+	int x0 = rect->width, y0 = rect->height, x1 = -1, y1 = -1;
+	for (int y = 0; y < rect->height; y++) {
+		const uint8_t *row = rect->pixels + (size_t)y * (size_t)rect->width * 4;
+		for (int x = 0; x < rect->width; x++) {
+			if (!row[x * 4 + 3])
+				continue;
+			x0 = MIN(x0, x);
+			x1 = MAX(x1, x);
+			y0 = MIN(y0, y);
+			y1 = MAX(y1, y);
+		}
+	}
+	if (x1 < 0)
+		return false;
+	int width = x1 - x0 + 1, height = y1 - y0 + 1;
+	if (width == rect->width && height == rect->height)
+		return true;
+	uint8_t *pixels = g_malloc((size_t)width * (size_t)height * 4);
+	for (int y = 0; y < height; y++)
+		memcpy(pixels + (size_t)y * (size_t)width * 4, rect->pixels +
+			((size_t)(y + y0) * (size_t)rect->width + (size_t)x0) * 4, (size_t)width * 4);
+	g_free(rect->pixels);
+	rect->pixels = pixels;
+	rect->x += x0;
+	rect->y += y0;
+	rect->width = width;
+	rect->height = height;
+	return true;
+}
+
+/*
+ * Its rects trimmed (the empty ones dropped), then its key: FNV-1a over
+ * what the bitmap shows, so the same image again has the same key.
+ */
 static void
 bitmap_seal(struct umms_bitmap *bitmap)
 {
+	unsigned kept = 0;
+	for (unsigned r = 0; r < bitmap->n_rects; r++) {
+		if (rect_trim(&bitmap->rects[r]))
+			bitmap->rects[kept++] = bitmap->rects[r];
+		else
+			g_free(bitmap->rects[r].pixels);
+	}
+	bitmap->n_rects = kept;
 	uint64_t hash = 0xcbf29ce484222325u;
 	int head[3] = { bitmap->width, bitmap->height, (int)bitmap->n_rects };
 	const uint8_t *bytes = (const uint8_t *)head;

@@ -50,7 +50,7 @@ enum umms_bitmap_format {
 };
 
 struct umms_bitmap_rect {
-	int x, y, width, height;        /* on the reference picture */
+	int x, y, width, height;        /* on the reference picture; trimmed to what shows */
 	uint8_t *pixels;                /* width × height × 4 bytes: B, G, R, A, premultiplied */
 };
 

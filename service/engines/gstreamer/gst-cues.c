@@ -28,6 +28,8 @@
  * so a stream that runs for hours keeps a few hundred.
  */
 #define EMBEDDED_KEEP_US ((int64_t)30 * 60 * G_USEC_PER_SEC)
+/* Bitmap cues are images (hundreds of KiB at 1080 lines): 5 minutes of them. */
+#define BITMAP_KEEP_US ((int64_t)5 * 60 * G_USEC_PER_SEC)
 
 struct cue_event {
 	struct umms_cue cue;
@@ -188,7 +190,7 @@ bitmap_buffer(struct umms_cues *cues, struct bitmap_input *input, const GstSegme
 	gst_buffer_unmap(buffer, &map);
 	if (!made)
 		return;
-	umms_cues_forget_before(cues, cue.start - EMBEDDED_KEEP_US);
+	umms_cues_forget_before(cues, cue.start - BITMAP_KEEP_US);
 	umms_cues_add_bitmap(cues, cue.start, cue.end, cue.bitmap);
 	umms_bitmap_unref(cue.bitmap);
 }

@@ -37,6 +37,8 @@ struct umms_bitmap_decoder {
 	/* DVD */
 	uint32_t clut[16];      /* 0x00YYCrCb */
 	int dvd_width, dvd_height;
+	GByteArray *pending;    /* a unit split over buffers, gathered (MPEG-PS) */
+	int64_t pending_pts;
 	/* PGS */
 	int pgs_width, pgs_height;
 	uint8_t palettes[PGS_MAX_PALETTES][256][4];   /* B, G, R, A premultiplied */
@@ -220,6 +222,8 @@ umms_bitmap_decoder_free(struct umms_bitmap_decoder *decoder)
 	if (!decoder)
 		return;
 	pgs_forget_objects(decoder);
+	if (decoder->pending)
+		g_byte_array_unref(decoder->pending);
 	g_free(decoder);
 }
 
@@ -692,12 +696,39 @@ pgs_decode(struct umms_bitmap_decoder *decoder, const uint8_t *data, size_t size
 	return made;
 }
 
+/*
+ * A DVD unit may come in pieces (MPEG-PS packs): one shorter than the size
+ * it starts with is gathered with the buffers after it, at its own time.
+ */
+static bool
+dvd_gather(struct umms_bitmap_decoder *decoder, const uint8_t *data, size_t size, int64_t pts,
+	struct umms_bitmap_cue *out)
+{
+	if (!decoder->pending) {
+		size_t need = size >= 2 ? (size_t)(data[0] << 8 | data[1]) : 0;
+		if (need <= size || need < 4)
+			return dvd_decode(decoder, data, size, pts, out);
+		decoder->pending = g_byte_array_sized_new((guint)need);
+		decoder->pending_pts = pts;
+	}
+	GByteArray *pending = decoder->pending;
+	size_t need = (size_t)(pending->len >= 2 ? pending->data[0] << 8 | pending->data[1] :
+		data[0] << 8 | data[1]);
+	g_byte_array_append(pending, data, (guint)MIN(size, need - pending->len));
+	if (pending->len < need)
+		return false;
+	decoder->pending = NULL;
+	bool made = dvd_decode(decoder, pending->data, pending->len, decoder->pending_pts, out);
+	g_byte_array_unref(pending);
+	return made;
+}
+
 bool
 umms_bitmap_decoder_decode(struct umms_bitmap_decoder *decoder, const uint8_t *data,
 	size_t size, int64_t pts, struct umms_bitmap_cue *out)
 {
 	if (!data)
 		return false;
-	return decoder->format == UMMS_BITMAP_DVD ? dvd_decode(decoder, data, size, pts, out) :
+	return decoder->format == UMMS_BITMAP_DVD ? dvd_gather(decoder, data, size, pts, out) :
 		pgs_decode(decoder, data, size, pts, out);
 }

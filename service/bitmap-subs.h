@@ -3,8 +3,8 @@
  * graphics (PGS) decoded into images, and images drawn into subpictures.
  *
  * A decoder takes a stream's units one at a time, in order (a DVD
- * sub-picture unit, or a PGS display set or part of one: segments without
- * the "PG" header, as Matroska and GStreamer carry them), and tells what
+ * sub-picture unit or a piece of one, or a PGS display set or part of one:
+ * segments without the "PG" header, as Matroska and GStreamer carry them), and tells what
  * each shows as a bitmap cue: from when to when, and its images (rects of
  * premultiplied ARGB pixels placed on a reference picture).
  *

@@ -100,6 +100,17 @@ test_dvd(void)
 	g_assert_cmpstr(again.bitmap->key, !=, cue.bitmap->key);
 	assert_box(&again.bitmap->rects[0], &box, (const int[]){ 255, 255, 255 });
 	umms_bitmap_unref(again.bitmap);
+	umms_bitmap_decoder_free(decoder);
+
+	/* In two pieces (MPEG-PS packs): one cue, at the first piece's time. */
+	decoder = umms_bitmap_decoder_new(UMMS_BITMAP_DVD);
+	umms_bitmap_decoder_set_private(decoder, (const uint8_t *)idx, sizeof(idx) - 1);
+	g_assert_false(umms_bitmap_decoder_decode(decoder, unit, size / 3, 9 * US, &again));
+	g_assert_true(umms_bitmap_decoder_decode(decoder, unit + size / 3, size - size / 3,
+		9 * US + US / 10, &again));
+	g_assert_cmpint(again.start, ==, 9 * US);
+	g_assert_cmpstr(again.bitmap->key, ==, cue.bitmap->key);
+	umms_bitmap_unref(again.bitmap);
 	umms_bitmap_unref(cue.bitmap);
 	umms_bitmap_decoder_free(decoder);
 
@@ -227,19 +238,20 @@ test_pgs(void)
 
 /* ---- hostile units ------------------------------------------------------------ */
 
-/* Decodes @data; a cue's images are within bounds and draw. */
-static void
+/* Decodes @data; a cue's images are within bounds and draw. Whether it made one. */
+static bool
 decode_any(struct umms_bitmap_decoder *decoder, const uint8_t *data, size_t size)
 {
 	struct umms_bitmap_cue cue = { 0 };
 	if (!umms_bitmap_decoder_decode(decoder, data, size, US, &cue))
-		return;
+		return false;
 	for (unsigned i = 0; i < cue.bitmap->n_rects; i++) {
 		g_assert_cmpint(cue.bitmap->rects[i].width, <=, UMMS_BITMAP_MAX_SIDE);
 		g_assert_cmpint(cue.bitmap->rects[i].height, <=, UMMS_BITMAP_MAX_SIDE);
 	}
 	umms_subpicture_unref(umms_bitmap_render(&cue.bitmap, 1, 64, 48));
 	umms_bitmap_unref(cue.bitmap);
+	return true;
 }
 
 static void
@@ -252,6 +264,14 @@ test_truncated(void)
 		/* A copy of exactly @n bytes: ASan sees any read past it. */
 		uint8_t *copy = g_memdup2(unit, MAX(n, 1));
 		struct umms_bitmap_decoder *decoder = umms_bitmap_decoder_new(UMMS_BITMAP_DVD);
+		decode_any(decoder, copy, n);   /* a first piece: kept for the rest */
+		umms_bitmap_decoder_free(decoder);
+		/* Its size said to be @n: decoded as it is. */
+		if (n >= 2) {
+			copy[0] = (uint8_t)(n >> 8);
+			copy[1] = (uint8_t)n;
+		}
+		decoder = umms_bitmap_decoder_new(UMMS_BITMAP_DVD);
 		decode_any(decoder, copy, n);
 		umms_bitmap_decoder_free(decoder);
 		g_free(copy);
@@ -349,23 +369,41 @@ test_mutations(void)
 	uint8_t dvd[8192], pgs[8192], copy[8192];
 	size_t dvd_size = spu_dvd_write(dvd, sizeof(dvd), &box, 1, 500);
 	size_t pgs_size = spu_pgs_write(pgs, sizeof(pgs), 320, 240, 0, &box, magenta);
+	unsigned made[2] = { 0, 0 };
 	struct umms_bitmap_decoder *decoders[2] = {
 		umms_bitmap_decoder_new(UMMS_BITMAP_DVD),
 		umms_bitmap_decoder_new(UMMS_BITMAP_PGS),
 	};
-	for (int i = 0; i < 40000; i++) {
+	for (int i = 0; i < 40000; i++) {   /* 20,000 of each */
 		bool is_pgs = i % 2;
 		size_t size = is_pgs ? pgs_size : dvd_size;
 		memcpy(copy, is_pgs ? pgs : dvd, size);
 		mutate(copy, size);
 		if (g_test_rand_int_range(0, 8) == 0)
 			size = (size_t)g_test_rand_int_range(0, (gint32)size);
+		/* Mostly a DVD unit's size as it is: one larger waits for more pieces. */
+		if (!is_pgs && size >= 2 && g_test_rand_int_range(0, 4) != 0) {
+			copy[0] = (uint8_t)(size >> 8);
+			copy[1] = (uint8_t)size;
+		}
 		/* Exactly @size bytes on the heap: a read past them is reported. */
 		uint8_t *heap = g_memdup2(copy, MAX(size, 1));
-		/* The same decoder throughout: PGS state carries over from set to set. */
-		decode_any(decoders[is_pgs], heap, size);
+		/*
+		 * PGS: the same decoder throughout (its state carries over from
+		 * set to set). DVD: a new one for each unit, or one that waits
+		 * for more pieces would take the units after it as those.
+		 */
+		if (!is_pgs) {
+			umms_bitmap_decoder_free(decoders[0]);
+			decoders[0] = umms_bitmap_decoder_new(UMMS_BITMAP_DVD);
+		}
+		made[is_pgs] += decode_any(decoders[is_pgs], heap, size);
 		g_free(heap);
 	}
+	/* Most mutated units still decode to something: the decoders were exercised. */
+	g_test_message("cues from 20,000 mutated units: DVD %u, PGS %u", made[0], made[1]);
+	g_assert_cmpuint(made[0], >, 5000);
+	g_assert_cmpuint(made[1], >, 5000);
 	umms_bitmap_decoder_free(decoders[0]);
 	umms_bitmap_decoder_free(decoders[1]);
 }

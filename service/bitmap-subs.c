@@ -36,6 +36,7 @@ struct umms_bitmap_decoder {
 	enum umms_bitmap_format format;
 	/* DVD */
 	uint32_t clut[16];      /* 0x00YYCrCb */
+	bool own_palette;       /* from the private data: exact, CLUT events ignored */
 	int dvd_width, dvd_height;
 	GByteArray *pending;    /* a unit split over buffers, gathered (MPEG-PS) */
 	int64_t pending_pts;
@@ -260,14 +261,18 @@ umms_bitmap_decoder_set_private(struct umms_bitmap_decoder *decoder, const uint8
 				&clut[n++]);
 			p = end;
 		}
-		if (n == 16)
+		if (n == 16) {
 			memcpy(decoder->clut, clut, sizeof(clut));
+			decoder->own_palette = true;
+		}
 	}
 }
 
 void
 umms_bitmap_decoder_set_clut(struct umms_bitmap_decoder *decoder, const uint32_t clut[16])
 {
+	if (decoder->own_palette)
+		return;
 	for (int i = 0; i < 16; i++)
 		decoder->clut[i] = clut[i] & 0xffffff;
 }

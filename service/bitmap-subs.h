@@ -75,7 +75,11 @@ void umms_bitmap_decoder_free(struct umms_bitmap_decoder *decoder);
 /* DVD: the track's private data (VobSub idx text: "size:", "palette:"); others ignore it. */
 void umms_bitmap_decoder_set_private(struct umms_bitmap_decoder *decoder, const uint8_t *data,
 	size_t size);
-/* DVD: the 16 palette entries as 0x00YYCrCb (the dvd-spu-clut-change event's). */
+/*
+ * DVD: the 16 palette entries as 0x00YYCrCb (the dvd-spu-clut-change
+ * event's). Ignored where the private data gave a palette: that one is
+ * exact (RGB), the event matroskademux makes of it is not.
+ */
 void umms_bitmap_decoder_set_clut(struct umms_bitmap_decoder *decoder, const uint32_t clut[16]);
 /*
  * Decodes @size bytes of the stream at @pts µs. True with @out (a new

@@ -89,7 +89,7 @@ test_dvd(void)
 	}
 	umms_subpicture_unref(s);
 
-	/* The same unit again: the same key. A CLUT changes its colour (Y, Cr, Cb: white). */
+	/* The same unit again: the same key. A CLUT does not override the idx palette. */
 	struct umms_bitmap_cue again = { 0 };
 	g_assert_true(umms_bitmap_decoder_decode(decoder, unit, size, 5 * US, &again));
 	g_assert_cmpstr(again.bitmap->key, ==, cue.bitmap->key);
@@ -97,7 +97,17 @@ test_dvd(void)
 	uint32_t clut[16] = { 0x108080, 0xeb8080 };
 	umms_bitmap_decoder_set_clut(decoder, clut);
 	g_assert_true(umms_bitmap_decoder_decode(decoder, unit, size, 5 * US, &again));
-	g_assert_cmpstr(again.bitmap->key, !=, cue.bitmap->key);
+	g_assert_cmpstr(again.bitmap->key, ==, cue.bitmap->key);
+	umms_bitmap_unref(again.bitmap);
+	umms_bitmap_decoder_free(decoder);
+
+	/* Without one, the CLUT's colours (Y, Cr, Cb: white), where the grey ramp was. */
+	decoder = umms_bitmap_decoder_new(UMMS_BITMAP_DVD);
+	g_assert_true(umms_bitmap_decoder_decode(decoder, unit, size, 5 * US, &again));
+	assert_box(&again.bitmap->rects[0], &box, (const int[]){ 17, 17, 17 });
+	umms_bitmap_unref(again.bitmap);
+	umms_bitmap_decoder_set_clut(decoder, clut);
+	g_assert_true(umms_bitmap_decoder_decode(decoder, unit, size, 5 * US, &again));
 	assert_box(&again.bitmap->rects[0], &box, (const int[]){ 255, 255, 255 });
 	umms_bitmap_unref(again.bitmap);
 	umms_bitmap_decoder_free(decoder);

@@ -147,7 +147,10 @@ static void
 bitmap_clut_event(GstPad *pad, GstEvent *event)
 {
 	const GstStructure *s = gst_event_get_structure(event);
-	struct bitmap_input *input = g_object_get_qdata(G_OBJECT(pad), bitmap_quark());
+	GstCaps *caps = gst_pad_get_current_caps(pad);
+	struct bitmap_input *input = bitmap_input(pad, caps);
+	if (caps)
+		gst_caps_unref(caps);
 	if (!input || !s || !gst_structure_has_name(s, "application/x-gst-dvd") ||
 			g_strcmp0(gst_structure_get_string(s, "event"), "dvd-spu-clut-change") != 0)
 		return;

@@ -229,6 +229,13 @@ umms_bitmap_decoder_free(struct umms_bitmap_decoder *decoder)
 }
 
 void
+umms_bitmap_decoder_flush(struct umms_bitmap_decoder *decoder)
+{
+	g_clear_pointer(&decoder->pending, g_byte_array_unref);
+	decoder->composition = false;
+}
+
+void
 umms_bitmap_decoder_set_private(struct umms_bitmap_decoder *decoder, const uint8_t *data,
 	size_t size)
 {

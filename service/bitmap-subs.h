@@ -72,6 +72,11 @@ struct umms_bitmap_decoder;
 struct umms_bitmap_decoder *umms_bitmap_decoder_new(enum umms_bitmap_format format);
 /* NULL is a no-op. */
 void umms_bitmap_decoder_free(struct umms_bitmap_decoder *decoder);
+/*
+ * The stream was flushed (a seek): a DVD unit still in pieces and a PGS
+ * display set not complete are dropped; palettes and PGS objects stay.
+ */
+void umms_bitmap_decoder_flush(struct umms_bitmap_decoder *decoder);
 /* DVD: the track's private data (VobSub idx text: "size:", "palette:"); others ignore it. */
 void umms_bitmap_decoder_set_private(struct umms_bitmap_decoder *decoder, const uint8_t *data,
 	size_t size);

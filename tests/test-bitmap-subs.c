@@ -124,6 +124,15 @@ test_dvd(void)
 	umms_bitmap_unref(cue.bitmap);
 	umms_bitmap_decoder_free(decoder);
 
+	/* A flush (a seek) drops the piece: the next whole unit is its own. */
+	decoder = umms_bitmap_decoder_new(UMMS_BITMAP_DVD);
+	g_assert_false(umms_bitmap_decoder_decode(decoder, unit, size / 3, 9 * US, &again));
+	umms_bitmap_decoder_flush(decoder);
+	g_assert_true(umms_bitmap_decoder_decode(decoder, unit, size, 2 * US, &again));
+	g_assert_cmpint(again.start, ==, 2 * US);
+	umms_bitmap_unref(again.bitmap);
+	umms_bitmap_decoder_free(decoder);
+
 	/* Without a size in the private data: the picture's own pixels. */
 	decoder = umms_bitmap_decoder_new(UMMS_BITMAP_DVD);
 	g_assert_true(umms_bitmap_decoder_decode(decoder, unit, size, 0, &cue));

@@ -38,7 +38,6 @@ struct cue_event {
 
 /* A bitmap track's decoder, on its pad (streaming thread only). */
 struct bitmap_input {
-	enum umms_bitmap_format format;
 	GstCaps *caps;          /* the caps it was made for */
 	struct umms_bitmap_decoder *decoder;
 };
@@ -126,7 +125,6 @@ bitmap_input(GstPad *pad, GstCaps *caps)
 	if (input && input->caps && gst_caps_is_equal(input->caps, caps))
 		return input;
 	input = g_new0(struct bitmap_input, 1);
-	input->format = format;
 	input->caps = gst_caps_ref(caps);
 	input->decoder = umms_bitmap_decoder_new(format);
 	const GValue *value = gst_structure_get_value(gst_caps_get_structure(caps, 0),
@@ -210,8 +208,14 @@ text_probe_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		if (GST_EVENT_TYPE(event) == GST_EVENT_CUSTOM_DOWNSTREAM ||
-				GST_EVENT_TYPE(event) == GST_EVENT_CUSTOM_DOWNSTREAM_STICKY)
+				GST_EVENT_TYPE(event) == GST_EVENT_CUSTOM_DOWNSTREAM_STICKY) {
 			bitmap_clut_event(pad, event);
+		} else if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+			struct bitmap_input *input = g_object_get_qdata(G_OBJECT(pad),
+				bitmap_quark());
+			if (input)
+				umms_bitmap_decoder_flush(input->decoder);
+		}
 		return GST_PAD_PROBE_OK;
 	}
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);

@@ -4,6 +4,7 @@
 #include <ass/ass.h>
 #include <pango/pangocairo.h>
 
+#include "bitmap-subs.h"
 #include "cues.h"
 #include "cues-text.h"
 #include "error.h"
@@ -12,6 +13,7 @@
 struct entry {
 	struct umms_cue cue;
 	uint64_t id;            /* unique in the list: what the cache compares */
+	struct umms_bitmap *bitmap;     /* a bitmap cue's image */
 };
 
 struct umms_cues {
@@ -26,6 +28,7 @@ struct umms_cues {
 	ASS_Track *track;
 	ASS_Renderer *renderer;
 	bool fonts_ready;
+	bool bitmaps;           /* bitmap cues (umms_cues_add_bitmap) */
 
 	/* The last rendering and what it showed. */
 	struct umms_subpicture *cached;
@@ -65,7 +68,9 @@ umms_cue_clear(struct umms_cue *cue)
 static void
 entry_clear(gpointer data)
 {
-	umms_cue_clear(&((struct entry *)data)->cue);
+	struct entry *entry = data;
+	umms_cue_clear(&entry->cue);
+	g_clear_pointer(&entry->bitmap, umms_bitmap_unref);
 }
 
 static struct umms_cues *
@@ -247,6 +252,29 @@ same_place(const struct umms_cue_place *a, const struct umms_cue_place *b)
 	return memcmp(a, b, sizeof(*a)) == 0;
 }
 
+/* @entry (taken) unless the same cue is there: the same start, markup and place. */
+static void
+add_entry(struct umms_cues *cues, struct entry *entry)
+{
+	int64_t start = entry->cue.start, end = entry->cue.end;
+	g_mutex_lock(&cues->lock);
+	bool known = false;
+	for (guint i = cues->entries->len; i > 0 && !known; i--) {
+		const struct entry *other = &g_array_index(cues->entries, struct entry, i - 1);
+		if (other->cue.start < start)
+			break;
+		/* Without an end, it is the one known with its end too. */
+		known = other->cue.start == start && (other->cue.end == end || end < 0) &&
+			strcmp(other->cue.markup, entry->cue.markup) == 0 &&
+			same_place(&other->cue.place, &entry->cue.place);
+	}
+	if (known)
+		entry_clear(entry);
+	else
+		insert_entry(cues, entry);
+	g_mutex_unlock(&cues->lock);
+}
+
 void
 umms_cues_add(struct umms_cues *cues, int64_t start, int64_t end, const char *markup)
 {
@@ -270,22 +298,31 @@ umms_cues_add_placed(struct umms_cues *cues, int64_t start, int64_t end, const c
 		entry.cue.plain = g_steal_pointer(&valid);
 	}
 	g_strchomp(entry.cue.plain);
+	add_entry(cues, &entry);
+}
+
+void
+umms_cues_add_bitmap(struct umms_cues *cues, int64_t start, int64_t end,
+	struct umms_bitmap *bitmap)
+{
+	struct entry entry = {
+		.cue = { .start = start, .end = end, .markup = g_strdup(bitmap->key),
+			.plain = g_strdup(""), .bitmap = bitmap->n_rects > 0 },
+		.bitmap = umms_bitmap_ref(bitmap),
+	};
 	g_mutex_lock(&cues->lock);
-	bool known = false;
-	for (guint i = cues->entries->len; i > 0 && !known; i--) {
-		const struct entry *other = &g_array_index(cues->entries, struct entry, i - 1);
-		if (other->cue.start < start)
-			break;
-		/* Without an end, it is the one known with its end too. */
-		known = other->cue.start == start && (other->cue.end == end || end < 0) &&
-			strcmp(other->cue.markup, entry.cue.markup) == 0 &&
-			same_place(&other->cue.place, &entry.cue.place);
-	}
-	if (known)
-		umms_cue_clear(&entry.cue);
-	else
-		insert_entry(cues, &entry);
+	cues->bitmaps = true;
 	g_mutex_unlock(&cues->lock);
+	add_entry(cues, &entry);
+}
+
+bool
+umms_cues_is_bitmap(struct umms_cues *cues)
+{
+	g_mutex_lock(&cues->lock);
+	bool bitmaps = cues->bitmaps;
+	g_mutex_unlock(&cues->lock);
+	return bitmaps;
 }
 
 void
@@ -406,6 +443,7 @@ umms_cues_passed(struct umms_cues *cues, int64_t since, int64_t position, GArray
 			.markup = g_strdup(entry->cue.markup),
 			.plain = g_strdup(entry->cue.plain),
 			.place = entry->cue.place,
+			.bitmap = entry->cue.bitmap,
 		};
 		g_array_append_val(out, copy);
 	}
@@ -663,6 +701,36 @@ render_ass(struct umms_cues *cues, int64_t position, int width, int height)
 	return subpicture;
 }
 
+/* The active bitmap cues' images, drawn once per change like text. */
+static struct umms_subpicture *
+render_bitmap_cues(struct umms_cues *cues, int64_t position, int width, int height)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	g_autoptr(GPtrArray) images = g_ptr_array_new();
+	for (guint i = 0; i < cues->entries->len; i++) {
+		const struct entry *entry = &g_array_index(cues->entries, struct entry, i);
+		if (entry->cue.start > position)
+			break;
+		if (!entry->bitmap || !entry_active(cues, i, position))
+			continue;
+		g_array_append_val(ids, entry->id);
+		g_ptr_array_add(images, entry->bitmap);
+	}
+	if (cues->cached && cues->cached_width == width && cues->cached_height == height &&
+			same_ids(ids, cues->cached_ids))
+		return umms_subpicture_ref(cues->cached);
+	forget_rendering(cues);
+	struct umms_subpicture *subpicture = umms_bitmap_render(
+		(struct umms_bitmap *const *)images->pdata, images->len, width, height);
+	if (subpicture) {
+		cues->cached = umms_subpicture_ref(subpicture);
+		g_array_append_vals(cues->cached_ids, ids->data, ids->len);
+		cues->cached_width = width;
+		cues->cached_height = height;
+	}
+	return subpicture;
+}
+
 struct umms_subpicture *
 umms_cues_render(struct umms_cues *cues, int64_t position, int width, int height)
 {
@@ -671,7 +739,8 @@ umms_cues_render(struct umms_cues *cues, int64_t position, int width, int height
 		return NULL;
 	g_mutex_lock(&cues->lock);
 	struct umms_subpicture *subpicture = cues->track ?
-		render_ass(cues, position, width, height) :
+		render_ass(cues, position, width, height) : cues->bitmaps ?
+		render_bitmap_cues(cues, position, width, height) :
 		render_text_cues(cues, position, width, height);
 	g_mutex_unlock(&cues->lock);
 	return subpicture;

@@ -48,6 +48,7 @@
 #define UMMS_CUES_MAX_FILE (16 * 1024 * 1024)
 
 struct umms_cues;
+struct umms_bitmap;
 
 /* Lines of a placed cue that have a cell of their own; more go under the last. */
 #define UMMS_CUE_PLACE_LINES 24
@@ -73,6 +74,7 @@ struct umms_cue {
 	char *markup;           /* Pango markup (text), or the SSA/ASS event text */
 	char *plain;            /* the same without styling */
 	struct umms_cue_place place;  /* text cues: rows 0 none */
+	bool bitmap;            /* an image (bitmap-subs.h): markup is its key, plain "" */
 };
 
 struct umms_cue_style {
@@ -95,6 +97,17 @@ struct umms_cues *umms_cues_ref(struct umms_cues *cues);
 void umms_cues_unref(struct umms_cues *cues);
 
 bool umms_cues_is_ass(struct umms_cues *cues);
+/*
+ * Adds a bitmap cue (a DVD or PGS image, bitmap-subs.h; a reference is
+ * taken): the list is one of bitmaps from then on, drawn by scaling the
+ * active cues' images from their reference picture to the picture's size.
+ * Its markup is the image's key: the same image at the same time (sent
+ * again after a seek) is not added again. One of no rects (a PGS display
+ * set that clears) only ends the one before.
+ */
+void umms_cues_add_bitmap(struct umms_cues *cues, int64_t start, int64_t end,
+	struct umms_bitmap *bitmap);
+bool umms_cues_is_bitmap(struct umms_cues *cues);
 /*
  * Adds a text cue (Pango markup; text that is not valid markup is shown as
  * it is). Cues may come in any order; one already there (the same times

@@ -76,7 +76,8 @@ struct umms_subtitle_cue {
 	int64_t start, end;     /* µs on Position's timeline, the delay included; end -1: unknown */
 	const char *text;       /* plain text, styling stripped; lines separated by newlines */
 	const char *markup;     /* styled: as @format says */
-	const char *format;     /* "pango" (Pango markup) or "ass" (an SSA/ASS event's text) */
+	const char *format;     /* "pango" (Pango markup), "ass" (an SSA/ASS event's text),
+	                         * or "bitmap" (a DVD or PGS image: times only, text "") */
 };
 
 /* A hardware video decoder an engine may plug, for the resource manager's pools. */

@@ -669,6 +669,8 @@ static const struct clip clips[] = {
 	{ "cc608.mkv", make_cc608_mkv, NULL, 0 },
 	{ "cc708.mkv", make_cc708_mkv, NULL, 0 },
 	{ "teletext.ts", make_teletext_ts, NULL, 0 },
+	{ "vobsub.mkv", make_vobsub_mkv, NULL, 0 },
+	{ "pgs.mkv", make_pgs_mkv, NULL, 0 },
 };
 
 /* Size of path, or -1 when it does not exist or is no regular file. */

@@ -58,4 +58,8 @@ bool make_cc708_mkv(const struct job *job, GError **error);
 /* gen-clips-teletext.c */
 bool make_teletext_ts(const struct job *job, GError **error);
 
+/* gen-clips-bitmap.c */
+bool make_vobsub_mkv(const struct job *job, GError **error);
+bool make_pgs_mkv(const struct job *job, GError **error);
+
 #endif

@@ -514,38 +514,43 @@ test_demo(struct umms_test *t, gconstpointer data)
 	g_assert_true(g_subprocess_get_successful(kiosk));
 }
 
-/* Light pixels (all channels over 200: the caption's white) in the rectangle @r of the screen. */
+/*
+ * Caption pixels in the rectangle @r of the screen: light ones (all
+ * channels over 200: a text caption's white), or with @yellow red and
+ * green over 200 and blue under 60 (vobsub.mkv's box).
+ */
 static unsigned
-count_white(struct umms_test *t, const int r[4], const char *what)
+count_caption(struct umms_test *t, const int r[4], bool yellow, const char *what)
 {
 	struct umms_test_image *image = capture(t, what);
 	unsigned n = 0;
 	for (int y = r[1]; y < r[1] + r[3]; y++) {
 		for (int x = r[0]; x < r[0] + r[2]; x++) {
 			uint32_t p = umms_test_image_pixel(image, x, y);
-			n += (p >> 16 & 0xff) > 200 && (p >> 8 & 0xff) > 200 && (p & 0xff) > 200;
+			unsigned red = p >> 16 & 0xff, green = p >> 8 & 0xff, blue = p & 0xff;
+			n += red > 200 && green > 200 && (yellow ? blue < 60 : blue > 200);
 		}
 	}
 	umms_test_image_free(image);
 	return n;
 }
 
-/* Captures until the caption shows in @r (@shown) or none of it does. */
+/* Captures until the caption (@yellow: a bitmap's) shows in @r (@shown) or none of it does. */
 static void
-expect_caption(struct umms_test *t, struct shell *s, const int r[4], bool shown,
+expect_caption(struct umms_test *t, struct shell *s, const int r[4], bool yellow, bool shown,
 	const char *what)
 {
 	unsigned n = 0;
 	for (int i = 0; i < 40; i++) {
 		wl_display_roundtrip(s->display);
-		n = count_white(t, r, what);
+		n = count_caption(t, r, yellow, what);
 		if (shown ? n >= 50 : n == 0) {
-			g_test_message("%s: %u white pixels", what, n);
+			g_test_message("%s: %u caption pixels", what, n);
 			return;
 		}
 		umms_test_sleep(250);
 	}
-	g_error("%s: %u white pixels in the video", what, n);
+	g_error("%s: %u caption pixels in the video", what, n);
 }
 
 /*
@@ -568,18 +573,44 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, s->player, "SetSubtitleUri", g_variant_new("(s)", srt));
 	umms_test_player_do(t->bus, s->player, "SetPosition", g_variant_new("(x)", US(0.2)));
 	const int video[4] = { M + rect[0], M + rect[1], rect[2], rect[3] };
-	expect_caption(t, s, video, true, "caption");
+	expect_caption(t, s, video, false, true, "caption");
 	wait_rung(t, s, headless ? "composited" : "overlay");
 
 	umms_client_video_set_subtitles(s->video, false, NULL);
-	expect_caption(t, s, video, false, "caption-off");
+	expect_caption(t, s, video, false, false, "caption-off");
 	/* The picture is still there, under where the caption was. */
 	struct umms_test_image *image = capture(t, "caption-off-video");
 	umms_test_image_assert_pixel(image, M + 360, M + 270, RED, 12, "caption-off-video");
 	umms_test_image_free(image);
 
 	umms_client_video_set_subtitles(s->video, true, NULL);
-	expect_caption(t, s, video, true, "caption-on");
+	expect_caption(t, s, video, false, true, "caption-on");
+	shell_free(s);
+}
+
+/*
+ * A DVD subtitle (vobsub.mkv's yellow box from 1 s to 2 s) is a subpicture
+ * too, no longer blended into the picture: the application turns it off
+ * for its view and on again, paused, and the picture under it stays.
+ */
+static void
+test_bitmap_subtitles(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	const int rect[4] = { 200, 150, 320, 240 };
+	shell_video(t, s, UMMS_CLIENT_ABOVE, rect, UI, NULL);
+	g_autofree char *uri = umms_test_clip_uri("vobsub.mkv");
+	umms_test_player_do(t->bus, s->player, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, s->player, "Pause", NULL);
+	umms_test_player_do(t->bus, s->player, "SetPosition", g_variant_new("(x)", US(1.5)));
+	const int video[4] = { M + rect[0], M + rect[1], rect[2], rect[3] };
+	expect_caption(t, s, video, true, true, "bitmap");
+	umms_client_video_set_subtitles(s->video, false, NULL);
+	expect_caption(t, s, video, true, false, "bitmap-off");
+	umms_client_video_set_subtitles(s->video, true, NULL);
+	expect_caption(t, s, video, true, true, "bitmap-on");
 	shell_free(s);
 }
 
@@ -603,5 +634,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kiosk/errors", test_errors);
 	UMMS_TEST_ADD("/kiosk/demo", test_demo);
 	UMMS_TEST_ADD("/kiosk/subtitles", test_subtitles);
+	UMMS_TEST_ADD("/kiosk/bitmap-subtitles", test_bitmap_subtitles);
 	return g_test_run();
 }

@@ -23,7 +23,7 @@
 
 static const char *renderer = "pixman";
 
-enum colour { WHITE, RED, GREEN, NOT_BLUE };
+enum colour { WHITE, RED, GREEN, YELLOW, MAGENTA, NOT_BLUE };
 
 static bool
 is(uint32_t rgb, enum colour c)
@@ -36,6 +36,10 @@ is(uint32_t rgb, enum colour c)
 		return r > 170 && g < 80 && b < 80;
 	case GREEN:
 		return g > 170 && r < 80 && b < 80;
+	case YELLOW:
+		return r > 170 && g > 120 && b < 80;
+	case MAGENTA:
+		return r > 170 && g < 80 && b > 170;
 	case NOT_BLUE:
 		/* The picture is about 0, 0, 128. */
 		return r > 40 || g > 40 || b < 90 || b > 170;
@@ -657,6 +661,146 @@ test_teletext(struct umms_test *t, gconstpointer data)
 	g_assert_true(played);
 }
 
+/* A bitmap subtitle clip: its box in the picture's pixels (2x on screen). */
+struct bitmap_clip {
+	const char *clip, *codec;
+	enum colour colour;
+	int x, y, w, h;
+};
+
+/* vobsub.mkv: an opaque yellow 96x40 box at 64,160 from 1 s to 2 s (a DVD sub-picture). */
+static const struct bitmap_clip vobsub_clip = { "vobsub.mkv", "dvdsub", YELLOW, 64, 160, 96, 40 };
+/* pgs.mkv: an opaque magenta 96x48 box at 176,152 from 1 s to 2 s (Blu-ray graphics). */
+static const struct bitmap_clip pgs_clip = { "pgs.mkv", "pgs", MAGENTA, 176, 152, 96, 48 };
+
+/*
+ * Waits for @c->colour in the subtitle area, then checks it fills the box
+ * (less 4 screen pixels at each edge, which scaling blends with the
+ * picture) and is nowhere outside it (more than 4 pixels away).
+ */
+static void
+expect_box(struct umms_test *t, const char *what, const struct bitmap_clip *c)
+{
+	int x0 = 2 * c->x, y0 = 2 * c->y, x1 = 2 * (c->x + c->w), y1 = 2 * (c->y + c->h);
+	expect(t, what, c->colour, (x1 - x0 - 8) * (y1 - y0 - 8));
+	g_autofree char *path = g_strdup_printf("%s/%s-box.png", umms_test_tmpdir(), what);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	int inside = 0, outside = 0;
+	for (int y = 0; y < SCREEN_H; y++) {
+		for (int x = 0; x < SCREEN_W; x++) {
+			bool in = is(umms_test_image_pixel(image, x, y), c->colour);
+			if (x >= x0 + 4 && x < x1 - 4 && y >= y0 + 4 && y < y1 - 4)
+				inside += in;
+			else if (x < x0 - 4 || x >= x1 + 4 || y < y0 - 4 || y >= y1 + 4)
+				outside += in;
+		}
+	}
+	if (inside != (x1 - x0 - 8) * (y1 - y0 - 8) || outside != 0) {
+		g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
+		g_test_message("%s: %d pixels of the box's colour inside it, %d outside (%s)",
+			what, inside, outside, saved);
+	}
+	umms_test_image_free(image);
+	g_assert_cmpint(inside, ==, (x1 - x0 - 8) * (y1 - y0 - 8));
+	g_assert_cmpint(outside, ==, 0);
+}
+
+/* What a capture of @c is called: "<codec>-<name>" (one at a time). */
+static const char *
+step(const struct bitmap_clip *c, const char *name)
+{
+	static char what[64];
+	g_snprintf(what, sizeof(what), "%s-%s", c->codec, name);
+	return what;
+}
+
+/*
+ * A bitmap subtitle track (@data: struct bitmap_clip): listed with its
+ * codec, shown by default; its box at its time, where the stream puts it,
+ * scaled with the picture, as a subpicture, told as a cue of times only;
+ * gone after its end; again after a seek back; off and on while paused,
+ * without a seek; moved by the subtitle delay; played through, it comes
+ * and goes on time.
+ */
+static void
+test_bitmap(struct umms_test *t, gconstpointer data)
+{
+	const struct bitmap_clip *c = data;
+	g_autofree char *p = show(t, c->clip, false);
+	assert_kinds(t, p, (const char *const[]){ "bitmap", NULL });
+	g_autoptr(GVariant) tracks = umms_test_get(t->bus, p, UMMS_PLAYER, "SubtitleTracks");
+	g_autoptr(GVariant) track = g_variant_get_child_value(tracks, 0);
+	const char *codec = NULL;
+	g_assert_true(g_variant_lookup(track, "codec", "&s", &codec));
+	g_assert_cmpstr(codec, ==, c->codec);
+	g_assert_cmpint(umms_test_get_int32(t->bus, p, "CurrentSubtitle"), ==, 0);
+	expect(t, step(c, "before"), c->colour, 0);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+
+	/* A subpicture over the frame (counted when drawn), not pixels inside it. */
+	uint64_t images = subpictures(t);
+	seek(t, p, 1.5);
+	expect_box(t, step(c, "in-cue"), c);
+	g_assert_cmpuint(subpictures(t), >, images);
+	/* Told as a cue of times only: 1 s to 2 s (DVD: in whole ticks, 989.9 ms). */
+	g_autoptr(GVariant) cue = umms_test_signals_wait(signals, "SubtitleCue", 5000);
+	int64_t start = 0, end = 0;
+	const char *text = NULL, *format = NULL;
+	g_variant_get(cue, "(xx&s&s&s)", &start, &end, &text, NULL, &format);
+	g_assert_cmpstr(format, ==, "bitmap");
+	g_assert_cmpstr(text, ==, "");
+	g_assert_cmpint(start, ==, US(1));
+	g_assert_cmpint(end, >, US(1.95));
+	g_assert_cmpint(end, <=, US(2));
+
+	seek(t, p, 2.5);
+	expect(t, step(c, "after-cue"), c->colour, 0);
+	seek(t, p, 1.2);
+	expect_box(t, step(c, "sought-back"), c);
+
+	/*
+	 * Off and on while paused: the subpicture goes and comes without a
+	 * seek (the first Seeked after is the one asked for, to 1.3 s).
+	 */
+	umms_test_signals_clear(signals);
+	select_subtitle(t, p, -1);
+	expect(t, step(c, "off"), c->colour, 0);
+	seek(t, p, 1.3);
+	g_autoptr(GVariant) sought = umms_test_signals_wait(signals, "Seeked", 5000);
+	int64_t to = 0;
+	g_variant_get(sought, "(x)", &to);
+	g_assert_cmpint(to, ==, US(1.3));
+	expect(t, step(c, "off-sought"), c->colour, 0);
+	select_subtitle(t, p, 0);
+	expect_box(t, step(c, "on"), c);
+
+	/* The subtitle delay moves it: 1 s later, it is not there yet at 1.3 s. */
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(US(1)),
+		NULL));
+	expect(t, step(c, "delayed-away"), c->colour, 0);
+	seek(t, p, 2.5);
+	expect_box(t, step(c, "delayed-here"), c);
+	g_assert_true(umms_test_set(t->bus, p, "SubtitleDelay", g_variant_new_int64(0), NULL));
+	expect(t, step(c, "undelayed"), c->colour, 0);
+	umms_test_signals_free(signals);
+
+	bool played = false;
+	for (int i = 0; i < TRIES && !played; i++) {
+		seek(t, p, 0.5);
+		expect(t, step(c, "rewound"), c->colour, 0);
+		if (!play_into(t, p, 1.4, 2.0))
+			continue;
+		expect_box(t, step(c, "playing"), c);
+		if (!play_into(t, p, 2.3, 3.0))
+			continue;
+		expect(t, step(c, "played-out"), c->colour, 0);
+		played = true;
+	}
+	g_assert_true(played);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -672,5 +816,9 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/subtitles/cc608", test_cc608);
 	UMMS_TEST_ADD("/subtitles/cc708", test_cc708);
 	UMMS_TEST_ADD("/subtitles/teletext", test_teletext);
+	g_test_add("/subtitles/vobsub", struct umms_test, &vobsub_clip, umms_test_setup,
+		test_bitmap, umms_test_teardown);
+	g_test_add("/subtitles/pgs", struct umms_test, &pgs_clip, umms_test_setup,
+		test_bitmap, umms_test_teardown);
 	return g_test_run();
 }

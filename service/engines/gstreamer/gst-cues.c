@@ -6,13 +6,18 @@
  * (events.subtitle_cue → Player1.SubtitleCue); the external file's cues
  * are also drawn (service/cues.h) into the subpicture the frame carries.
  * The media's own tracks are drawn by playbin's overlay (gst-delay.c
- * carries the delay there). Captions carried in the video are decoded into
- * cues of their own (gst-captions.c) and drawn like the external file's.
+ * carries the delay there), but for teletext (gst-teletext.c) and DVD and
+ * PGS bitmaps: those are decoded here from the same pad
+ * (service/bitmap-subs.h) into bitmap cues, drawn like the external file's,
+ * scaled from the stream's reference picture (dvdspu never gets them:
+ * gst-spu.c). Captions carried in the video are decoded into cues of their
+ * own (gst-captions.c) and drawn like the external file's.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include <string.h>
 
+#include "bitmap-subs.h"
 #include "cues.h"
 #include "gst-private.h"
 #include "log.h"
@@ -23,11 +28,29 @@
  * so a stream that runs for hours keeps a few hundred.
  */
 #define EMBEDDED_KEEP_US ((int64_t)30 * 60 * G_USEC_PER_SEC)
+/* Bitmap cues are images (hundreds of KiB at 1080 lines): 5 minutes of them. */
+#define BITMAP_KEEP_US ((int64_t)5 * 60 * G_USEC_PER_SEC)
 
 struct cue_event {
 	struct umms_cue cue;
 	bool ass;
 };
+
+/* A bitmap track's decoder, on its pad (streaming thread only). */
+struct bitmap_input {
+	GstCaps *caps;          /* the caps it was made for */
+	struct umms_bitmap_decoder *decoder;
+};
+
+static void
+bitmap_input_free(gpointer data)
+{
+	struct bitmap_input *input = data;
+	if (input->caps)
+		gst_caps_unref(input->caps);
+	umms_bitmap_decoder_free(input->decoder);
+	g_free(input);
+}
 
 static void
 cue_event_free(gpointer data)
@@ -65,25 +88,156 @@ cues_quark(void)
 	return quark;
 }
 
-/* Streaming thread: a buffer of one of the media's text tracks. */
+static GQuark
+bitmap_quark(void)
+{
+	static GQuark quark;
+	if (!quark)
+		quark = g_quark_from_static_string("umms-bitmap-input");
+	return quark;
+}
+
+/* Whether @caps are a bitmap track's we decode (DVD, PGS); its format in @format. */
+static bool
+bitmap_caps(GstCaps *caps, enum umms_bitmap_format *format)
+{
+	GstStructure *s = caps && !gst_caps_is_empty(caps) ? gst_caps_get_structure(caps, 0) :
+		NULL;
+	if (s && gst_structure_has_name(s, "subpicture/x-dvd")) {
+		*format = UMMS_BITMAP_DVD;
+		return true;
+	}
+	if (s && gst_structure_has_name(s, "subpicture/x-pgs")) {
+		*format = UMMS_BITMAP_PGS;
+		return true;
+	}
+	return false;
+}
+
+/* The decoder of @pad's stream, made again when its caps change (NULL: not bitmaps). */
+static struct bitmap_input *
+bitmap_input(GstPad *pad, GstCaps *caps)
+{
+	enum umms_bitmap_format format;
+	if (!bitmap_caps(caps, &format))
+		return NULL;
+	struct bitmap_input *input = g_object_get_qdata(G_OBJECT(pad), bitmap_quark());
+	if (input && input->caps && gst_caps_is_equal(input->caps, caps))
+		return input;
+	input = g_new0(struct bitmap_input, 1);
+	input->caps = gst_caps_ref(caps);
+	input->decoder = umms_bitmap_decoder_new(format);
+	const GValue *value = gst_structure_get_value(gst_caps_get_structure(caps, 0),
+		"codec_data");
+	GstBuffer *private = value && G_VALUE_HOLDS(value, GST_TYPE_BUFFER) ?
+		gst_value_get_buffer(value) : NULL;
+	GstMapInfo map;
+	if (private && gst_buffer_map(private, &map, GST_MAP_READ)) {
+		umms_bitmap_decoder_set_private(input->decoder, map.data, map.size);
+		gst_buffer_unmap(private, &map);
+	}
+	g_object_set_qdata_full(G_OBJECT(pad), bitmap_quark(), input, bitmap_input_free);
+	return input;
+}
+
+/* A DVD track's palette change (matroskademux and dvdreadsrc send it as an event). */
+static void
+bitmap_clut_event(GstPad *pad, GstEvent *event)
+{
+	const GstStructure *s = gst_event_get_structure(event);
+	GstCaps *caps = gst_pad_get_current_caps(pad);
+	struct bitmap_input *input = bitmap_input(pad, caps);
+	if (caps)
+		gst_caps_unref(caps);
+	if (!input || !s || !gst_structure_has_name(s, "application/x-gst-dvd") ||
+			g_strcmp0(gst_structure_get_string(s, "event"), "dvd-spu-clut-change") != 0)
+		return;
+	uint32_t clut[16];
+	for (int i = 0; i < 16; i++) {
+		char name[8];
+		int v = 0;
+		g_snprintf(name, sizeof(name), "clut%02d", i);
+		if (!gst_structure_get_int(s, name, &v))
+			return;
+		clut[i] = (uint32_t)v;
+	}
+	umms_bitmap_decoder_set_clut(input->decoder, clut);
+}
+
+/* @pts on the stream's timeline in µs, also before the segment's start (a unit begun before). */
+static bool
+stream_time_us(const GstSegment *segment, GstClockTime pts, int64_t *us)
+{
+	guint64 time = 0;
+	int sign = gst_segment_to_stream_time_full(segment, GST_FORMAT_TIME, pts, &time);
+	if (sign == 0)
+		return false;
+	*us = sign > 0 ? (int64_t)(time / 1000) : -(int64_t)(time / 1000);
+	return true;
+}
+
+/* A bitmap track's unit, decoded into its cue list. */
+static void
+bitmap_buffer(struct umms_cues *cues, struct bitmap_input *input, const GstSegment *segment,
+	GstBuffer *buffer)
+{
+	int64_t pts;
+	GstMapInfo map;
+	if (!stream_time_us(segment, GST_BUFFER_PTS(buffer), &pts) ||
+			!gst_buffer_map(buffer, &map, GST_MAP_READ))
+		return;
+	struct umms_bitmap_cue cue = { 0 };
+	bool made = umms_bitmap_decoder_decode(input->decoder, map.data, map.size, pts, &cue);
+	gst_buffer_unmap(buffer, &map);
+	if (!made)
+		return;
+	umms_cues_forget_before(cues, cue.start - BITMAP_KEEP_US);
+	umms_cues_add_bitmap(cues, cue.start, cue.end, cue.bitmap);
+	umms_bitmap_unref(cue.bitmap);
+}
+
+/*
+ * Streaming thread: a buffer of one of the media's text tracks, or of a
+ * DVD or PGS track (decoded here into bitmap cues; dvdspu never gets them,
+ * gst-spu.c), or an event of one.
+ */
 static GstPadProbeReturn
 text_probe_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	struct umms_cues *cues = data;
+	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+		if (GST_EVENT_TYPE(event) == GST_EVENT_CUSTOM_DOWNSTREAM ||
+				GST_EVENT_TYPE(event) == GST_EVENT_CUSTOM_DOWNSTREAM_STICKY) {
+			bitmap_clut_event(pad, event);
+		} else if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+			struct bitmap_input *input = g_object_get_qdata(G_OBJECT(pad),
+				bitmap_quark());
+			if (input)
+				umms_bitmap_decoder_flush(input->decoder);
+		}
+		return GST_PAD_PROBE_OK;
+	}
 	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
 	GstCaps *caps = gst_pad_get_current_caps(pad);
 	bool text = caps && !gst_caps_is_empty(caps) &&
 		gst_structure_has_name(gst_caps_get_structure(caps, 0), "text/x-raw");
+	struct bitmap_input *bitmap = text ? NULL : bitmap_input(pad, caps);
 	if (caps)
 		gst_caps_unref(caps);
 	GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
-	if (!text || !event || !buffer || !GST_BUFFER_PTS_IS_VALID(buffer)) {
+	if ((!text && !bitmap) || !event || !buffer || !GST_BUFFER_PTS_IS_VALID(buffer)) {
 		if (event)
 			gst_event_unref(event);
 		return GST_PAD_PROBE_OK;
 	}
 	const GstSegment *segment;
 	gst_event_parse_segment(event, &segment);
+	if (bitmap) {
+		bitmap_buffer(cues, bitmap, segment, buffer);
+		gst_event_unref(event);
+		return GST_PAD_PROBE_OK;
+	}
 	GstClockTime pts = GST_BUFFER_PTS(buffer);
 	GstClockTime start = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
 	GstClockTime end = GST_BUFFER_DURATION_IS_VALID(buffer) ?
@@ -146,7 +300,8 @@ probe_text_pad(GstPad *pad)
 	if (probed)
 		return;
 	struct umms_cues *cues = pad_cues(pad);
-	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, text_probe_cb, umms_cues_ref(cues), (GDestroyNotify)umms_cues_unref);
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+		text_probe_cb, umms_cues_ref(cues), (GDestroyNotify)umms_cues_unref);
 }
 
 /* Any thread: playbin has new text tracks. */
@@ -189,13 +344,21 @@ gst_cues_update(struct gst_engine *engine)
 		track = gst_subtitles_cues(engine->subtitles);
 		drawn = true;
 	} else if (current >= 0 && current < internal) {
-		/* Teletext is drawn from its cues (gst-teletext.c), the rest by playbin. */
+		/*
+		 * Teletext (gst-teletext.c), DVD and PGS are drawn from their
+		 * cues, the rest by playbin.
+		 */
 		drawn = gst_teletext_selected(engine);
 		GstPad *pad = NULL;
 		g_signal_emit_by_name(engine->pipeline, "get-text-pad", current, &pad);
 		if (pad) {
 			probe_text_pad(pad);
 			track = pad_cues(pad);
+			GstCaps *caps = gst_pad_get_current_caps(pad);
+			enum umms_bitmap_format format;
+			drawn = drawn || bitmap_caps(caps, &format) || umms_cues_is_bitmap(track);
+			if (caps)
+				gst_caps_unref(caps);
 			gst_object_unref(pad);
 		}
 	}
@@ -286,14 +449,18 @@ gst_cues_frame_due(struct gst_engine *engine, int64_t position)
 	if (engine->cue_track == track) {
 		for (guint i = 0; i < active->len; i++) {
 			struct umms_cue *cue = &g_array_index(active, struct umms_cue, i);
-			/* A cue of no text only ends the one before (a blank teletext page). */
-			if (was_due(engine->cues_due, cue) || !cue->plain[0])
+			/*
+			 * A cue of no text only ends the one before (a blank
+			 * teletext page, a PGS display set that clears).
+			 */
+			if (was_due(engine->cues_due, cue) || (!cue->plain[0] && !cue->bitmap))
 				continue;
 			struct cue_event *event = g_new0(struct cue_event, 1);
 			event->cue.start = cue->start + delay;
 			event->cue.end = cue->end >= 0 ? cue->end + delay : -1;
 			event->cue.markup = g_strdup(cue->markup);
 			event->cue.plain = g_strdup(cue->plain);
+			event->cue.bitmap = cue->bitmap;
 			event->ass = umms_cues_is_ass(track);
 			g_async_queue_push(engine->cue_events, event);
 			queued = true;
@@ -315,8 +482,8 @@ gst_cues_subpicture(struct gst_engine *engine, int64_t position, int width, int 
 	if (position < 0)
 		return NULL;
 	g_mutex_lock(&engine->lock);
-	struct umms_cues *track = engine->cue_track && engine->cue_track_drawn ?
-		umms_cues_ref(engine->cue_track) : NULL;
+	struct umms_cues *track = engine->cue_track && (engine->cue_track_drawn ||
+		umms_cues_is_bitmap(engine->cue_track)) ? umms_cues_ref(engine->cue_track) : NULL;
 	int64_t delay = engine->subtitle_delay;
 	g_mutex_unlock(&engine->lock);
 	if (!track)
@@ -335,9 +502,10 @@ gst_cues_dispatch(struct gst_engine *engine)
 		struct umms_subtitle_cue cue = {
 			.start = event->cue.start,
 			.end = event->cue.end,
+			/* A bitmap cue's times only: its markup is its image's key. */
 			.text = event->cue.plain,
-			.markup = event->cue.markup,
-			.format = event->ass ? "ass" : "pango",
+			.markup = event->cue.bitmap ? "" : event->cue.markup,
+			.format = event->cue.bitmap ? "bitmap" : event->ass ? "ass" : "pango",
 		};
 		umms_debug("subtitle cue %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT " µs: %s",
 			cue.start, cue.end, cue.text);

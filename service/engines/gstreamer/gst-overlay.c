@@ -1,8 +1,11 @@
 /*
- * Subtitles a stream carries (text, SSA/ASS, DVB, DVD…), rendered by
- * playbin's own subtitleoverlay (textoverlay, assrender, dvbsuboverlay,
- * dvdspu) into GstVideoOverlayComposition metas rather than into the
- * picture, and turned here into one subpicture per rendering.
+ * Subtitles a stream carries (text, SSA/ASS, DVB…), rendered by playbin's
+ * own subtitleoverlay (textoverlay, assrender, dvbsuboverlay) into
+ * GstVideoOverlayComposition metas rather than into the picture, and
+ * turned here into one subpicture per rendering. DVD and Blu-ray bitmaps
+ * are not: dvdspu (GStreamer 1.22) could only blend them into the
+ * picture, so they are decoded and drawn from cues (gst-cues.c) and
+ * dvdspu never gets them (gst-spu.c).
  *
  * A renderer attaches its composition only when downstream accepts the
  * caps feature meta:GstVideoOverlayComposition and lists the meta in its
@@ -323,6 +326,7 @@ gst_overlay_element_added(struct gst_engine *engine, GstElement *element)
 		/* First: what it drops (sent already) is not the renderer's either. */
 		gst_delay_watch_overlay(engine, element);
 		sync_streams(element);
+		gst_spu_watch(element);
 		return;
 	}
 	GstObject *parent = gst_object_get_parent(GST_OBJECT(element));

@@ -15,7 +15,8 @@
  * gst-delay.c (SubtitleDelay on those, and the cues a seek with one needs),
  * gst-captions.c (CEA-608 and CEA-708 captions carried in the video, decoded into cues),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop),
- * gst-teletext.c (DVB teletext subtitles decoded into text for playbin).
+ * gst-teletext.c (DVB teletext subtitles decoded into text for playbin),
+ * gst-spu.c (DVD and Blu-ray bitmap subtitles kept from dvdspu: drawn from cues).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
 #define UMMS_SERVICE_GST_PRIVATE_H
@@ -232,6 +233,8 @@ void gst_delay_watch_overlay(struct gst_engine *engine, GstElement *overlay);
 void gst_delay_seek(struct gst_engine *engine, guint32 seqnum, double rate, int64_t position);
 /* Main loop: the window of the last seek is not needed (the seek failed). */
 void gst_delay_cancel(struct gst_engine *engine);
+/* gst-spu.c: @overlay (a subtitleoverlay) gets no DVD or PGS units (gst-cues.c draws them). */
+void gst_spu_watch(GstElement *overlay);
 
 /* gst-teletext.c: makes decodebin decode teletext subtitle pages (once, at start). */
 void gst_teletext_register(void);

@@ -25,7 +25,8 @@ system_conf=/usr/share/dbus-1/system.conf
 
 tmp=$(mktemp -d /tmp/umms-system-bus.XXXXXX) || exit 1
 chmod 755 "$tmp"
-bus_pid= ummsd_pid=
+bus_pid=''
+ummsd_pid=''
 cleanup() {
 	[ -n "$ummsd_pid" ] && kill "$ummsd_pid" 2>/dev/null && wait "$ummsd_pid"
 	[ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null && wait "$bus_pid"
@@ -81,14 +82,14 @@ ummsd_pid=$!
 # video of /etc/group.
 user_1=$(getent passwd nobody | cut -d: -f3)
 user_2=$(getent passwd daemon | cut -d: -f3)
-[ -n "$user_1" ] && [ -n "$user_2" ] || fail "no user nobody or daemon"
+if [ -z "$user_1" ] || [ -z "$user_2" ]; then fail "no user nobody or daemon"; fi
 as() {
 	local var=user_$1 groups=--clear-groups
 	local id=${!var}
 	[ "$2" = video ] && groups=--groups=$video_gid
 	shift 2
 	env -i PATH="$PATH" HOME=/nonexistent DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" \
-		setpriv --reuid=$id --regid=$id $groups --no-new-privs -- "$@"
+		setpriv --reuid="$id" --regid="$id" "$groups" --no-new-privs -- "$@"
 }
 call() { # who group object method args...
 	local who=$1 group=$2 object=$3 method=$4

@@ -16,7 +16,8 @@ mkdir -m 700 "$tmp/run"
 export XDG_RUNTIME_DIR=$tmp/run
 
 check() {
-	local unit=$1 mode=$2 name=ummsd.service out rc exposure
+	local unit=$1 mode=$2 name=ummsd.service out rc exposure scope=()
+	[ "$mode" = user ] && scope=(--user)
 	mkdir -p "$tmp/$mode"
 	# The unit as built, but starting this build's ummsd (verify wants an
 	# executable ExecStart=).
@@ -26,7 +27,7 @@ check() {
 		fail "$unit: no ExecStart= naming ummsd"
 	grep -q '^Documentation=' "$tmp/$mode/$name" || fail "$unit: no Documentation="
 
-	out=$(systemd-analyze $([ "$mode" = user ] && echo --user) security \
+	out=$(systemd-analyze "${scope[@]}" security \
 		--offline=true --threshold=30 "$tmp/$mode/$name" 2>&1)
 	rc=$?
 	exposure=$(sed -n 's/^→ Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p' <<<"$out")
@@ -36,7 +37,7 @@ check() {
 	awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 3.0) }' ||
 		fail "$unit: exposure $exposure > 3.0"
 
-	out=$(cd "$tmp/$mode" && systemd-analyze $([ "$mode" = user ] && echo --user) \
+	out=$(cd "$tmp/$mode" && systemd-analyze "${scope[@]}" \
 		verify --man=no "$name" 2>&1)
 	rc=$?
 	[ $rc -eq 0 ] || fail "$unit: verify exited $rc"

@@ -709,10 +709,13 @@ random_sequence(GRand *rand)
 	struct raw *c = raw_connect();
 	struct wl_surface *surfaces[4] = { NULL };
 	struct wl_buffer *buffers[4] = { NULL };
+	/* Often a mapped toplevel first, so that what is attached to it gets drawn. */
+	if (g_rand_boolean(rand))
+		surfaces[0] = raw_toplevel(c, NULL);
 	int n = g_rand_int_range(rand, 1, 12);
 	for (int i = 0; i < n && wl_display_get_error(c->display) == 0; i++) {
 		int k = g_rand_int_range(rand, 0, 4);
-		switch (g_rand_int_range(rand, 0, 11)) {
+		switch (g_rand_int_range(rand, 0, 12)) {
 		case 0:
 			surfaces[k] = wl_compositor_create_surface(c->compositor);
 			break;
@@ -790,10 +793,36 @@ random_sequence(GRand *rand)
 			send(wl_display_get_fd(c->display), words, sizeof(words), MSG_NOSIGNAL);
 			break;
 		}
+		case 11: {
+			/* A dma-buf of a memfd, planes and sizes at random, maybe shrunk after. */
+			if (!c->dmabuf)
+				break;
+			int fd = memfd((size_t)g_rand_int_range(rand, 1, 40000));
+			struct zwp_linux_buffer_params_v1 *p = zwp_linux_dmabuf_v1_create_params(
+				c->dmabuf);
+			int planes = g_rand_int_range(rand, 0, 3);
+			for (int j = 0; j < planes; j++)
+				zwp_linux_buffer_params_v1_add(p, fd, (uint32_t)g_rand_int_range(rand, 0, 5),
+					(uint32_t)g_rand_int_range(rand, 0, 300),
+					(uint32_t)g_rand_int_range(rand, 0, 330), 0, 0);
+			buffers[k] = zwp_linux_buffer_params_v1_create_immed(p,
+				g_rand_int_range(rand, -2, 80), g_rand_int_range(rand, -2, 80),
+				g_rand_boolean(rand) ? DRM_FORMAT_XRGB8888 : g_rand_int(rand), 0);
+			if (g_rand_boolean(rand)) {
+				wl_display_roundtrip(c->display);   /* made first, then shrunk */
+				g_assert_cmpint(ftruncate(fd, g_rand_int_range(rand, 0, 4096)),
+					==, 0);
+			}
+			close(fd);
+			break;
+		}
 		}
 		if (g_rand_int_range(rand, 0, 4) == 0)
 			wl_display_roundtrip(c->display);
 	}
+	/* Now and then a frame of the screen (60 Hz) passes: what was committed is drawn. */
+	if (g_rand_int_range(rand, 0, 8) == 0)
+		g_usleep(20000);
 	wl_display_roundtrip(c->display);
 	raw_free(c);
 }

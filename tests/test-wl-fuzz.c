@@ -55,7 +55,24 @@ struct raw {
 	struct zwp_linux_dmabuf_v1 *dmabuf;
 	struct umms_video_manager_v1 *video;
 	uint32_t configure_serial;
+	GPtrArray *proxies;   /* every proxy made, freed with the connection */
 };
+
+/* @proxy (a new object of @c) is destroyed by raw_free(), unless untracked. */
+static void *
+track(struct raw *c, void *proxy)
+{
+	if (proxy)
+		g_ptr_array_add(c->proxies, proxy);
+	return proxy;
+}
+
+/* Before a destructor request, which frees @proxy itself. */
+static void
+untrack(struct raw *c, void *proxy)
+{
+	g_ptr_array_remove_fast(c->proxies, proxy);
+}
 
 static void
 global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
@@ -63,18 +80,18 @@ global(void *data, struct wl_registry *registry, uint32_t name, const char *inte
 {
 	struct raw *c = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0)
-		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+		c->compositor = track(c, wl_registry_bind(registry, name, &wl_compositor_interface, 4));
 	else if (strcmp(interface, wl_subcompositor_interface.name) == 0)
-		c->subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+		c->subcompositor = track(c, wl_registry_bind(registry, name, &wl_subcompositor_interface, 1));
 	else if (strcmp(interface, wl_shm_interface.name) == 0)
-		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+		c->shm = track(c, wl_registry_bind(registry, name, &wl_shm_interface, 1));
 	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
-		c->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface,
-			MIN(version, 6));
+		c->wm_base = track(c, wl_registry_bind(registry, name, &xdg_wm_base_interface,
+			MIN(version, 6)));
 	else if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0)
-		c->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3);
+		c->dmabuf = track(c, wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3));
 	else if (strcmp(interface, umms_video_manager_v1_interface.name) == 0)
-		c->video = wl_registry_bind(registry, name, &umms_video_manager_v1_interface, 4);
+		c->video = track(c, wl_registry_bind(registry, name, &umms_video_manager_v1_interface, 4));
 }
 
 static void
@@ -88,6 +105,7 @@ static struct raw *
 raw_connect(void)
 {
 	struct raw *c = g_new0(struct raw, 1);
+	c->proxies = g_ptr_array_new();
 	c->display = wl_display_connect("umms-0");
 	g_assert_nonnull(c->display);
 	struct wl_registry *registry = wl_display_get_registry(c->display);
@@ -102,10 +120,13 @@ raw_connect(void)
 	return c;
 }
 
-/* Proxies go with the display: a failed connection's are no use anyway. */
+/* Its proxies are destroyed here, without requests: the server may be gone already. */
 static void
 raw_free(struct raw *c)
 {
+	for (guint i = 0; i < c->proxies->len; i++)
+		wl_proxy_destroy(c->proxies->pdata[i]);
+	g_ptr_array_free(c->proxies, TRUE);
 	wl_display_disconnect(c->display);
 	g_free(c);
 }
@@ -190,10 +211,10 @@ static struct wl_surface *
 raw_toplevel(struct raw *c, struct xdg_surface **xdg_out)
 {
 	xdg_wm_base_add_listener(c->wm_base, &wm_listener, c);
-	struct wl_surface *surface = wl_compositor_create_surface(c->compositor);
-	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c->wm_base, surface);
+	struct wl_surface *surface = track(c, wl_compositor_create_surface(c->compositor));
+	struct xdg_surface *xdg = track(c, xdg_wm_base_get_xdg_surface(c->wm_base, surface));
 	xdg_surface_add_listener(xdg, &xdg_surface_listener, c);
-	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg);
+	struct xdg_toplevel *toplevel = track(c, xdg_surface_get_toplevel(xdg));
 	xdg_toplevel_add_listener(toplevel, &toplevel_listener, c);
 	c->configure_serial = 0;
 	wl_surface_commit(surface);
@@ -220,9 +241,9 @@ shm_buffer(struct raw *c, int32_t size, size_t file, int32_t offset, int32_t wid
 	int32_t height, int32_t stride, int *fd_out)
 {
 	int fd = memfd(file);
-	struct wl_shm_pool *pool = wl_shm_create_pool(c->shm, fd, size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, offset, width, height, stride,
-		WL_SHM_FORMAT_XRGB8888);
+	struct wl_shm_pool *pool = track(c, wl_shm_create_pool(c->shm, fd, size));
+	struct wl_buffer *buffer = track(c, wl_shm_pool_create_buffer(pool, offset, width, height, stride,
+		WL_SHM_FORMAT_XRGB8888));
 	/* The pool stays: errors about the buffer are posted on it. */
 	if (fd_out)
 		*fd_out = fd;
@@ -355,14 +376,14 @@ shm_bad_sizes(struct raw *c)
 	}
 	/* And on @c: pools of no size, a negative one, and shrinking one. */
 	int fd = memfd(4096);
-	wl_shm_create_pool(c->shm, fd, 0);
+	track(c, wl_shm_create_pool(c->shm, fd, 0));
 	expect_error(c, &wl_shm_interface, WL_SHM_ERROR_INVALID_STRIDE, "pool of size 0");
 	struct raw *neg = raw_connect();
-	wl_shm_create_pool(neg->shm, fd, -4096);
+	track(neg, wl_shm_create_pool(neg->shm, fd, -4096));
 	expect_error(neg, &wl_shm_interface, WL_SHM_ERROR_INVALID_STRIDE, "pool of size -4096");
 	raw_free(neg);
 	struct raw *shrink = raw_connect();
-	struct wl_shm_pool *pool = wl_shm_create_pool(shrink->shm, fd, 4096);
+	struct wl_shm_pool *pool = track(shrink, wl_shm_create_pool(shrink->shm, fd, 4096));
 	wl_shm_pool_resize(pool, 4095);
 	expect_error(shrink, &wl_shm_pool_interface, WL_SHM_ERROR_INVALID_FD, "pool shrunk");
 	raw_free(shrink);
@@ -374,7 +395,7 @@ shm_pipe(struct raw *c)
 {
 	int p[2];
 	g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
-	wl_shm_create_pool(c->shm, p[0], 4096);
+	track(c, wl_shm_create_pool(c->shm, p[0], 4096));
 	expect_error(c, &wl_shm_interface, WL_SHM_ERROR_INVALID_FD, "pool on a pipe");
 	close(p[0]);
 	close(p[1]);
@@ -404,10 +425,10 @@ shm_resized_past_file(struct raw *c)
 {
 	struct wl_surface *surface = raw_toplevel(c, NULL);
 	int fd = memfd(4096);
-	struct wl_shm_pool *pool = wl_shm_create_pool(c->shm, fd, 4096);
+	struct wl_shm_pool *pool = track(c, wl_shm_create_pool(c->shm, fd, 4096));
 	wl_shm_pool_resize(pool, 4096 + 64 * 64 * 4);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 4096, 64, 64, 256,
-		WL_SHM_FORMAT_XRGB8888);
+	struct wl_buffer *buffer = track(c, wl_shm_pool_create_buffer(pool, 4096, 64, 64, 256,
+		WL_SHM_FORMAT_XRGB8888));
 	wl_surface_attach(surface, buffer, 0, 0);
 	wl_surface_commit(surface);
 	expect_error(c, &wl_buffer_interface, WL_SHM_ERROR_INVALID_FD, "pool past its file");
@@ -428,9 +449,9 @@ xdg_wrong_serial(struct raw *c)
 static void
 xdg_buffer_before_configure(struct raw *c)
 {
-	struct wl_surface *surface = wl_compositor_create_surface(c->compositor);
-	struct xdg_surface *xdg = xdg_wm_base_get_xdg_surface(c->wm_base, surface);
-	xdg_surface_get_toplevel(xdg);
+	struct wl_surface *surface = track(c, wl_compositor_create_surface(c->compositor));
+	struct xdg_surface *xdg = track(c, xdg_wm_base_get_xdg_surface(c->wm_base, surface));
+	track(c, xdg_surface_get_toplevel(xdg));
 	struct wl_buffer *buffer = shm_buffer(c, 64 * 64 * 4, 64 * 64 * 4, 0, 64, 64, 256, NULL);
 	wl_surface_attach(surface, buffer, 0, 0);
 	wl_surface_commit(surface);
@@ -443,6 +464,7 @@ xdg_surface_destroyed_first(struct raw *c)
 {
 	struct xdg_surface *xdg;
 	raw_toplevel(c, &xdg);
+	untrack(c, xdg);
 	xdg_surface_destroy(xdg);
 	expect_error(c, NULL, 0, "xdg_surface destroyed before its toplevel");
 }
@@ -452,7 +474,7 @@ xdg_role_again(struct raw *c)
 {
 	struct xdg_surface *xdg;
 	raw_toplevel(c, &xdg);
-	xdg_surface_get_toplevel(xdg);
+	track(c, xdg_surface_get_toplevel(xdg));
 	expect_error(c, &xdg_surface_interface, XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED,
 		"second toplevel");
 }
@@ -460,10 +482,10 @@ xdg_role_again(struct raw *c)
 static void
 xdg_subsurface_role(struct raw *c)
 {
-	struct wl_surface *parent = wl_compositor_create_surface(c->compositor);
-	struct wl_surface *child = wl_compositor_create_surface(c->compositor);
-	wl_subcompositor_get_subsurface(c->subcompositor, child, parent);
-	xdg_wm_base_get_xdg_surface(c->wm_base, child);
+	struct wl_surface *parent = track(c, wl_compositor_create_surface(c->compositor));
+	struct wl_surface *child = track(c, wl_compositor_create_surface(c->compositor));
+	track(c, wl_subcompositor_get_subsurface(c->subcompositor, child, parent));
+	track(c, xdg_wm_base_get_xdg_surface(c->wm_base, child));
 	expect_error(c, &xdg_wm_base_interface, XDG_WM_BASE_ERROR_ROLE,
 		"subsurface made xdg_surface");
 }
@@ -471,20 +493,20 @@ xdg_subsurface_role(struct raw *c)
 static void
 subsurface_own_parent(struct raw *c)
 {
-	struct wl_surface *a = wl_compositor_create_surface(c->compositor);
-	wl_subcompositor_get_subsurface(c->subcompositor, a, a);
+	struct wl_surface *a = track(c, wl_compositor_create_surface(c->compositor));
+	track(c, wl_subcompositor_get_subsurface(c->subcompositor, a, a));
 	expect_error(c, &wl_subcompositor_interface, SUBCOMPOSITOR_BAD_PARENT, "own parent");
 }
 
 static void
 subsurface_cycle(struct raw *c)
 {
-	struct wl_surface *a = wl_compositor_create_surface(c->compositor);
-	struct wl_surface *b = wl_compositor_create_surface(c->compositor);
-	struct wl_surface *d = wl_compositor_create_surface(c->compositor);
-	wl_subcompositor_get_subsurface(c->subcompositor, a, b);
-	wl_subcompositor_get_subsurface(c->subcompositor, b, d);
-	wl_subcompositor_get_subsurface(c->subcompositor, d, a);
+	struct wl_surface *a = track(c, wl_compositor_create_surface(c->compositor));
+	struct wl_surface *b = track(c, wl_compositor_create_surface(c->compositor));
+	struct wl_surface *d = track(c, wl_compositor_create_surface(c->compositor));
+	track(c, wl_subcompositor_get_subsurface(c->subcompositor, a, b));
+	track(c, wl_subcompositor_get_subsurface(c->subcompositor, b, d));
+	track(c, wl_subcompositor_get_subsurface(c->subcompositor, d, a));
 	expect_error(c, &wl_subcompositor_interface, SUBCOMPOSITOR_BAD_PARENT,
 		"a child of b child of d child of a");
 }
@@ -494,12 +516,12 @@ subsurface_cycle(struct raw *c)
 static void
 video_unknown_serial(struct raw *c)
 {
-	struct umms_video_player_v1 *player = umms_video_manager_v1_create_player(c->video);
+	struct umms_video_player_v1 *player = track(c, umms_video_manager_v1_create_player(c->video));
 	umms_video_player_v1_presented(player, 12345, 0, 1, 0, 0, 0);
 	expect_error(c, &umms_video_player_v1_interface, UMMS_VIDEO_PLAYER_V1_ERROR_UNKNOWN_SERIAL,
 		"presented, never shown");
 	struct raw *d = raw_connect();
-	player = umms_video_manager_v1_create_player(d->video);
+	player = track(d, umms_video_manager_v1_create_player(d->video));
 	umms_video_player_v1_discarded(player, 0);
 	expect_error(d, &umms_video_player_v1_interface, UMMS_VIDEO_PLAYER_V1_ERROR_UNKNOWN_SERIAL,
 		"discarded, never shown");
@@ -513,7 +535,7 @@ video_format_after_attach(struct raw *c)
 	char *path = g_malloc(3900);
 	memset(path, '/', 3899);
 	path[3899] = '\0';
-	umms_video_manager_v1_attach(c->video, path);
+	track(c, umms_video_manager_v1_attach(c->video, path));
 	g_free(path);
 	expect_ok(c, "attach to a huge path");
 	umms_video_manager_v1_shm_format(c->video, WL_SHM_FORMAT_XRGB8888);
@@ -525,12 +547,12 @@ static void
 video_bad_place(struct raw *c)
 {
 	struct wl_surface *surface = raw_toplevel(c, NULL);
-	struct umms_video_player_v1 *player = umms_video_manager_v1_create_player(c->video);
+	struct umms_video_player_v1 *player = track(c, umms_video_manager_v1_create_player(c->video));
 	umms_video_player_v1_place(player, surface, 0, 0, 64, 64, 77, 0);
 	expect_error(c, &umms_video_player_v1_interface, UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE,
 		"place with scale 77");
 	struct raw *d = raw_connect();
-	player = umms_video_manager_v1_create_player(d->video);
+	player = track(d, umms_video_manager_v1_create_player(d->video));
 	umms_video_player_v1_set_subtitles(player, 0x80000000u);
 	expect_error(d, &umms_video_player_v1_interface, UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE,
 		"set_subtitles with unknown bits");
@@ -587,7 +609,7 @@ dmabuf_bad_params(struct raw *c)
 	if (!has_dmabuf(c))
 		return;
 	int fd = memfd(64 * 64 * 4);
-	struct zwp_linux_buffer_params_v1 *p = zwp_linux_dmabuf_v1_create_params(c->dmabuf);
+	struct zwp_linux_buffer_params_v1 *p = track(c, zwp_linux_dmabuf_v1_create_params(c->dmabuf));
 	zwp_linux_buffer_params_v1_add(p, fd, 7, 0, 256, 0, 0);
 	expect_error(c, &zwp_linux_buffer_params_v1_interface,
 		ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_IDX, "plane 7");
@@ -603,19 +625,19 @@ dmabuf_bad_params(struct raw *c)
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		struct raw *d = raw_connect();
-		p = zwp_linux_dmabuf_v1_create_params(d->dmabuf);
+		p = track(d, zwp_linux_dmabuf_v1_create_params(d->dmabuf));
 		zwp_linux_buffer_params_v1_add(p, fd, 0, cases[i].offset, cases[i].stride, 0, 0);
 		if (i == 0)
 			zwp_linux_buffer_params_v1_add(p, fd, 0, 0, 256, 0, 0);
 		else
-			zwp_linux_buffer_params_v1_create_immed(p, cases[i].w, cases[i].h,
-				DRM_FORMAT_XRGB8888, 0);
+			track(d, zwp_linux_buffer_params_v1_create_immed(p, cases[i].w, cases[i].h,
+				DRM_FORMAT_XRGB8888, 0));
 		expect_error(d, &zwp_linux_buffer_params_v1_interface, cases[i].code, cases[i].what);
 		raw_free(d);
 	}
 	struct raw *d = raw_connect();
-	p = zwp_linux_dmabuf_v1_create_params(d->dmabuf);
-	zwp_linux_buffer_params_v1_create_immed(p, 64, 64, DRM_FORMAT_XRGB8888, 0);
+	p = track(d, zwp_linux_dmabuf_v1_create_params(d->dmabuf));
+	track(d, zwp_linux_buffer_params_v1_create_immed(p, 64, 64, DRM_FORMAT_XRGB8888, 0));
 	expect_error(d, &zwp_linux_buffer_params_v1_interface,
 		ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INCOMPLETE, "no planes");
 	raw_free(d);
@@ -630,10 +652,10 @@ dmabuf_shrunk(struct raw *c)
 		return;
 	struct wl_surface *surface = raw_toplevel(c, NULL);
 	int fd = memfd(64 * 64 * 4);
-	struct zwp_linux_buffer_params_v1 *p = zwp_linux_dmabuf_v1_create_params(c->dmabuf);
+	struct zwp_linux_buffer_params_v1 *p = track(c, zwp_linux_dmabuf_v1_create_params(c->dmabuf));
 	zwp_linux_buffer_params_v1_add(p, fd, 0, 0, 256, 0, 0);
-	struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(p, 64, 64,
-		DRM_FORMAT_XRGB8888, 0);
+	struct wl_buffer *buffer = track(c, zwp_linux_buffer_params_v1_create_immed(p, 64, 64,
+		DRM_FORMAT_XRGB8888, 0));
 	expect_ok(c, "memfd dma-buf made");
 	g_assert_cmpint(ftruncate(fd, 0), ==, 0);
 	wl_surface_attach(surface, buffer, 0, 0);
@@ -717,7 +739,7 @@ random_sequence(GRand *rand)
 		int k = g_rand_int_range(rand, 0, 4);
 		switch (g_rand_int_range(rand, 0, 12)) {
 		case 0:
-			surfaces[k] = wl_compositor_create_surface(c->compositor);
+			surfaces[k] = track(c, wl_compositor_create_surface(c->compositor));
 			break;
 		case 1: {
 			int32_t w = g_rand_int_range(rand, -2, 80), h = g_rand_int_range(rand, -2, 80);
@@ -740,27 +762,29 @@ random_sequence(GRand *rand)
 		case 4: {
 			struct wl_surface *p = surfaces[g_rand_int_range(rand, 0, 4)];
 			if (surfaces[k] && p)
-				wl_subcompositor_get_subsurface(c->subcompositor, surfaces[k], p);
+				track(c, wl_subcompositor_get_subsurface(c->subcompositor, surfaces[k], p));
 			break;
 		}
 		case 5:
 			if (surfaces[k]) {
-				struct xdg_surface *x = xdg_wm_base_get_xdg_surface(c->wm_base,
-					surfaces[k]);
+				struct xdg_surface *x = track(c, xdg_wm_base_get_xdg_surface(c->wm_base,
+					surfaces[k]));
 				if (g_rand_boolean(rand))
-					xdg_surface_get_toplevel(x);
+					track(c, xdg_surface_get_toplevel(x));
 				if (g_rand_boolean(rand))
 					xdg_surface_ack_configure(x, g_rand_int(rand));
 			}
 			break;
 		case 6:
 			if (surfaces[k]) {
+				untrack(c, surfaces[k]);
 				wl_surface_destroy(surfaces[k]);
 				surfaces[k] = NULL;
 			}
 			break;
 		case 7:
 			if (buffers[k]) {
+				untrack(c, buffers[k]);
 				wl_buffer_destroy(buffers[k]);
 				buffers[k] = NULL;
 			}
@@ -770,7 +794,7 @@ random_sequence(GRand *rand)
 				wl_surface_set_buffer_scale(surfaces[k], g_rand_int_range(rand, -1, 4));
 			break;
 		case 9: {
-			struct umms_video_player_v1 *p = umms_video_manager_v1_create_player(c->video);
+			struct umms_video_player_v1 *p = track(c, umms_video_manager_v1_create_player(c->video));
 			if (g_rand_boolean(rand))
 				umms_video_player_v1_presented(p, g_rand_int(rand), 0, 0, 0, 0, 0);
 			if (surfaces[k] && g_rand_boolean(rand))
@@ -798,16 +822,16 @@ random_sequence(GRand *rand)
 			if (!c->dmabuf)
 				break;
 			int fd = memfd((size_t)g_rand_int_range(rand, 1, 40000));
-			struct zwp_linux_buffer_params_v1 *p = zwp_linux_dmabuf_v1_create_params(
-				c->dmabuf);
+			struct zwp_linux_buffer_params_v1 *p = track(c, zwp_linux_dmabuf_v1_create_params(
+				c->dmabuf));
 			int planes = g_rand_int_range(rand, 0, 3);
 			for (int j = 0; j < planes; j++)
 				zwp_linux_buffer_params_v1_add(p, fd, (uint32_t)g_rand_int_range(rand, 0, 5),
 					(uint32_t)g_rand_int_range(rand, 0, 300),
 					(uint32_t)g_rand_int_range(rand, 0, 330), 0, 0);
-			buffers[k] = zwp_linux_buffer_params_v1_create_immed(p,
+			buffers[k] = track(c, zwp_linux_buffer_params_v1_create_immed(p,
 				g_rand_int_range(rand, -2, 80), g_rand_int_range(rand, -2, 80),
-				g_rand_boolean(rand) ? DRM_FORMAT_XRGB8888 : g_rand_int(rand), 0);
+				g_rand_boolean(rand) ? DRM_FORMAT_XRGB8888 : g_rand_int(rand), 0));
 			if (g_rand_boolean(rand)) {
 				wl_display_roundtrip(c->display);   /* made first, then shrunk */
 				g_assert_cmpint(ftruncate(fd, g_rand_int_range(rand, 0, 4096)),

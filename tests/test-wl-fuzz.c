@@ -14,7 +14,8 @@
  *
  * The random phase runs RANDOM_RUNS sequences; UMMS_TEST_LONG (any value)
  * makes it LONG_RUNS, for a campaign by hand. UMMS_TEST_SEED sets the seed
- * (printed, so that a failing run can be repeated).
+ * (printed, so that a failing run can be repeated). The raw client is
+ * wl-raw.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "shell.h"
 #include "umms-video-v1-client-protocol.h"
+#include "wl-raw.h"
 #include "xdg-shell-client-protocol.h"
 
 #define DISPLAY "/org/umms/display/0"
@@ -43,214 +45,6 @@
 #define SUBCOMPOSITOR_BAD_PARENT 1
 
 static const char *renderer = "pixman";
-
-/* ---- a raw client ---------------------------------------------------------- */
-
-struct raw {
-	struct wl_display *display;
-	struct wl_compositor *compositor;
-	struct wl_subcompositor *subcompositor;
-	struct wl_shm *shm;
-	struct xdg_wm_base *wm_base;
-	struct zwp_linux_dmabuf_v1 *dmabuf;
-	struct umms_video_manager_v1 *video;
-	uint32_t configure_serial;
-	GPtrArray *proxies;   /* every proxy made, freed with the connection */
-};
-
-/* @proxy (a new object of @c) is destroyed by raw_free(), unless untracked. */
-static void *
-track(struct raw *c, void *proxy)
-{
-	if (proxy)
-		g_ptr_array_add(c->proxies, proxy);
-	return proxy;
-}
-
-/* Before a destructor request, which frees @proxy itself. */
-static void
-untrack(struct raw *c, void *proxy)
-{
-	g_ptr_array_remove_fast(c->proxies, proxy);
-}
-
-static void
-global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
-	uint32_t version)
-{
-	struct raw *c = data;
-	if (strcmp(interface, wl_compositor_interface.name) == 0)
-		c->compositor = track(c, wl_registry_bind(registry, name, &wl_compositor_interface, 4));
-	else if (strcmp(interface, wl_subcompositor_interface.name) == 0)
-		c->subcompositor = track(c, wl_registry_bind(registry, name, &wl_subcompositor_interface, 1));
-	else if (strcmp(interface, wl_shm_interface.name) == 0)
-		c->shm = track(c, wl_registry_bind(registry, name, &wl_shm_interface, 1));
-	else if (strcmp(interface, xdg_wm_base_interface.name) == 0)
-		c->wm_base = track(c, wl_registry_bind(registry, name, &xdg_wm_base_interface,
-			MIN(version, 6)));
-	else if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0)
-		c->dmabuf = track(c, wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, 3));
-	else if (strcmp(interface, umms_video_manager_v1_interface.name) == 0)
-		c->video = track(c, wl_registry_bind(registry, name, &umms_video_manager_v1_interface, 4));
-}
-
-static void
-global_remove(void *data, struct wl_registry *registry, uint32_t name)
-{
-}
-
-static const struct wl_registry_listener registry_listener = { global, global_remove };
-
-static struct raw *
-raw_connect(void)
-{
-	struct raw *c = g_new0(struct raw, 1);
-	c->proxies = g_ptr_array_new();
-	c->display = wl_display_connect("umms-0");
-	g_assert_nonnull(c->display);
-	struct wl_registry *registry = wl_display_get_registry(c->display);
-	wl_registry_add_listener(registry, &registry_listener, c);
-	g_assert_cmpint(wl_display_roundtrip(c->display), >=, 0);
-	wl_registry_destroy(registry);
-	g_assert_nonnull(c->compositor);
-	g_assert_nonnull(c->subcompositor);
-	g_assert_nonnull(c->shm);
-	g_assert_nonnull(c->wm_base);
-	g_assert_nonnull(c->video);
-	return c;
-}
-
-/* Its proxies are destroyed here, without requests: the server may be gone already. */
-static void
-raw_free(struct raw *c)
-{
-	for (guint i = 0; i < c->proxies->len; i++)
-		wl_proxy_destroy(c->proxies->pdata[i]);
-	g_ptr_array_free(c->proxies, TRUE);
-	wl_display_disconnect(c->display);
-	g_free(c);
-}
-
-/*
- * The connection must end, within a second, with @code on an object of
- * @interface (NULL: any error, or the server closing it).
- */
-static void
-expect_error(struct raw *c, const struct wl_interface *interface, uint32_t code,
-	const char *what)
-{
-	gint64 end = g_get_monotonic_time() + G_USEC_PER_SEC;
-	while (wl_display_get_error(c->display) == 0 && g_get_monotonic_time() < end) {
-		if (wl_display_roundtrip(c->display) >= 0)
-			g_usleep(5000);
-	}
-	int err = wl_display_get_error(c->display);
-	if (err == 0)
-		g_error("%s: no protocol error within 1 s", what);
-	if (!interface)
-		return;
-	if (interface == &wl_display_interface) {
-		/* libwayland-client reports wl_display's own errors as errno only. */
-		g_assert_cmpint(code, ==, WL_DISPLAY_ERROR_INVALID_OBJECT);
-		if (err != EINVAL)
-			g_error("%s: %s, not wl_display.invalid_object", what, g_strerror(err));
-		return;
-	}
-	const struct wl_interface *got = NULL;
-	uint32_t id = 0;
-	uint32_t got_code = wl_display_get_protocol_error(c->display, &got, &id);
-	if (err != EPROTO || !got)
-		g_error("%s: connection failed (%s), not a protocol error of %s", what,
-			g_strerror(err), interface->name);
-	if (strcmp(got->name, interface->name) != 0 || got_code != code)
-		g_error("%s: error %u on %s@%u, not %u on %s", what, got_code, got->name, id, code,
-			interface->name);
-	g_test_message("%s: error %u on %s", what, got_code, got->name);
-}
-
-static void
-expect_ok(struct raw *c, const char *what)
-{
-	if (wl_display_roundtrip(c->display) < 0)
-		g_error("%s: the connection failed: %s", what, g_strerror(wl_display_get_error(
-			c->display)));
-}
-
-static void
-xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
-{
-	((struct raw *)data)->configure_serial = serial;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = { xdg_surface_configure };
-
-static void
-toplevel_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h, struct wl_array *s)
-{
-}
-
-static void
-toplevel_close(void *data, struct xdg_toplevel *t)
-{
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	toplevel_configure, toplevel_close,
-};
-
-static void
-wm_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
-{
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_listener = { wm_ping };
-
-/* A fullscreen toplevel, its first configure acknowledged, nothing attached yet. */
-static struct wl_surface *
-raw_toplevel(struct raw *c, struct xdg_surface **xdg_out)
-{
-	xdg_wm_base_add_listener(c->wm_base, &wm_listener, c);
-	struct wl_surface *surface = track(c, wl_compositor_create_surface(c->compositor));
-	struct xdg_surface *xdg = track(c, xdg_wm_base_get_xdg_surface(c->wm_base, surface));
-	xdg_surface_add_listener(xdg, &xdg_surface_listener, c);
-	struct xdg_toplevel *toplevel = track(c, xdg_surface_get_toplevel(xdg));
-	xdg_toplevel_add_listener(toplevel, &toplevel_listener, c);
-	c->configure_serial = 0;
-	wl_surface_commit(surface);
-	while (!c->configure_serial)
-		g_assert_cmpint(wl_display_dispatch(c->display), >=, 0);
-	xdg_surface_ack_configure(xdg, c->configure_serial);
-	if (xdg_out)
-		*xdg_out = xdg;
-	return surface;
-}
-
-static int
-memfd(size_t size)
-{
-	int fd = memfd_create("wl-fuzz", MFD_CLOEXEC);
-	g_assert_cmpint(fd, >=, 0);
-	g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
-	return fd;
-}
-
-/* A pool of @size bytes (a memfd of @file bytes) and one buffer in it; the pool is kept. */
-static struct wl_buffer *
-shm_buffer(struct raw *c, int32_t size, size_t file, int32_t offset, int32_t width,
-	int32_t height, int32_t stride, int *fd_out)
-{
-	int fd = memfd(file);
-	struct wl_shm_pool *pool = track(c, wl_shm_create_pool(c->shm, fd, size));
-	struct wl_buffer *buffer = track(c, wl_shm_pool_create_buffer(pool, offset, width, height, stride,
-		WL_SHM_FORMAT_XRGB8888));
-	/* The pool stays: errors about the buffer are posted on it. */
-	if (fd_out)
-		*fd_out = fd;
-	else
-		close(fd);
-	return buffer;
-}
 
 /* ---- the service, and a client that behaves -------------------------------- */
 
@@ -368,14 +162,15 @@ shm_bad_sizes(struct raw *c)
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		struct raw *one = raw_connect();
-		shm_buffer(one, 4096, 4096, cases[i][0], cases[i][1], cases[i][2], cases[i][3], NULL);
+		const int32_t *b = cases[i];
+		shm_buffer(one, 4096, 4096, b[0], b[1], b[2], b[3], NULL);
 		g_autofree char *what = g_strdup_printf("buffer %d,%d,%d,%d", cases[i][0],
 			cases[i][1], cases[i][2], cases[i][3]);
 		expect_error(one, &wl_shm_pool_interface, WL_SHM_ERROR_INVALID_STRIDE, what);
 		raw_free(one);
 	}
 	/* And on @c: pools of no size, a negative one, and shrinking one. */
-	int fd = memfd(4096);
+	int fd = raw_memfd(4096);
 	track(c, wl_shm_create_pool(c->shm, fd, 0));
 	expect_error(c, &wl_shm_interface, WL_SHM_ERROR_INVALID_STRIDE, "pool of size 0");
 	struct raw *neg = raw_connect();
@@ -424,7 +219,7 @@ static void
 shm_resized_past_file(struct raw *c)
 {
 	struct wl_surface *surface = raw_toplevel(c, NULL);
-	int fd = memfd(4096);
+	int fd = raw_memfd(4096);
 	struct wl_shm_pool *pool = track(c, wl_shm_create_pool(c->shm, fd, 4096));
 	wl_shm_pool_resize(pool, 4096 + 64 * 64 * 4);
 	struct wl_buffer *buffer = track(c, wl_shm_pool_create_buffer(pool, 4096, 64, 64, 256,
@@ -516,7 +311,8 @@ subsurface_cycle(struct raw *c)
 static void
 video_unknown_serial(struct raw *c)
 {
-	struct umms_video_player_v1 *player = track(c, umms_video_manager_v1_create_player(c->video));
+	struct umms_video_player_v1 *player = track(c,
+		umms_video_manager_v1_create_player(c->video));
 	umms_video_player_v1_presented(player, 12345, 0, 1, 0, 0, 0);
 	expect_error(c, &umms_video_player_v1_interface, UMMS_VIDEO_PLAYER_V1_ERROR_UNKNOWN_SERIAL,
 		"presented, never shown");
@@ -547,7 +343,8 @@ static void
 video_bad_place(struct raw *c)
 {
 	struct wl_surface *surface = raw_toplevel(c, NULL);
-	struct umms_video_player_v1 *player = track(c, umms_video_manager_v1_create_player(c->video));
+	struct umms_video_player_v1 *player = track(c,
+		umms_video_manager_v1_create_player(c->video));
 	umms_video_player_v1_place(player, surface, 0, 0, 64, 64, 77, 0);
 	expect_error(c, &umms_video_player_v1_interface, UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE,
 		"place with scale 77");
@@ -608,8 +405,9 @@ dmabuf_bad_params(struct raw *c)
 {
 	if (!has_dmabuf(c))
 		return;
-	int fd = memfd(64 * 64 * 4);
-	struct zwp_linux_buffer_params_v1 *p = track(c, zwp_linux_dmabuf_v1_create_params(c->dmabuf));
+	int fd = raw_memfd(64 * 64 * 4);
+	struct zwp_linux_buffer_params_v1 *p = track(c,
+		zwp_linux_dmabuf_v1_create_params(c->dmabuf));
 	zwp_linux_buffer_params_v1_add(p, fd, 7, 0, 256, 0, 0);
 	expect_error(c, &zwp_linux_buffer_params_v1_interface,
 		ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_IDX, "plane 7");
@@ -651,8 +449,9 @@ dmabuf_shrunk(struct raw *c)
 	if (!has_dmabuf(c))
 		return;
 	struct wl_surface *surface = raw_toplevel(c, NULL);
-	int fd = memfd(64 * 64 * 4);
-	struct zwp_linux_buffer_params_v1 *p = track(c, zwp_linux_dmabuf_v1_create_params(c->dmabuf));
+	int fd = raw_memfd(64 * 64 * 4);
+	struct zwp_linux_buffer_params_v1 *p = track(c,
+		zwp_linux_dmabuf_v1_create_params(c->dmabuf));
 	zwp_linux_buffer_params_v1_add(p, fd, 0, 0, 256, 0, 0);
 	struct wl_buffer *buffer = track(c, zwp_linux_buffer_params_v1_create_immed(p, 64, 64,
 		DRM_FORMAT_XRGB8888, 0));
@@ -726,53 +525,54 @@ test_max_clients(struct umms_test *t, gconstpointer data)
 /* ---- random sequences --------------------------------------------------------- */
 
 static void
-random_sequence(GRand *rand)
+random_sequence(GRand *g)
 {
 	struct raw *c = raw_connect();
 	struct wl_surface *surfaces[4] = { NULL };
 	struct wl_buffer *buffers[4] = { NULL };
 	/* Often a mapped toplevel first, so that what is attached to it gets drawn. */
-	if (g_rand_boolean(rand))
+	if (g_rand_boolean(g))
 		surfaces[0] = raw_toplevel(c, NULL);
-	int n = g_rand_int_range(rand, 1, 12);
+	int n = g_rand_int_range(g, 1, 12);
 	for (int i = 0; i < n && wl_display_get_error(c->display) == 0; i++) {
-		int k = g_rand_int_range(rand, 0, 4);
-		switch (g_rand_int_range(rand, 0, 12)) {
+		int k = g_rand_int_range(g, 0, 4);
+		switch (g_rand_int_range(g, 0, 12)) {
 		case 0:
 			surfaces[k] = track(c, wl_compositor_create_surface(c->compositor));
 			break;
 		case 1: {
-			int32_t w = g_rand_int_range(rand, -2, 80), h = g_rand_int_range(rand, -2, 80);
-			int32_t stride = g_rand_int_range(rand, -4, 330);
-			int32_t size = g_rand_int_range(rand, -1, 40000);
-			int32_t offset = g_rand_int_range(rand, -2, 200);
-			size_t file = (size_t)g_rand_int_range(rand, 1, 40000);
+			int32_t w = g_rand_int_range(g, -2, 80), h = g_rand_int_range(g, -2, 80);
+			int32_t stride = g_rand_int_range(g, -4, 330);
+			int32_t size = g_rand_int_range(g, -1, 40000);
+			int32_t offset = g_rand_int_range(g, -2, 200);
+			size_t file = (size_t)g_rand_int_range(g, 1, 40000);
 			buffers[k] = shm_buffer(c, size, file, offset, w, h, stride, NULL);
 			break;
 		}
 		case 2:
 			if (surfaces[k])
-				wl_surface_attach(surfaces[k], buffers[g_rand_int_range(rand, 0, 4)],
-					g_rand_int_range(rand, -5, 5), g_rand_int_range(rand, -5, 5));
+				wl_surface_attach(surfaces[k], buffers[g_rand_int_range(g, 0, 4)],
+					g_rand_int_range(g, -5, 5), g_rand_int_range(g, -5, 5));
 			break;
 		case 3:
 			if (surfaces[k])
 				wl_surface_commit(surfaces[k]);
 			break;
 		case 4: {
-			struct wl_surface *p = surfaces[g_rand_int_range(rand, 0, 4)];
+			struct wl_surface *p = surfaces[g_rand_int_range(g, 0, 4)];
 			if (surfaces[k] && p)
-				track(c, wl_subcompositor_get_subsurface(c->subcompositor, surfaces[k], p));
+				track(c, wl_subcompositor_get_subsurface(c->subcompositor,
+					surfaces[k], p));
 			break;
 		}
 		case 5:
 			if (surfaces[k]) {
-				struct xdg_surface *x = track(c, xdg_wm_base_get_xdg_surface(c->wm_base,
-					surfaces[k]));
-				if (g_rand_boolean(rand))
+				struct xdg_surface *x = track(c,
+					xdg_wm_base_get_xdg_surface(c->wm_base, surfaces[k]));
+				if (g_rand_boolean(g))
 					track(c, xdg_surface_get_toplevel(x));
-				if (g_rand_boolean(rand))
-					xdg_surface_ack_configure(x, g_rand_int(rand));
+				if (g_rand_boolean(g))
+					xdg_surface_ack_configure(x, g_rand_int(g));
 			}
 			break;
 		case 6:
@@ -791,17 +591,18 @@ random_sequence(GRand *rand)
 			break;
 		case 8:
 			if (surfaces[k])
-				wl_surface_set_buffer_scale(surfaces[k], g_rand_int_range(rand, -1, 4));
+				wl_surface_set_buffer_scale(surfaces[k], g_rand_int_range(g, -1, 4));
 			break;
 		case 9: {
-			struct umms_video_player_v1 *p = track(c, umms_video_manager_v1_create_player(c->video));
-			if (g_rand_boolean(rand))
-				umms_video_player_v1_presented(p, g_rand_int(rand), 0, 0, 0, 0, 0);
-			if (surfaces[k] && g_rand_boolean(rand))
-				umms_video_player_v1_place(p, surfaces[k], g_rand_int(rand),
-					g_rand_int(rand), g_rand_int_range(rand, -5, 5000),
-					g_rand_int_range(rand, -5, 5000), g_rand_int_range(rand, 0, 7),
-					g_rand_int_range(rand, 0, 3));
+			struct umms_video_player_v1 *p = track(c,
+				umms_video_manager_v1_create_player(c->video));
+			if (g_rand_boolean(g))
+				umms_video_player_v1_presented(p, g_rand_int(g), 0, 0, 0, 0, 0);
+			if (surfaces[k] && g_rand_boolean(g))
+				umms_video_player_v1_place(p, surfaces[k], g_rand_int(g),
+					g_rand_int(g), g_rand_int_range(g, -5, 5000),
+					g_rand_int_range(g, -5, 5000), g_rand_int_range(g, 0, 7),
+					g_rand_int_range(g, 0, 3));
 			break;
 		}
 		case 10: {
@@ -809,10 +610,10 @@ random_sequence(GRand *rand)
 			wl_display_flush(c->display);
 			uint32_t words[6];
 			for (size_t w = 0; w < G_N_ELEMENTS(words); w++)
-				words[w] = g_rand_int(rand);
-			if (g_rand_boolean(rand))   /* a real object, often */
-				words[0] = (uint32_t)g_rand_int_range(rand, 1, 12);
-			words[1] = (words[1] & 0xffff) | (uint32_t)(g_rand_int_range(rand, 0, 7) * 4)
+				words[w] = g_rand_int(g);
+			if (g_rand_boolean(g))   /* a real object, often */
+				words[0] = (uint32_t)g_rand_int_range(g, 1, 12);
+			words[1] = (words[1] & 0xffff) | (uint32_t)(g_rand_int_range(g, 0, 7) * 4)
 				<< 16;
 			send(wl_display_get_fd(c->display), words, sizeof(words), MSG_NOSIGNAL);
 			break;
@@ -821,31 +622,32 @@ random_sequence(GRand *rand)
 			/* A dma-buf of a memfd, planes and sizes at random, maybe shrunk after. */
 			if (!c->dmabuf)
 				break;
-			int fd = memfd((size_t)g_rand_int_range(rand, 1, 40000));
-			struct zwp_linux_buffer_params_v1 *p = track(c, zwp_linux_dmabuf_v1_create_params(
-				c->dmabuf));
-			int planes = g_rand_int_range(rand, 0, 3);
+			int fd = raw_memfd((size_t)g_rand_int_range(g, 1, 40000));
+			struct zwp_linux_buffer_params_v1 *p = track(c,
+				zwp_linux_dmabuf_v1_create_params(c->dmabuf));
+			int planes = g_rand_int_range(g, 0, 3);
 			for (int j = 0; j < planes; j++)
-				zwp_linux_buffer_params_v1_add(p, fd, (uint32_t)g_rand_int_range(rand, 0, 5),
-					(uint32_t)g_rand_int_range(rand, 0, 300),
-					(uint32_t)g_rand_int_range(rand, 0, 330), 0, 0);
+				zwp_linux_buffer_params_v1_add(p, fd,
+					(uint32_t)g_rand_int_range(g, 0, 5),
+					(uint32_t)g_rand_int_range(g, 0, 300),
+					(uint32_t)g_rand_int_range(g, 0, 330), 0, 0);
 			buffers[k] = track(c, zwp_linux_buffer_params_v1_create_immed(p,
-				g_rand_int_range(rand, -2, 80), g_rand_int_range(rand, -2, 80),
-				g_rand_boolean(rand) ? DRM_FORMAT_XRGB8888 : g_rand_int(rand), 0));
-			if (g_rand_boolean(rand)) {
+				g_rand_int_range(g, -2, 80), g_rand_int_range(g, -2, 80),
+				g_rand_boolean(g) ? DRM_FORMAT_XRGB8888 : g_rand_int(g), 0));
+			if (g_rand_boolean(g)) {
 				wl_display_roundtrip(c->display);   /* made first, then shrunk */
-				g_assert_cmpint(ftruncate(fd, g_rand_int_range(rand, 0, 4096)),
+				g_assert_cmpint(ftruncate(fd, g_rand_int_range(g, 0, 4096)),
 					==, 0);
 			}
 			close(fd);
 			break;
 		}
 		}
-		if (g_rand_int_range(rand, 0, 4) == 0)
+		if (g_rand_int_range(g, 0, 4) == 0)
 			wl_display_roundtrip(c->display);
 	}
 	/* Now and then a frame of the screen (60 Hz) passes: what was committed is drawn. */
-	if (g_rand_int_range(rand, 0, 8) == 0)
+	if (g_rand_int_range(g, 0, 8) == 0)
 		g_usleep(20000);
 	wl_display_roundtrip(c->display);
 	raw_free(c);

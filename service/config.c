@@ -54,6 +54,7 @@ static const struct key keys[] = {
 	KEY("video", "enabled", KEY_BOOL, video.enabled),
 	KEY("video", "socket", KEY_STRING, video.socket),
 	UKEY("video", "max-held-frames", video.max_held, 1, 64),
+	UKEY("video", "max-clients", video.max_clients, 1, 4096),
 	KEY("display", "enabled", KEY_BOOL, display.enabled),
 	KEY("display", "headless", KEY_BOOL, display.headless),
 	KEY("display", "renderer", KEY_STRING, display.renderer),
@@ -117,6 +118,7 @@ umms_config_init(struct umms_config *config)
 			/* As WAYLAND_DISPLAY names a compositor's socket. */
 			.socket = g_strdup(umms_socket_name(NULL)),
 			.max_held = 8,
+			.max_clients = 64,
 		},
 		.display = {
 			.renderer = g_strdup("auto"),

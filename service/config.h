@@ -61,6 +61,7 @@ struct umms_config {
 		bool enabled;             /* serve umms_video_v1 */
 		char *socket;             /* name in $XDG_RUNTIME_DIR, or absolute path */
 		unsigned max_held;        /* frames one client may hold unreleased */
+		unsigned max_clients;     /* connections to the socket at once */
 	} video;
 	struct {
 		bool enabled;             /* drive a screen (ummsd --drm, --headless) */

@@ -35,6 +35,8 @@ static struct {
 	const char *asan_options;  /* under AddressSanitizer, else NULL */
 	const char *source_root;
 	bool verbose;            /* UMMS_TEST_VERBOSE: the in-process ummsd logs at debug */
+	bool long_runs;          /* UMMS_TEST_LONG: randomized tests run a long campaign */
+	guint32 seed;            /* UMMS_TEST_SEED, else a random one */
 	char *failure_logs[16];  /* printed when the test aborts */
 	unsigned n_failure_logs;
 } harness;
@@ -181,8 +183,23 @@ umms_test_init(int *argc, char ***argv)
 	harness.source_root = g_getenv("UMMS_TEST_SOURCE_ROOT");
 	harness.verbose = g_getenv("UMMS_TEST_VERBOSE") != NULL;
 	harness.write_reference = g_getenv("UMMS_TEST_WRITE_REFERENCE") != NULL;
+	harness.long_runs = g_getenv("UMMS_TEST_LONG") != NULL;
+	const char *seed = g_getenv("UMMS_TEST_SEED");
+	harness.seed = seed ? (guint32)g_ascii_strtoull(seed, NULL, 10) : g_random_int();
 	harness.asan_options = g_getenv("ASAN_OPTIONS");
 	start_bus();
+}
+
+bool
+umms_test_long(void)
+{
+	return harness.long_runs;
+}
+
+guint32
+umms_test_seed(void)
+{
+	return harness.seed;
 }
 
 const char *

@@ -57,6 +57,10 @@ char *umms_test_clip_uri(const char *name);
  * can neither name nor suppress. Say why where it is used.
  */
 void umms_test_launcher_no_leak_check(GSubprocessLauncher *launcher);
+/* UMMS_TEST_LONG is set: randomized tests run their long campaign, not the CI one. */
+bool umms_test_long(void);
+/* The seed of randomized tests: UMMS_TEST_SEED, else a random one (print it). */
+guint32 umms_test_seed(void);
 /* Whether reference pictures (tests/data/) are to be written anew, not only compared. */
 bool umms_test_write_reference(void);
 /* A scratch folder for this test program, removed at exit. */

@@ -59,6 +59,10 @@ test_file(void)
 	g_assert_cmpuint(config.engine.open_timeout, ==, 2500);
 	g_assert_cmpstr(config.loaded_file, ==, path);
 
+	g_assert_cmpuint(config.video.max_clients, ==, 64);   /* the default */
+	g_assert_true(umms_config_set(&config, "video.max-clients", "3", &error));
+	g_assert_cmpuint(config.video.max_clients, ==, 3);
+
 	/* A command-line override wins over the file. */
 	g_assert_true(umms_config_set(&config, "service.max-players", "9", &error));
 	g_assert_cmpuint(config.service.max_players, ==, 9);
@@ -99,6 +103,8 @@ test_file_errors(void)
 {
 	expect_file_error("[service]\nmax-players=lots\n", "service.max-players");
 	expect_file_error("[service]\nmax-players=0\n", "1 to 10000");
+	expect_file_error("[video]\nmax-clients=0\n", "1 to 4096");
+	expect_file_error("[video]\nmax-clients=4097\n", "1 to 4096");
 	expect_file_error("[service]\nbus=fancy\n", "service.bus");
 	expect_file_error("[service]\nspeed=fast\n", "unknown key [service] speed");
 	expect_file_error("[nowhere]\nkey=1\n", "unknown key [nowhere] key");

@@ -4,6 +4,7 @@
  */
 #include <drm_fourcc.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/dma-buf.h>
 #include <math.h>
@@ -227,7 +228,22 @@ convert_yuv(const struct format_info *info, const struct umms_render_image *imag
 struct mapping {
 	void *base;
 	size_t size;
+	bool copied;    /* base is a copy (g_malloc), not a mapping */
 };
+
+/*
+ * Whether @fd may shrink under a mapping of it (a SIGBUS on reading): a
+ * file of the page cache (a memfd, a client's) not sealed against it.
+ * dma-bufs keep their size; ummsd's own memfds are sealed.
+ */
+static bool
+may_shrink(int fd, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return false;
+	int seals = fcntl(fd, F_GET_SEALS);
+	return seals < 0 || !(seals & F_SEAL_SHRINK);
+}
 
 /* Maps @length bytes of @fd from @offset for @plane (-1: the target); *@at is
  * the byte at @offset. */
@@ -247,6 +263,22 @@ map_range(int fd, uint64_t offset, size_t length, int prot, struct mapping *map,
 	if (offset + length > (uint64_t)size)
 		return fail(error, ERROR_INVALID, "%s needs %zu bytes from offset %" PRIu64
 			"; its dma-buf has %jd", what, length, offset, (intmax_t)size);
+	if (!(prot & PROT_WRITE) && fstat(fd, &st) == 0 && may_shrink(fd, &st)) {
+		/* Copied: pread stops short where a mapping would fault. */
+		map->base = g_try_malloc(length);
+		if (!map->base)
+			return fail(error, ERROR_MAP, "%s: no memory for %zu bytes", what, length);
+		map->size = length;
+		map->copied = true;
+		ssize_t n = pread(fd, map->base, length, (off_t)offset);
+		if (n < 0 || (size_t)n < length) {
+			g_clear_pointer(&map->base, g_free);
+			return fail(error, ERROR_INVALID, "%s shrank under the %zu bytes read", what,
+				length);
+		}
+		*at = map->base;
+		return true;
+	}
 	uint64_t start = offset - offset % (uint64_t)sysconf(_SC_PAGESIZE);
 	map->size = (size_t)(offset - start) + length;
 	map->base = mmap(NULL, map->size, prot, MAP_SHARED, fd, (off_t)start);
@@ -261,7 +293,9 @@ map_range(int fd, uint64_t offset, size_t length, int prot, struct mapping *map,
 static void
 unmap(struct mapping *map)
 {
-	if (map->base)
+	if (map->base && map->copied)
+		g_free(map->base);
+	else if (map->base)
 		munmap(map->base, map->size);
 	*map = (struct mapping){ 0 };
 }

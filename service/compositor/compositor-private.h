@@ -106,6 +106,7 @@ struct toplevel {
 	struct wl_resource *xdg_surface, *resource;
 	struct wl_list link;      /* umms_compositor.toplevels, oldest first */
 	uint32_t configure_serial;
+	uint32_t acked_serial;    /* the last serial acked */
 	bool configured;          /* a configure was acked */
 	bool mapped;              /* has a buffer */
 	int sent_w, sent_h;

@@ -9,12 +9,14 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_DISPLAY
 
 #include <drm_fourcc.h>
+#include <errno.h>
 #include <linux/dma-buf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <wayland-server-protocol.h>
 
 #include "compositor-private.h"
@@ -111,24 +113,63 @@ draw_dmabuf(struct draw_ctx *d, struct umms_dmabuf_buffer *buf, const struct sur
 		readable |= readable_formats[i] == buf->format;
 	if (!readable || !linear || buf->n_planes != 1)
 		return;
+	int bpp = buf->format == DRM_FORMAT_RGB565 ? 2 : 4;
+	if ((uint64_t)buf->width * (uint64_t)bpp > buf->strides[0]) {
+		umms_debug("display: a client's dma-buf: stride %u under width %d", buf->strides[0],
+			buf->width);
+		return;
+	}
 	size_t size = buf->offsets[0] + (size_t)buf->strides[0] * (size_t)buf->height;
-	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, buf->fds[0], 0);
-	if (map == MAP_FAILED) {
-		umms_debug("display: cannot map a client's dma-buf: %s", g_strerror(errno));
+	/* Checked at creation, but a memfd sent as a dma-buf may have shrunk since. */
+	off_t have = lseek(buf->fds[0], 0, SEEK_END);
+	lseek(buf->fds[0], 0, SEEK_SET);   /* the client shares this file position */
+	if (have < 0 || (uint64_t)have < size) {
+		umms_debug("display: a client's dma-buf is %jd bytes, under the %zu it needs",
+			(intmax_t)have, size);
 		return;
 	}
 	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
-	ioctl(buf->fds[0], DMA_BUF_IOCTL_SYNC, &sync);
+	bool is_dmabuf = ioctl(buf->fds[0], DMA_BUF_IOCTL_SYNC, &sync) == 0;
+	void *map = NULL, *copy = NULL;
+	if (is_dmabuf) {
+		/* A real dma-buf keeps its size: mapped. */
+		map = mmap(NULL, size, PROT_READ, MAP_SHARED, buf->fds[0], 0);
+		if (map == MAP_FAILED) {
+			umms_debug("display: cannot map a client's dma-buf: %s", g_strerror(errno));
+			goto end;
+		}
+	} else {
+		/*
+		 * Any other file (a memfd) can be shrunk by its client while read:
+		 * copied with pread, which stops short where a mapping would SIGBUS.
+		 */
+		copy = g_try_malloc0(size);
+		if (!copy)
+			return;
+		ssize_t n = pread(buf->fds[0], copy, size, 0);
+		if (n < 0 || (size_t)n < size) {
+			umms_debug("display: a client's buffer file shrank under the %zu bytes read",
+				size);
+			g_free(copy);
+			return;
+		}
+	}
+	const uint8_t *base = is_dmabuf ? map : copy;
 	image.dmabuf = false;
 	image.modifier = DRM_FORMAT_MOD_LINEAR;
 	image.planes[0] = (struct umms_render_plane){ .fd = -1,
-		.data = (uint8_t *)map + buf->offsets[0], .stride = buf->strides[0] };
+		.data = base + buf->offsets[0], .stride = buf->strides[0] };
 	g_clear_error(&error);
 	if (!draw_image(d, s, &image, x, y, &error))
 		umms_debug("display: a client's dma-buf: %s", error->message);
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
-	ioctl(buf->fds[0], DMA_BUF_IOCTL_SYNC, &sync);
-	munmap(map, size);
+	g_free(copy);
+	if (map)
+		munmap(map, size);
+end:
+	if (is_dmabuf) {
+		sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+		ioctl(buf->fds[0], DMA_BUF_IOCTL_SYNC, &sync);
+	}
 }
 
 /*

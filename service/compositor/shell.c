@@ -278,11 +278,17 @@ xdg_surface_ack_configure(struct wl_client *client, struct wl_resource *resource
 			"ack_configure before get_toplevel");
 		return;
 	}
-	if (serial != t->configure_serial && !t->configured) {
+	/*
+	 * Sent serials grow (modulo 2^32): only one from the last acked to the
+	 * last sent can name a configure; older ones were acked or superseded.
+	 */
+	uint32_t since = t->configured ? t->acked_serial : t->configure_serial;
+	if (!t->configure_serial || t->configure_serial - serial > t->configure_serial - since) {
 		wl_resource_post_error(resource, XDG_SURFACE_ERROR_INVALID_SERIAL,
-			"serial %u was never sent", serial);
+			"serial %u was never sent (last %u)", serial, t->configure_serial);
 		return;
 	}
+	t->acked_serial = serial;
 	t->configured = true;
 }
 

@@ -20,6 +20,9 @@
 
 #define COMPOSITOR_VERSION 4
 
+/* wl_subcompositor.bad_parent: in wayland's XML from 1.22 on, older headers lack it. */
+#define SUBCOMPOSITOR_ERROR_BAD_PARENT 1
+
 struct wl_resource *
 compositor_resource_create(struct wl_client *client, const struct wl_interface *interface,
 	int version, uint32_t id, const void *impl, void *data, wl_resource_destroy_func_t destroy)
@@ -174,11 +177,60 @@ compositor_surface_from_resource(struct wl_resource *resource)
 	return wl_resource_get_user_data(resource);
 }
 
+/* Bytes a pixel of a wl_shm format takes; 0 for a format the scene does not read. */
+static int
+shm_bytes_per_pixel(uint32_t format)
+{
+	switch (format) {
+	case WL_SHM_FORMAT_ARGB8888:
+	case WL_SHM_FORMAT_XRGB8888:
+	case WL_SHM_FORMAT_ABGR8888:
+	case WL_SHM_FORMAT_XBGR8888:
+		return 4;
+	case WL_SHM_FORMAT_RGB565:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * libwayland checks a wl_shm buffer against its pool with stride >= width
+ * only: a row of width * bytes per pixel may run past stride, and the last
+ * one past the pool, where the renderers read it whole. Refused here, with
+ * wl_surface.invalid_size, before anything reads it.
+ */
+static bool
+shm_buffer_check(struct wl_resource *surface, struct wl_resource *buffer)
+{
+	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
+	if (!shm)
+		return true;
+	uint32_t format = wl_shm_buffer_get_format(shm);
+	int bpp = shm_bytes_per_pixel(format);
+	int32_t width = wl_shm_buffer_get_width(shm), stride = wl_shm_buffer_get_stride(shm);
+	if (bpp == 0) {
+		wl_resource_post_error(surface, WL_SURFACE_ERROR_INVALID_SIZE,
+			"wl_buffer@%u: wl_shm format 0x%08x is not drawn here",
+			wl_resource_get_id(buffer), format);
+		return false;
+	}
+	if (width <= 0 || stride <= 0 || (int64_t)width * bpp > stride) {
+		wl_resource_post_error(surface, WL_SURFACE_ERROR_INVALID_SIZE,
+			"wl_buffer@%u: stride %d is under width %d x %d bytes a pixel",
+			wl_resource_get_id(buffer), stride, width, bpp);
+		return false;
+	}
+	return true;
+}
+
 static void
 surface_attach(struct wl_client *client, struct wl_resource *resource,
 	struct wl_resource *buffer, int32_t x, int32_t y)
 {
 	struct surface *s = wl_resource_get_user_data(resource);
+	if (buffer && !shm_buffer_check(resource, buffer))
+		return;
 	state_set_buffer(&s->pending, buffer);
 	s->pending.dx = x, s->pending.dy = y;
 	s->pending.committed |= STATE_BUFFER;
@@ -623,7 +675,7 @@ subcompositor_get_subsurface(struct wl_client *client, struct wl_resource *resou
 	}
 	for (struct surface *p = parent; p; p = p->subsurface ? p->subsurface->parent : NULL) {
 		if (p == surface) {
-			wl_resource_post_error(resource, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE,
+			wl_resource_post_error(resource, SUBCOMPOSITOR_ERROR_BAD_PARENT,
 				"wl_surface@%u cannot be its own ancestor",
 				wl_resource_get_id(surface_resource));
 			return;

@@ -24,6 +24,8 @@ struct umms_video_server {
 	int lock_fd;
 	struct wl_list views; /* struct video_view.link */
 	struct umms_compositor *compositor;  /* on a screen ummsd drives, else NULL */
+	struct wl_listener client_created;   /* counts connections against max_clients */
+	struct wl_list refused;              /* struct refused_client.link: closed when idle */
 };
 
 /*

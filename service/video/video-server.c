@@ -239,6 +239,65 @@ add_socket(struct umms_video_server *server, const char *name, GError **error)
 	return true;
 }
 
+/* ---- the limit on connections ------------------------------------------- */
+
+/* A connection over video.max-clients, closed once libwayland has finished making it. */
+struct refused_client {
+	struct wl_list link;
+	struct wl_client *client;
+	struct wl_listener destroy;
+	struct wl_event_source *idle;
+};
+
+static void
+refused_free(struct refused_client *refused)
+{
+	wl_list_remove(&refused->link);
+	wl_list_remove(&refused->destroy.link);
+	if (refused->idle)
+		wl_event_source_remove(refused->idle);
+	g_free(refused);
+}
+
+static void
+refused_destroyed(struct wl_listener *listener, void *data)
+{
+	struct refused_client *refused = wl_container_of(listener, refused, destroy);
+	refused_free(refused);
+}
+
+static void
+refused_close(void *data)
+{
+	struct refused_client *refused = data;
+	struct wl_client *client = refused->client;
+	refused->idle = NULL;
+	/* Its destroy listener frees @refused. */
+	wl_client_destroy(client);
+}
+
+static void
+on_client_created(struct wl_listener *listener, void *data)
+{
+	struct umms_video_server *server = wl_container_of(listener, server, client_created);
+	struct wl_client *client = data;
+	unsigned n = (unsigned)wl_list_length(wl_display_get_client_list(server->display));
+	if (n <= server->config->video.max_clients)
+		return;
+	pid_t pid = 0;
+	wl_client_get_credentials(client, &pid, NULL, NULL);
+	umms_warn("video socket: connection from pid %d closed: over video.max-clients (%u)",
+		(int)pid, server->config->video.max_clients);
+	struct refused_client *refused = g_new0(struct refused_client, 1);
+	refused->client = client;
+	refused->destroy.notify = refused_destroyed;
+	wl_client_add_destroy_listener(client, &refused->destroy);
+	wl_list_insert(&server->refused, &refused->link);
+	/* Not destroyed here: other listeners of the same signal still get it. */
+	refused->idle = wl_event_loop_add_idle(wl_display_get_event_loop(server->display),
+		refused_close, refused);
+}
+
 struct umms_video_server *
 umms_video_server_create(const struct umms_config *config, struct umms_manager *manager,
 	GError **error)
@@ -249,11 +308,14 @@ umms_video_server_create(const struct umms_config *config, struct umms_manager *
 	server->socket_fd = -1;
 	server->lock_fd = -1;
 	wl_list_init(&server->views);
+	wl_list_init(&server->refused);
 	server->display = wl_display_create();
 	if (!server->display) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot create a Wayland display");
 		goto fail;
 	}
+	server->client_created.notify = on_client_created;
+	wl_display_add_client_created_listener(server->display, &server->client_created);
 	if (!add_socket(server, config->video.socket, error))
 		goto fail;
 	server->global = wl_global_create(server->display, &umms_video_manager_v1_interface, 4,
@@ -287,6 +349,9 @@ umms_video_server_destroy(struct umms_video_server *server)
 	if (server->display) {
 		video_views_finish(server);
 		wl_display_destroy_clients(server->display);
+		struct refused_client *refused, *tmp;
+		wl_list_for_each_safe(refused, tmp, &server->refused, link)
+			refused_free(refused);
 		wl_display_destroy(server->display);
 	}
 	if (server->socket_fd >= 0 && server->socket_path)

@@ -363,9 +363,14 @@ static void
 append_run(GString *out, const struct umms_caption_cell *cells, size_t from, size_t to)
 {
 	const struct umms_caption_cell *style = &cells[from];
-	bool coloured = style->ch && style->colour != WHITE && style->colour < UMMS_CAPTION_COLOURS;
+	bool rgb = style->ch && style->colour == UMMS_CAPTION_RGB;
+	bool coloured = rgb ||
+		(style->ch && style->colour != WHITE && style->colour < UMMS_CAPTION_COLOURS);
 	bool italic = style->ch && style->italic, underline = style->ch && style->underline;
-	if (coloured)
+	if (rgb)
+		g_string_append_printf(out, "<span foreground=\"#%06X\">",
+			(unsigned)(style->rgb & 0xffffff));
+	else if (coloured)
 		g_string_append_printf(out, "<span foreground=\"%s\">", colours[style->colour]);
 	if (italic)
 		g_string_append(out, "<i>");
@@ -390,11 +395,16 @@ same_style(const struct umms_caption_cell *a, const struct umms_caption_cell *b)
 		x = (struct umms_caption_cell){ 0 };
 	if (!y.ch)
 		y = (struct umms_caption_cell){ 0 };
-	if (x.colour >= UMMS_CAPTION_COLOURS)
+	if (x.colour >= UMMS_CAPTION_COLOURS && x.colour != UMMS_CAPTION_RGB)
 		x.colour = WHITE;
-	if (y.colour >= UMMS_CAPTION_COLOURS)
+	if (y.colour >= UMMS_CAPTION_COLOURS && y.colour != UMMS_CAPTION_RGB)
 		y.colour = WHITE;
-	return x.italic == y.italic && x.underline == y.underline && x.colour == y.colour;
+	if (x.colour != UMMS_CAPTION_RGB)
+		x.rgb = 0;
+	if (y.colour != UMMS_CAPTION_RGB)
+		y.rgb = 0;
+	return x.italic == y.italic && x.underline == y.underline && x.colour == y.colour &&
+		(x.rgb & 0xffffff) == (y.rgb & 0xffffff);
 }
 
 bool

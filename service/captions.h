@@ -97,7 +97,8 @@ enum umms_caption_colour {
 	UMMS_CAPTION_RED,
 	UMMS_CAPTION_YELLOW,
 	UMMS_CAPTION_MAGENTA,
-	UMMS_CAPTION_COLOURS
+	UMMS_CAPTION_COLOURS,
+	UMMS_CAPTION_RGB = 0x80,        /* the cell's rgb (708's pen colours) */
 };
 
 /* A character cell of a caption screen or window. */
@@ -105,12 +106,13 @@ struct umms_caption_cell {
 	gunichar ch;            /* 0: empty */
 	bool italic, underline;
 	uint8_t colour;         /* enum umms_caption_colour */
+	uint32_t rgb;           /* with UMMS_CAPTION_RGB: 0xRRGGBB */
 };
 
 /*
  * @cells' text from the first to the last character that is not blank, as
  * Pango markup (a run of cells alike: <span foreground> for a colour other
- * than white, outside <i> and <u>), appended to @out after a new line when
+ * than white, "#RRGGBB" for UMMS_CAPTION_RGB, outside <i> and <u>), appended to @out after a new line when
  * @out is not empty. With @place (NULL: none), the line's cell is noted
  * there: @row, and the column of its first character (a line past
  * UMMS_CUE_PLACE_LINES has none). Returns false (nothing appended) for a

@@ -10,6 +10,14 @@
 #define COLUMNS UMMS_CAPTIONS708_COLUMNS
 #define WINDOWS 8
 
+/*
+ * Where windows go: anchors count 5 units a cell, 75 down the safe area
+ * and 210 across (16:9's; 4:3's 160 are not told apart: see the header).
+ */
+#define ANCHOR_CELL 5
+#define ANCHOR_HEIGHT (UMMS_CAPTIONS708_PLACE_ROWS * ANCHOR_CELL)
+#define ANCHOR_WIDTH (UMMS_CAPTIONS708_PLACE_COLUMNS * ANCHOR_CELL)
+
 /* A DTVCC packet is at most 128 bytes, its header byte included. */
 #define PACKET_MAX 128
 
@@ -20,6 +28,11 @@ struct window {
 	bool column_lock;       /* off: text past the last column widens it (to COLUMNS) */
 	int row, column;        /* the pen: row < rows, column <= columns */
 	bool italic, underline; /* the pen's */
+	uint8_t colour;         /* the pen's: WHITE, or UMMS_CAPTION_RGB and rgb */
+	uint32_t rgb;
+	bool relative;          /* the anchor in percent of the safe area */
+	int anchor_v, anchor_h; /* units (5 a cell), or percent */
+	int anchor_point;       /* 0..8: top-left, top-centre, ... bottom-right */
 	struct umms_caption_cell cells[ROWS][COLUMNS];
 };
 
@@ -107,7 +120,8 @@ put_char(struct umms_captions708 *captions, gunichar ch)
 	cell->ch = ch;
 	cell->italic = window->italic;
 	cell->underline = window->underline;
-	cell->colour = UMMS_CAPTION_WHITE;     /* colours are not kept */
+	cell->colour = window->colour;
+	cell->rgb = window->rgb;
 	window->column++;
 }
 
@@ -168,7 +182,10 @@ define_window(struct umms_captions708 *captions, int id, const uint8_t *p)
 	window->visible = p[0] & 0x20;
 	window->column_lock = p[0] & 0x08;
 	window->priority = p[0] & 0x07;
-	/* p[1], p[2], p[3]'s high bits: the anchor, not kept. */
+	window->relative = p[1] & 0x80;
+	window->anchor_v = p[1] & 0x7f;
+	window->anchor_h = p[2];
+	window->anchor_point = p[3] >> 4;
 	int rows = MIN((p[3] & 0x0f) + 1, ROWS);
 	int columns = MIN((p[4] & 0x3f) + 1, COLUMNS);
 	/* A smaller window: what is outside it is gone. */
@@ -183,8 +200,11 @@ define_window(struct umms_captions708 *captions, int id, const uint8_t *p)
 	window->row = MIN(window->row, rows - 1);
 	window->column = MIN(window->column, columns);
 	/* The predefined pen styles are upright, not underlined; 0 keeps an existing window's. */
-	if (fresh || (p[5] & 0x07))
+	if (fresh || (p[5] & 0x07)) {
 		window->italic = window->underline = false;
+		window->colour = UMMS_CAPTION_WHITE;
+		window->rgb = 0;
+	}
 	captions->current = id;
 }
 
@@ -227,6 +247,20 @@ delete_all(struct umms_captions708 *captions)
 	captions->current = -1;
 }
 
+/* SPC's foreground byte: white (3 3 3) as the default, others as RGB. */
+static void
+pen_colour(struct window *window, uint8_t fg)
+{
+	unsigned r = (fg >> 4) & 3, g = (fg >> 2) & 3, b = fg & 3;
+	if (r == 3 && g == 3 && b == 3) {
+		window->colour = UMMS_CAPTION_WHITE;
+		window->rgb = 0;
+		return;
+	}
+	window->colour = UMMS_CAPTION_RGB;
+	window->rgb = (uint32_t)(r * 0x55) << 16 | (uint32_t)(g * 0x55) << 8 | b * 0x55;
+}
+
 static void
 c1(struct umms_captions708 *captions, const uint8_t *p)
 {
@@ -247,6 +281,10 @@ c1(struct umms_captions708 *captions, const uint8_t *p)
 			window->italic = p[2] & 0x80;
 			window->underline = p[2] & 0x40;
 		}
+	} else if (code == 0x91) {
+		/* SPC: the foreground's colour; its opacity and the background not kept. */
+		if ((window = current_window(captions)))
+			pen_colour(window, p[1]);
 	} else if (code == 0x92) {
 		/* SPL */
 		if ((window = current_window(captions))) {
@@ -256,7 +294,7 @@ c1(struct umms_captions708 *captions, const uint8_t *p)
 	} else if (code >= 0x98) {
 		define_window(captions, code - 0x98, p + 1);
 	}
-	/* DLY, DLC (run at once), SPC, SWA and the reserved codes: not kept. */
+	/* DLY, DLC (run at once), SWA and the reserved codes: not kept. */
 }
 
 /* The EXT1 code @p[1] (G2, G3; C2, C3 skipped). */
@@ -422,19 +460,59 @@ triplet(struct umms_captions708 *captions, const uint8_t *t)
 
 /* ---- what is shown, as a cue ---------------------------------------------- */
 
-/* The visible windows' rows with text, by priority, a line each; NULL when blank. */
-static char *
-markup(const struct umms_captions708 *captions)
+/* Anchor units to cells, rounded to the nearest. */
+static int
+cells_of(int units)
 {
+	return units >= 0 ? (units + ANCHOR_CELL / 2) / ANCHOR_CELL :
+		-((-units + ANCHOR_CELL / 2) / ANCHOR_CELL);
+}
+
+/* The cell of @window's top-left corner, kept on the grid. */
+static void
+window_origin(const struct window *window, int *top, int *left)
+{
+	int v = window->anchor_v, h = window->anchor_h;
+	if (window->relative) {
+		v = MIN(v, 100) * ANCHOR_HEIGHT / 100;
+		h = MIN(h, 100) * ANCHOR_WIDTH / 100;
+	}
+	/* The anchor point: 0..2 along the top, 3..5 the middle, 6..8 the bottom. */
+	int point = window->anchor_point <= 8 ? window->anchor_point : 0;
+	v -= (point / 3) * window->rows * ANCHOR_CELL / 2;
+	h -= (point % 3) * window->columns * ANCHOR_CELL / 2;
+	*top = CLAMP(cells_of(v), 0, UMMS_CAPTIONS708_PLACE_ROWS - window->rows);
+	*left = CLAMP(cells_of(h), 0, MAX(UMMS_CAPTIONS708_PLACE_COLUMNS - window->columns, 0));
+}
+
+/*
+ * The visible windows' rows with text, by priority, a line each, each
+ * line's cell in @place; NULL when blank.
+ */
+static char *
+markup(const struct umms_captions708 *captions, struct umms_cue_place *place)
+{
+	memset(place, 0, sizeof(*place));
+	place->rows = UMMS_CAPTIONS708_PLACE_ROWS;
+	place->columns = UMMS_CAPTIONS708_PLACE_COLUMNS;
 	GString *out = g_string_new(NULL);
 	for (int priority = 0; priority < WINDOWS; priority++) {
 		for (int id = 0; id < WINDOWS; id++) {
 			const struct window *window = &captions->windows[id];
 			if (!window->defined || !window->visible || window->priority != priority)
 				continue;
-			for (int r = 0; r < window->rows; r++)
-				umms_captions_append_row(out, window->cells[r],
-					(size_t)window->columns, NULL, 0);
+			int top, left;
+			window_origin(window, &top, &left);
+			for (int r = 0; r < window->rows; r++) {
+				uint8_t lines = place->lines, row = (uint8_t)(top + r);
+				if (!umms_captions_append_row(out, window->cells[r],
+						(size_t)window->columns, place, row) ||
+						place->lines == lines)
+					continue;
+				int column = left + place->column[lines];
+				place->column[lines] = (uint8_t)MIN(column,
+					UMMS_CAPTIONS708_PLACE_COLUMNS - 1);
+			}
 		}
 	}
 	if (!out->len) {
@@ -495,7 +573,9 @@ umms_captions708_feed(struct umms_captions708 *captions, int64_t position,
 	for (size_t i = 0; i < n; i++)
 		ours |= triplet(captions, triplets + 3 * i);
 	/* One change per picture: what shows when it is on screen. */
-	umms_caption_cue_show(&captions->cue, position, markup(captions), NULL);
+	struct umms_cue_place place;
+	char *shown = markup(captions, &place);
+	umms_caption_cue_show(&captions->cue, position, shown, &place);
 	return ours;
 }
 

@@ -11,23 +11,37 @@
  *
  * One caption service is decoded (service 1: the primary captions): its
  * eight windows (CEA-708-E 8.4), each with its row and column counts
- * (at most 15 x 42), visibility, priority, pen location and pen style
- * (italics and underline of SetPenAttributes), filled by the G0 (ASCII,
+ * (at most 15 x 42), anchor, visibility, priority, pen location, pen
+ * style (italics and underline of SetPenAttributes) and pen foreground
+ * colour (SetPenColor), filled by the G0 (ASCII,
  * 0x7F a music note), G1 (Latin-1), G2 and G3 characters, and moved
  * about by the C0 codes (BS, FF, CR: the window scrolls up at its last
  * row, HCR; ETX) and the C1 commands (CW0-7, CLW, DSW, HDW, TGW, DLW,
- * RST, SPA, SPL, DF0-7). Not kept: window anchors and positions, justify
- * and print direction (SetWindowAttributes), colours, opacity, borders,
- * fonts and pen sizes (SPC, the styles' colours), the delay commands
+ * RST, SPA, SPC, SPL, DF0-7). Not kept: justify and print direction
+ * (SetWindowAttributes), window and background colours, opacity (text
+ * set transparent is drawn), borders, fonts and pen sizes, the delay commands
  * (DLY, DLC: run at once), the other services, P16 and the C2/C3 codes
  * (skipped by their lengths), the undefined G2/G3 characters and the CC
  * logo of G3 (none drawn).
  *
  * Each change of what the visible windows show becomes a text cue from
  * that picture's time on, as captions.h: the windows in priority order
- * (0 first), their rows with text a line each, as Pango markup, ended by
- * the next change; a seek back adds no cue twice. The cue has no place
- * (struct umms_cue_place): it is drawn bottom-centre, as subtitles are.
+ * (0 first), their rows with text a line each, as Pango markup (a pen
+ * colour other than white as <span foreground="#RRGGBB">, each 2-bit
+ * component scaled to 00, 55, AA, FF), ended by the next change; a seek
+ * back adds no cue twice.
+ *
+ * The cue is placed (struct umms_cue_place) on a grid of 15 rows x 42
+ * columns over the caption safe area, a cell 5 anchor units each way: a
+ * window's anchor (vertical 0..74, horizontal 0..209; or, with the
+ * relative bit, percent of the safe area) and anchor point (0..8,
+ * top-left to bottom-right) with its row and column counts give the cell
+ * of its top-left corner (rounded to the nearest, kept on the grid), each
+ * line is at its row in the window and the column of its first character.
+ * A window moved (redefined elsewhere) is a new cue. The horizontal
+ * anchor is taken as 16:9's (0..209): a 4:3 picture's captions (0..159)
+ * are drawn left of where their broadcaster put them (the decoder is not
+ * told the picture's aspect); relative anchors are right on both.
  * Every byte is the stream's: sizes are checked. Not thread-safe: one
  * thread at a time.
  */
@@ -47,6 +61,10 @@
 /* A window is at most this large; larger counts are cut. */
 #define UMMS_CAPTIONS708_ROWS 15
 #define UMMS_CAPTIONS708_COLUMNS 42
+
+/* The grid the cues are placed on (struct umms_cue_place): 16:9's anchor cells. */
+#define UMMS_CAPTIONS708_PLACE_ROWS 15
+#define UMMS_CAPTIONS708_PLACE_COLUMNS 42
 
 struct umms_captions708;
 

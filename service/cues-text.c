@@ -85,8 +85,8 @@ add_placed(struct drawing *d, const struct umms_cue *cue)
 	int safe_x = d->width / 10, safe_y = d->height / 10;
 	int safe_width = d->width - 2 * safe_x, safe_height = d->height - 2 * safe_y;
 	guint first = d->pieces->len;
-	int below = G_MININT;   /* the bottom of the line above */
-	int row = 0, column = 0;
+	int below = G_MININT;   /* the bottom of the line before */
+	int row = 0, column = 0, last_row = -1;
 	char **lines = g_strsplit(cue->markup, "\n", -1);
 	for (guint i = 0; lines[i]; i++) {
 		if (i < place->lines) {
@@ -97,7 +97,11 @@ add_placed(struct drawing *d, const struct umms_cue *cue)
 			continue;
 		struct piece *piece = add_piece(d, lines[i], true,
 			place->centred ? PANGO_ALIGN_CENTER : PANGO_ALIGN_LEFT);
-		int top = MAX(safe_y + row * safe_height / place->rows, below);
+		/* Under the line before where that is above (not another window's, higher up). */
+		int top = safe_y + row * safe_height / place->rows;
+		if (row >= last_row)
+			top = MAX(top, below);
+		last_row = row;
 		piece->y = top - piece->logical.y;
 		below = top + piece->logical.height;
 		if (place->centred) {

@@ -23,8 +23,8 @@
  * over the caption safe area (the middle 80 % of the picture's width and
  * height, as CEA-608/708 define it): a broadcast caption where its
  * broadcaster put it (at the top, to leave burnt-in text visible). A line
- * starts at its cell's top, or under the line above where the font is
- * taller than a row; a placed cue that would reach into the bottom margin
+ * starts at its cell's top, or under the line before it (when that one's
+ * row is not below its own) where the font is taller than a row; a placed cue that would reach into the bottom margin
  * is moved up, but never above the picture's top, and one too wide for
  * its column is moved left.
  * SSA/ASS: libass draws the script at the picture's size, its styles

@@ -322,7 +322,7 @@ make_cc608_mkv(const struct job *job, GError **error)
 
 /*
  * The DTVCC packet bytes (header first) frame @n starts or continues, of
- * service 1 (CEA-708-E): a packet in a frame, but the caption's, which
+ * service 1 (CEA-708-E): a packet in a frame, but the captions', which
  * spans frames 40 and 41. *@start: the first two begin a packet.
  */
 static size_t
@@ -331,12 +331,16 @@ cc708_bytes(unsigned n, const guint8 **bytes, bool *start)
 	/* Packet header (sequence, size in pairs), block header (service 1, size), commands. */
 	static const guint8 reset[] = { 0x02, 0x22, 0x8c, 0xff };   /* DLW: all */
 	static const guint8 text[] = {
-		0x49, 0x30,
-		0x98, 0x08, 0x00, 0x00, 0x00, 0x1f, 0x09,       /* DF0: hidden, 1 x 32 */
+		0x50, 0x3e,
+		/* DF0: hidden, 1 x 32 anchored bottom-centre (point 7) at 74, 104. */
+		0x98, 0x08, 0x4a, 0x68, 0x70, 0x1f, 0x09,
 		'D', 'T', 'V', 'C', 'C', ' ', 'O', 'N', 'E',
+		/* DF1: hidden, priority 1, 1 x 10 anchored top-centre (point 1) at 0, 104; red. */
+		0x99, 0x01, 0x00, 0x68, 0x10, 0x09, 0x09,
+		0x91, 0x30, 0x00, 0x00, 'T', 'O', 'P',
 	};
-	static const guint8 show[] = { 0x82, 0x22, 0x89, 0x01 };    /* DSW 0 */
-	static const guint8 erase[] = { 0xc2, 0x22, 0x8c, 0x01 };   /* DLW 0 */
+	static const guint8 show[] = { 0x82, 0x22, 0x89, 0x03 };    /* DSW 0 1 */
+	static const guint8 erase[] = { 0xc2, 0x22, 0x8c, 0x03 };   /* DLW 0 1 */
 	*start = true;
 	switch (n) {
 	case 0:
@@ -344,11 +348,11 @@ cc708_bytes(unsigned n, const guint8 **bytes, bool *start)
 		return sizeof(reset);
 	case 40:
 		*bytes = text;
-		return 10;
+		return 16;
 	case 41:
-		*bytes = text + 10;
+		*bytes = text + 16;
 		*start = false;
-		return sizeof(text) - 10;
+		return sizeof(text) - 16;
 	case 55:
 		*bytes = show;
 		return sizeof(show);
@@ -398,7 +402,8 @@ cc708_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 /*
  * cc708.mkv: cc608.mkv's picture and CEA-608 captions, with CEA-708
  * (DTVCC) service 1 beside them in the same cc_data (x264enc's A/53 SEI):
- * window 0 defined hidden with "DTVCC ONE" (frames 40-41), shown from
+ * window 0 defined hidden with "DTVCC ONE" at the bottom-centre, window
+ * 1 with "TOP" in red at the top-centre (frames 40-41), both shown from
  * 2.2 s (DSW) to 3.2 s (DLW); the first picture's packet deletes every
  * window, so the service is known from the start.
  */

@@ -3,7 +3,7 @@
  * player: packets of service blocks built by hand as a stream carries
  * them in its pictures' cc_data, and the cues a viewer would see: windows
  * defined, shown, hidden, toggled, cleared and deleted, text, rows and
- * scrolling, styles (no place, no colour), priorities, characters,
+ * scrolling, styles, places (window anchors), pen colours, priorities, characters,
  * packets over several pictures, the CDP framing, a seek back; and
  * hostile bytes.
  */
@@ -259,28 +259,159 @@ test_styles(void)
 	feed_finish(&f);
 }
 
+/* DFn visible, priority 0, @rows x @columns anchored at @v, @h (@relative: percent), @point. */
+#define DFA(n, rows, columns, relative, v, h, point) \
+	(uint8_t)(0x98 + (n)), 0x28, (uint8_t)(((relative) ? 0x80 : 0) | (v)), (uint8_t)(h), \
+	(uint8_t)((point) << 4 | ((rows) - 1)), (uint8_t)((columns) - 1), 0x09
+
+/* The one cue now: its markup and place. */
+static char *
+cue_now(struct feed *f, struct umms_cue_place *place)
+{
+	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
+	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
+	umms_cues_active(f->cues, (int64_t)(f->frame - 1) * FRAME, active);
+	g_assert_cmpuint(active->len, ==, 1);
+	const struct umms_cue *cue = &g_array_index(active, struct umms_cue, 0);
+	*place = cue->place;
+	char *markup = g_strdup(cue->markup);
+	g_array_unref(active);
+	return markup;
+}
+
+/* The cue now: its lines at (@row, @column), one under the other, on the 15 x 42 grid. */
+static void
+assert_placed(struct feed *f, const char *expected, unsigned lines, unsigned row,
+	unsigned column)
+{
+	struct umms_cue_place place;
+	g_autofree char *markup = cue_now(f, &place);
+	g_assert_cmpstr(markup, ==, expected);
+	g_assert_cmpuint(place.rows, ==, 15);
+	g_assert_cmpuint(place.columns, ==, 42);
+	g_assert_false(place.centred);
+	g_assert_cmpuint(place.lines, ==, lines);
+	for (unsigned i = 0; i < lines; i++) {
+		g_assert_cmpuint(place.row[i], ==, row + i);
+		g_assert_cmpuint(place.column[i], ==, column);
+	}
+}
+
 /*
- * Window anchors and pen colours are not kept: a window anchored at the
- * bottom right in red text gives a cue without a place (drawn
- * bottom-centre, as subtitles are) and without a colour.
+ * A window's anchor and anchor point give its top-left cell (5 anchor
+ * units a cell, 75 x 210 over the safe area), its lines their rows under it.
  */
 static void
-test_unplaced(void)
+test_anchors(void)
+{
+	static const struct {
+		bool relative;
+		unsigned v, h, point, rows, columns;
+		unsigned row, column;
+	} cases[] = {
+		{ false, 0, 0, 0, 2, 10, 0, 0 },         /* top-left at the corner */
+		{ false, 74, 104, 7, 2, 20, 13, 11 },    /* bottom-centre: rows 13-14, 11..30 */
+		{ false, 74, 209, 8, 1, 32, 14, 10 },    /* bottom-right: 10..41 */
+		{ false, 37, 104, 4, 3, 10, 6, 16 },     /* centre: rows 6-8, 16..25 */
+		{ false, 0, 209, 2, 2, 8, 0, 34 },       /* top-right */
+		{ false, 37, 0, 3, 1, 8, 7, 0 },         /* middle-left */
+		{ false, 20, 50, 0, 2, 8, 4, 10 },       /* units to the nearest cell */
+		{ false, 22, 52, 0, 2, 8, 4, 10 },
+		{ false, 23, 53, 0, 2, 8, 5, 11 },
+		{ true, 50, 50, 4, 1, 10, 7, 16 },       /* relative: the middle */
+		{ true, 99, 50, 7, 2, 20, 13, 11 },      /* relative: bottom-centre */
+		{ true, 0, 99, 2, 1, 10, 0, 31 },        /* relative: top-right (99 %) */
+		{ false, 127, 255, 0, 3, 32, 12, 10 },   /* past the safe area: kept on the grid */
+		{ false, 0, 0, 8, 2, 10, 0, 0 },         /* above and left of it too */
+		{ false, 0, 0, 15, 1, 10, 0, 0 },        /* an undefined point: top-left */
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct feed f;
+		feed_init(&f);
+		g_test_message("case %zu", i);
+		uint8_t df[] = { DFA(0, cases[i].rows, cases[i].columns, cases[i].relative,
+			cases[i].v, cases[i].h, cases[i].point) };
+		block(&f, df, sizeof(df));
+		/* Text on every row, the first character at column 0. */
+		for (unsigned r = 0; r < cases[i].rows; r++)
+			BLOCK(&f, SPL, (uint8_t)r, 0x00, 'A', 'B');
+		g_autoptr(GString) expected = g_string_new("AB");
+		for (unsigned r = 1; r < cases[i].rows; r++)
+			g_string_append(expected, "\nAB");
+		assert_placed(&f, expected->str, cases[i].rows, cases[i].row, cases[i].column);
+		feed_finish(&f);
+	}
+}
+
+/* A line's column is its first character's; windows each at their place; blank rows none. */
+static void
+test_lines(void)
 {
 	struct feed f;
 	feed_init(&f);
-	/* DF0: visible, anchor vertical 74, horizontal 209, point 8 (bottom right), 1 x 32. */
-	BLOCK(&f, 0x98, 0x28, 0x4a, 0xd1, 0x80, 0x1f, 0x09,
-		0x91, 0x30, 0x00, 0x00, 'R', 'E', 'D');  /* SPC: red on black */
-	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
-	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
-	umms_cues_active(f.cues, (int64_t)(f.frame - 1) * FRAME, active);
-	g_assert_cmpuint(active->len, ==, 1);
-	const struct umms_cue *cue = &g_array_index(active, struct umms_cue, 0);
-	g_assert_cmpstr(cue->markup, ==, "RED");
-	g_assert_cmpuint(cue->place.rows, ==, 0);
-	g_assert_cmpuint(cue->place.lines, ==, 0);
-	g_array_unref(active);
+	BLOCK(&f, DFA(1, 3, 20, false, 74, 104, 7), SPL, 0x02, 0x04, 'L', 'O', 'W');
+	assert_placed(&f, "LOW", 1, 14, 15);
+	/* Window 0 at the top (priority 0 too, a lower id): its line first. */
+	BLOCK(&f, 0x98, 0x20, 0x00, 0x00, 0x00, 0x09, 0x09, ' ', 'T', 'O', 'P');
+	struct umms_cue_place place;
+	g_autofree char *markup = cue_now(&f, &place);
+	g_assert_cmpstr(markup, ==, "TOP\nLOW");
+	g_assert_cmpuint(place.lines, ==, 2);
+	g_assert_cmpuint(place.row[0], ==, 0);
+	g_assert_cmpuint(place.column[0], ==, 1);
+	g_assert_cmpuint(place.row[1], ==, 14);
+	g_assert_cmpuint(place.column[1], ==, 15);
+	feed_finish(&f);
+}
+
+/* A window redefined elsewhere: the same text at another place is another cue. */
+static void
+test_moved(void)
+{
+	struct feed f;
+	feed_init(&f);
+	BLOCK(&f, DFA(0, 1, 10, false, 0, 0, 0), 'H', 'I');
+	unsigned first = f.frame - 1;
+	assert_placed(&f, "HI", 1, 0, 0);
+	padding(&f, 2);
+	BLOCK(&f, DFA(0, 1, 10, false, 74, 104, 7));
+	unsigned moved = f.frame - 1;
+	assert_placed(&f, "HI", 1, 14, 16);
+	g_assert_cmpuint(umms_cues_count(f.cues), ==, 2);
+	assert_at(&f, first, "HI");
+	assert_at(&f, moved - 1, "HI");
+	assert_at(&f, moved, "HI");
+	/* Defined again at the same place: the same cue. */
+	BLOCK(&f, DFA(0, 1, 10, false, 74, 104, 7));
+	g_assert_cmpuint(umms_cues_count(f.cues), ==, 2);
+	feed_finish(&f);
+}
+
+/* SetPenColor's foreground (2 bits each of R, G, B) as #RRGGBB; white unstyled. */
+static void
+test_colours(void)
+{
+	struct feed f;
+	feed_init(&f);
+	/* SPC: red on black; white; orange (2 1 0); blue, opacity bits ignored. */
+	BLOCK(&f, DF(0, true, 0, 1, 32), 0x91, 0x30, 0x00, 0x00, 'R', 'E', 'D',
+		0x91, 0x3f, 0x00, 0x00, 'W', 0x91, 0x24, 0x00, 0x00, 'O',
+		0x91, 0xc3, 0x00, 0x00, 'B');
+	g_autofree char *markup = at(&f, f.frame - 1, true);
+	g_assert_cmpstr(markup, ==, "<span foreground=\"#FF0000\">RED</span>W"
+		"<span foreground=\"#AA5500\">O</span><span foreground=\"#0000FF\">B</span>");
+	assert_now(&f, "REDWOB");
+	/* With italics: the colour outside; a space between runs of one colour joins them. */
+	BLOCK(&f, FF, 0x91, 0x19, 0x00, 0x00, SPA, 0x05, 0x80, 'G', ' ', 'G');
+	g_autofree char *italic = at(&f, f.frame - 1, true);
+	g_assert_cmpstr(italic, ==, "<span foreground=\"#55AA55\"><i>G G</i></span>");
+	/* A pen style in a redefinition resets the colour; 0 keeps it. */
+	BLOCK(&f, FF, SPA, 0x05, 0x00, 0x91, 0x30, 0x00, 0x00, 'A', DF(0, true, 0, 1, 32), 'B');
+	g_autofree char *reset = at(&f, f.frame - 1, true);
+	g_assert_cmpstr(reset, ==, "<span foreground=\"#FF0000\">A</span>B");
+	BLOCK(&f, FF, 0x91, 0x30, 0x00, 0x00, 'A', 0x98, 0x28, 0, 0, 0x00, 0x1f, 0x00, 'B');
+	g_autofree char *kept = at(&f, f.frame - 1, true);
+	g_assert_cmpstr(kept, ==, "<span foreground=\"#FF0000\">AB</span>");
 	feed_finish(&f);
 }
 
@@ -470,7 +601,10 @@ main(int argc, char *argv[])
 	g_test_add_func("/captions708/windows", test_windows);
 	g_test_add_func("/captions708/rows", test_rows);
 	g_test_add_func("/captions708/styles", test_styles);
-	g_test_add_func("/captions708/unplaced", test_unplaced);
+	g_test_add_func("/captions708/anchors", test_anchors);
+	g_test_add_func("/captions708/lines", test_lines);
+	g_test_add_func("/captions708/moved", test_moved);
+	g_test_add_func("/captions708/colours", test_colours);
 	g_test_add_func("/captions708/priority", test_priority);
 	g_test_add_func("/captions708/characters", test_characters);
 	g_test_add_func("/captions708/split", test_split);

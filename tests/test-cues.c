@@ -298,6 +298,32 @@ test_text_placed(void)
 	umms_cues_unref(cues);
 }
 
+/*
+ * Lines out of row order (CEA-708 windows by priority: the bottom one's
+ * line, then the top one's): each at its own row, the second not pushed
+ * under the first.
+ */
+static void
+test_text_placed_order(void)
+{
+	struct umms_cues *cues = umms_cues_create_text();
+	struct umms_cue_place place = { .rows = 15, .columns = 42, .lines = 2 };
+	place.row[0] = 14;
+	place.column[0] = 0;
+	place.row[1] = 0;
+	place.column[1] = 0;
+	umms_cues_add_placed(cues, 0, 1000000, "Bottom\n<span foreground=\"#FF0000\">Top</span>",
+		&place);
+	struct umms_subpicture *s = umms_cues_render(cues, 10, W, H);
+	g_assert_nonnull(s);
+	/* Red in the top quarter, white in the bottom quarter, nothing between. */
+	g_assert_cmpint(count_colour(s, 0, 0, W, H / 4, 255, 0, 0), >, 50);
+	g_assert_cmpint(count_colour(s, 0, H * 3 / 4, W, H, 255, 255, 255), >, 50);
+	g_assert_cmpint(count_visible(s, 0, H / 4, W, H * 3 / 4), ==, 0);
+	umms_subpicture_unref(s);
+	umms_cues_unref(cues);
+}
+
 static const char ass_script[] =
 	"[Script Info]\n"
 	"ScriptType: v4.00+\n"
@@ -489,6 +515,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/cues/text-not-markup", test_text_not_markup);
 	g_test_add_func("/cues/text-margin", test_text_margin);
 	g_test_add_func("/cues/text-placed", test_text_placed);
+	g_test_add_func("/cues/text-placed-order", test_text_placed_order);
 	g_test_add_func("/cues/ass", test_ass);
 	g_test_add_func("/cues/frames", test_frames);
 	return g_test_run();

@@ -612,7 +612,7 @@ assert_track(GVariant *tracks, gsize i, const char *codec, const char *kind)
 
 /*
  * CEA-708 beside CEA-608 in the video (cc708.mkv: 608 CC1 as cc608.mkv,
- * DTVCC service 1 "DTVCC ONE" 2.2 to 3.2 s): two tracks of kind "cc",
+ * DTVCC service 1 "DTVCC ONE" and a red "TOP" 2.2 to 3.2 s): two tracks of kind "cc",
  * 608 first; the 708 one chosen tells its caption alone, at its time,
  * its end known after a seek back into it.
  */
@@ -630,8 +630,9 @@ test_captions708(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, p, "Play", NULL);
 	/* The 608 caption at 1.0 s is not this track's. */
 	const struct cue *first = cues_next(cues, UMMS_TEST_TIMEOUT_MS);
-	assert_cue(first, US(2.2), -1, "DTVCC ONE");
+	assert_cue(first, US(2.2), -1, "DTVCC ONE\nTOP");
 	g_assert_cmpstr(first->format, ==, "pango");
+	g_assert_cmpstr(first->markup, ==, "DTVCC ONE\n<span foreground=\"#FF0000\">TOP</span>");
 	assert_due(first);
 	umms_test_wait_position(t->bus, p, US(3.5), false, UMMS_TEST_TIMEOUT_MS);
 	umms_test_player_do(t->bus, p, "Pause", NULL);
@@ -640,7 +641,7 @@ test_captions708(struct umms_test *t, gconstpointer data)
 
 	/* Sought back into it: told again, with its end. */
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(2.5)));
-	assert_cue(cues_next(cues, UMMS_TEST_TIMEOUT_MS), US(2.2), US(3.2), "DTVCC ONE");
+	assert_cue(cues_next(cues, UMMS_TEST_TIMEOUT_MS), US(2.2), US(3.2), "DTVCC ONE\nTOP");
 	/* Into the 608 caption: nothing on this track. */
 	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(1.5)));
 	g_assert_false(cues_any(cues, 500));

@@ -6,8 +6,8 @@
  * last two). GStreamer 1.22 has no caption renderer, so each picture's
  * bytes go to both our decoders (service/captions.h, captions708.h) into
  * cues of their own, drawn and told like the external file's (gst-cues.c):
- * as text, bottom-centre (708's window positions and colours are not
- * drawn).
+ * as text, placed where the stream puts them (608's rows, 708's windows'
+ * anchors) over the caption safe area, in their colours.
  *
  * The bytes are read at the shown video's decoder input (a parser attaches
  * them: h264parse, mpegvideoparse), where no picture is skipped, and wait

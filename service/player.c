@@ -18,6 +18,7 @@ struct pending_request {
 	enum umms_player_state state; /* REQUEST_STATE */
 	umms_player_done_fn done;      /* may be NULL */
 	void *data;
+	bool answered;                 /* replied before it settled (reply_timeout_cb) */
 };
 
 static const struct umms_media_info *empty_info(void);
@@ -123,6 +124,43 @@ static void
 stop_open_timer(struct umms_player *player)
 {
 	umms_source_clear(&player->open_timer);
+	umms_source_clear(&player->reply_timer);
+}
+
+static gboolean
+reply_timeout_cb(gpointer data)
+{
+	struct umms_player *player = data;
+	umms_source_forget(&player->reply_timer);
+	/*
+	 * A network source can hold a state change or a seek as long as it
+	 * sends nothing (a live stream nobody feeds): the request is accepted,
+	 * its caller is answered now, and the outcome follows as State and, on
+	 * failure, the Error signal (engine_settled).
+	 */
+	for (GList *l = player->pending.head; l; l = l->next) {
+		struct pending_request *request = l->data;
+		if (request->kind == REQUEST_OPEN || !request->done)
+			continue;
+		umms_info("player %u: %s still busy, replying", player->id, player->uri);
+		request->done(NULL, request->data);
+		request->done = NULL;
+		request->answered = true;
+	}
+	return G_SOURCE_REMOVE;
+}
+
+/* A request with a caller waiting: on a network source, answered by reply-timeout. */
+static void
+push_answered_request(struct umms_player *player, enum request_kind kind,
+	enum umms_player_state state, umms_player_done_fn done, void *data)
+{
+	umms_player_push_request(player, kind, state, done, data);
+	if (!done || !player->config->engine.reply_timeout || player->reply_timer ||
+			g_str_has_prefix(player->uri, "file:"))
+		return;
+	player->reply_timer = umms_source_timeout(player->config->engine.reply_timeout,
+		reply_timeout_cb, player);
 }
 
 static void
@@ -133,12 +171,13 @@ engine_settled(struct wl_listener *listener, void *data)
 	stop_open_timer(player);
 
 	GQueue done = G_QUEUE_INIT;
-	bool seeked = false;
+	bool seeked = false, answered = false;
 	struct pending_request *request;
 	while ((request = g_queue_pop_head(&player->pending))) {
 		if (!error && request->kind == REQUEST_STATE)
 			player->state = request->state;
 		seeked |= request->kind == REQUEST_SEEK;
+		answered |= request->answered;
 		g_queue_push_tail(&done, request);
 	}
 	if (error && player->engine->state == UMMS_ENGINE_IDLE)
@@ -147,6 +186,9 @@ engine_settled(struct wl_listener *listener, void *data)
 
 	while ((request = g_queue_pop_head(&done)))
 		complete(request, error);
+	/* A caller answered early learns of the failure as everyone does. */
+	if (error && answered)
+		wl_signal_emit_mutable(&player->events.error, (void *)error);
 	if (seeked && !error) {
 		int64_t position = umms_player_get_position(player);
 		wl_signal_emit_mutable(&player->events.seeked, &position);
@@ -455,7 +497,7 @@ request_state(struct umms_player *player, enum umms_player_state state,
 		player->rate = 1.0;
 		player->engine->impl->set_rate(player->engine, 1.0, NULL);
 	}
-	umms_player_push_request(player, REQUEST_STATE, state, done, data);
+	push_answered_request(player, REQUEST_STATE, state, done, data);
 	return true;
 }
 
@@ -507,7 +549,7 @@ request_position(struct umms_player *player, int64_t position,
 {
 	if (!player->engine->impl->seek(player->engine, position, error))
 		return false;
-	umms_player_push_request(player, REQUEST_SEEK, player->state, done, data);
+	push_answered_request(player, REQUEST_SEEK, player->state, done, data);
 	return true;
 }
 
@@ -573,7 +615,7 @@ umms_player_step(struct umms_player *player, int frames,
 			!player->engine->impl->step(player->engine, frames, error))
 		return false;
 	umms_player_push_request(player, REQUEST_STATE, UMMS_PLAYER_PAUSED, NULL, NULL);
-	umms_player_push_request(player, REQUEST_SEEK, UMMS_PLAYER_PAUSED, done, data);
+	push_answered_request(player, REQUEST_SEEK, UMMS_PLAYER_PAUSED, done, data);
 	return true;
 }
 

@@ -246,6 +246,29 @@ test_live_silent(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(t->bus, p, "Stop", NULL);
 }
 
+static void
+test_live_nothing_arrives(struct umms_test *t, gconstpointer data)
+{
+	/* Answered early, the failure that follows is the Error signal, in plain words. */
+	umms_test_restart(t, (const char *const[]){ "engine.answer-timeout=3000", NULL });
+	int port = umms_test_free_udp_port();
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", port);
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	GVariant *error = umms_test_signals_wait(signals, "Error", 15000);
+	const char *name, *message;
+	g_variant_get(error, "(&s&s)", &name, &message);
+	g_test_message("%s: %s", name, message);
+	g_assert_cmpstr(name, ==, "org.umms.Error.Failed");
+	assert_says(message, "nothing arrived within 3 s");
+	assert_says(message, uri);
+	g_variant_unref(error);
+	umms_test_signals_free(signals);
+	umms_test_wait_property(t->bus, p, "State", g_variant_new_string("stopped"), 5000);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -255,5 +278,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/network/http-errors", test_http_errors);
 	UMMS_TEST_ADD("/network/live-udp", test_live_udp);
 	UMMS_TEST_ADD("/network/live-silent", test_live_silent);
+	UMMS_TEST_ADD("/network/live-nothing-arrives", test_live_nothing_arrives);
 	return g_test_run();
 }

@@ -160,6 +160,8 @@ test_live_udp(struct umms_test *t, gconstpointer data)
 	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", port);
 	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(t->bus, p, "Play", NULL);
+	/* A live source's Play may be answered before it plays (reply-timeout). */
+	umms_test_wait_property(t->bus, p, "State", g_variant_new_string("playing"), 10000);
 	umms_test_wait_property(t->bus, p, "HasVideo", g_variant_new_boolean(TRUE), 5000);
 	g_assert_true(umms_test_get_bool(t->bus, p, "IsLive"));
 	g_assert_false(umms_test_get_bool(t->bus, p, "Seekable"));

@@ -31,3 +31,10 @@ umms_libseat_backend(void)
 	const char *name = getenv("LIBSEAT_BACKEND");
 	return name && *name ? name : NULL;
 }
+
+const char *
+umms_runtime_dir(void)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	return dir && *dir ? dir : NULL;
+}

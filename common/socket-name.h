@@ -6,7 +6,8 @@
  * it for the default of [video] socket; libumms-client and
  * libumms-client-gl when the application names none. And the two variables
  * of libseat's that ummsd's session looks at before libseat does, to know
- * what libseat would do. docs/env_vars.md.
+ * what libseat would do, and whether XDG_RUNTIME_DIR is there for the
+ * video socket at all. docs/env_vars.md.
  */
 #ifndef UMMS_COMMON_SOCKET_NAME_H
 #define UMMS_COMMON_SOCKET_NAME_H
@@ -23,5 +24,11 @@ const char *umms_compositor_socket_name(void);
 const char *umms_seatd_socket_name(void);
 /* The backend libseat is told to use ($LIBSEAT_BACKEND), or NULL: libseat picks. */
 const char *umms_libseat_backend(void);
+
+/*
+ * $XDG_RUNTIME_DIR, where libwayland puts a socket given by name; NULL
+ * when unset or empty (libwayland then serves none).
+ */
+const char *umms_runtime_dir(void);
 
 #endif

@@ -52,6 +52,7 @@ struct umms_config {
 		char **disable_decoders;  /* element names never used, NULL-terminated */
 		unsigned open_timeout;    /* ms SetUri waits for the media to open */
 		unsigned answer_timeout;  /* ms any request waits for GStreamer */
+		unsigned reply_timeout;   /* ms a network source's request waits to reply */
 		bool pitch_correction;    /* keep the pitch at rates != 1 */
 		unsigned trickmode_rate;  /* |rate| above which only key frames play */
 		unsigned subtitle_size;   /* ‰ of the picture's height, subtitle text */

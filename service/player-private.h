@@ -21,6 +21,15 @@ enum request_kind {
 /* Waits for the engine to settle, then calls @done (may be NULL) with the outcome. */
 void umms_player_push_request(struct umms_player *player, enum request_kind kind,
 	enum umms_player_state state, umms_player_done_fn done, void *data);
+/*
+ * The same for a request a caller waits on: on a network source the caller
+ * is answered after [engine] reply-timeout if it has not settled by then.
+ */
+void umms_player_push_answered(struct umms_player *player, enum request_kind kind,
+	enum umms_player_state state, umms_player_done_fn done, void *data);
+/* Seeks to @position µs (player-seek.c); the caller has checked it. */
+bool umms_player_request_position(struct umms_player *player, int64_t position,
+	umms_player_done_fn done, void *data, GError **error);
 /* True if the player has media; else InvalidState ("call SetUri first"). */
 bool umms_player_need_media(struct umms_player *player, GError **error);
 /* SetUri: the subtitles chosen for the old media go (player-tracks.c). */

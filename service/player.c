@@ -18,6 +18,7 @@ struct pending_request {
 	enum umms_player_state state; /* REQUEST_STATE */
 	umms_player_done_fn done;      /* may be NULL */
 	void *data;
+	bool answered;                 /* replied before it settled (reply_timeout_cb) */
 };
 
 static const struct umms_media_info *empty_info(void);
@@ -123,6 +124,42 @@ static void
 stop_open_timer(struct umms_player *player)
 {
 	umms_source_clear(&player->open_timer);
+	umms_source_clear(&player->reply_timer);
+}
+
+static gboolean
+reply_timeout_cb(gpointer data)
+{
+	struct umms_player *player = data;
+	umms_source_forget(&player->reply_timer);
+	/*
+	 * A network source can hold a state change or a seek as long as it
+	 * sends nothing (a live stream nobody feeds): the request is accepted,
+	 * its caller is answered now, and the outcome follows as State and, on
+	 * failure, the Error signal (engine_settled).
+	 */
+	for (GList *l = player->pending.head; l; l = l->next) {
+		struct pending_request *request = l->data;
+		if (request->kind == REQUEST_OPEN || !request->done)
+			continue;
+		umms_info("player %u: %s still busy, replying", player->id, player->uri);
+		request->done(NULL, request->data);
+		request->done = NULL;
+		request->answered = true;
+	}
+	return G_SOURCE_REMOVE;
+}
+
+void
+umms_player_push_answered(struct umms_player *player, enum request_kind kind,
+	enum umms_player_state state, umms_player_done_fn done, void *data)
+{
+	umms_player_push_request(player, kind, state, done, data);
+	if (!done || !player->config->engine.reply_timeout || player->reply_timer ||
+			g_str_has_prefix(player->uri, "file:"))
+		return;
+	player->reply_timer = umms_source_timeout(player->config->engine.reply_timeout,
+		reply_timeout_cb, player);
 }
 
 static void
@@ -133,12 +170,13 @@ engine_settled(struct wl_listener *listener, void *data)
 	stop_open_timer(player);
 
 	GQueue done = G_QUEUE_INIT;
-	bool seeked = false;
+	bool seeked = false, answered = false;
 	struct pending_request *request;
 	while ((request = g_queue_pop_head(&player->pending))) {
 		if (!error && request->kind == REQUEST_STATE)
 			player->state = request->state;
 		seeked |= request->kind == REQUEST_SEEK;
+		answered |= request->answered;
 		g_queue_push_tail(&done, request);
 	}
 	if (error && player->engine->state == UMMS_ENGINE_IDLE)
@@ -147,6 +185,9 @@ engine_settled(struct wl_listener *listener, void *data)
 
 	while ((request = g_queue_pop_head(&done)))
 		complete(request, error);
+	/* A caller answered early learns of the failure as everyone does. */
+	if (error && answered)
+		wl_signal_emit_mutable(&player->events.error, (void *)error);
 	if (seeked && !error) {
 		int64_t position = umms_player_get_position(player);
 		wl_signal_emit_mutable(&player->events.seeked, &position);
@@ -455,7 +496,7 @@ request_state(struct umms_player *player, enum umms_player_state state,
 		player->rate = 1.0;
 		player->engine->impl->set_rate(player->engine, 1.0, NULL);
 	}
-	umms_player_push_request(player, REQUEST_STATE, state, done, data);
+	umms_player_push_answered(player, REQUEST_STATE, state, done, data);
 	return true;
 }
 
@@ -485,96 +526,6 @@ umms_player_stop(struct umms_player *player, umms_player_done_fn done, void *dat
 		return true;
 	}
 	return request_state(player, UMMS_PLAYER_STOPPED, done, data, error);
-}
-
-static bool
-need_seekable(struct umms_player *player, GError **error)
-{
-	if (!umms_player_need_media(player, error))
-		return false;
-	if (!umms_player_seekable(player)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
-			player->engine->info.live ? "a live stream cannot seek" :
-			"this media cannot seek");
-		return false;
-	}
-	return true;
-}
-
-static bool
-request_position(struct umms_player *player, int64_t position,
-	umms_player_done_fn done, void *data, GError **error)
-{
-	if (!player->engine->impl->seek(player->engine, position, error))
-		return false;
-	umms_player_push_request(player, REQUEST_SEEK, player->state, done, data);
-	return true;
-}
-
-bool
-umms_player_seek(struct umms_player *player, int64_t offset,
-	umms_player_done_fn done, void *data, GError **error)
-{
-	umms_player_touch(player);
-	if (!need_seekable(player, error))
-		return false;
-	int64_t now = umms_player_get_position(player);
-	int64_t position = now + offset;
-	/* Time-shifted, the window is the bound (checked below), not the media's ends. */
-	if (!player->timeshift) {
-		int64_t duration = player->engine->info.duration;
-		position = offset < 0 && -offset > now ? 0 : position;
-		if (duration >= 0 && position > duration)
-			position = duration;
-	}
-	if (!umms_timeshift_check_position(player, &position, error))
-		return false;
-	return request_position(player, position, done, data, error);
-}
-
-bool
-umms_player_set_position(struct umms_player *player, int64_t position,
-	umms_player_done_fn done, void *data, GError **error)
-{
-	umms_player_touch(player);
-	if (!need_seekable(player, error))
-		return false;
-	int64_t duration = player->engine->info.duration;
-	if (!player->timeshift && (position < 0 || (duration >= 0 && position > duration))) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"position %.3f s is outside the media (0 to %.3f s)",
-			position / 1e6, duration / 1e6);
-		return false;
-	}
-	if (!umms_timeshift_check_position(player, &position, error))
-		return false;
-	return request_position(player, position, done, data, error);
-}
-
-bool
-umms_player_step(struct umms_player *player, int frames,
-	umms_player_done_fn done, void *data, GError **error)
-{
-	umms_player_touch(player);
-	if (!umms_player_need_media(player, error))
-		return false;
-	if (frames == 0) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"StepFrame needs a number of frames other than 0");
-		return false;
-	}
-	if (!umms_player_has_video(player)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
-			"this media has no video to step through");
-		return false;
-	}
-	/* Stepping shows single frames: the player ends up paused. */
-	if (!player->engine->impl->set_state(player->engine, UMMS_ENGINE_PAUSED, error) ||
-			!player->engine->impl->step(player->engine, frames, error))
-		return false;
-	umms_player_push_request(player, REQUEST_STATE, UMMS_PLAYER_PAUSED, NULL, NULL);
-	umms_player_push_request(player, REQUEST_SEEK, UMMS_PLAYER_PAUSED, done, data);
-	return true;
 }
 
 bool
@@ -654,7 +605,8 @@ umms_player_set_video_output(struct umms_player *player, bool wanted,
 	 */
 	if (changed && player->engine && player->uri && player->state != UMMS_PLAYER_PLAYING &&
 			player->engine->info.seekable && !player->pending.length)
-		request_position(player, umms_player_get_position(player), NULL, NULL, NULL);
+		umms_player_request_position(player, umms_player_get_position(player), NULL, NULL,
+			NULL);
 	return true;
 }
 
@@ -683,7 +635,8 @@ umms_player_redraw(struct umms_player *player)
 	if (player->video_wanted && player->engine && player->uri &&
 			player->state != UMMS_PLAYER_PLAYING && player->engine->info.seekable &&
 			!player->pending.length)
-		request_position(player, umms_player_get_position(player), NULL, NULL, NULL);
+		umms_player_request_position(player, umms_player_get_position(player), NULL, NULL,
+			NULL);
 }
 
 void

@@ -102,7 +102,7 @@ struct umms_player {
 	int subtitle_track;
 	bool reopening;             /* umms_player_reopen is opening the media anew */
 	GQueue pending;           /* struct pending_request * */
-	GSource *ttl_timer, *stats_timer, *open_timer;
+	GSource *ttl_timer, *stats_timer, *open_timer, *reply_timer;
 	/*
 	 * What the resource manager says of its hardware decoder, for Decoder:
 	 * "holds decoder:h264", "decoder:h264 taken by …"; NULL: nothing.

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "manager.h"
 #include "server.h"
+#include "socket-name.h"
 #include "display.h"
 #include "video-server.h"
 
@@ -94,9 +95,15 @@ umms_server_create(const struct umms_config *config, GError **error)
 	if (!server->manager || !request_name(server, error))
 		goto fail;
 	/* After the name: a second ummsd is told the name is taken, not the socket. */
-	if (config->video.enabled &&
-			!(server->video = umms_video_server_create(config, server->manager, error)))
+	if (config->video.enabled && config->video.socket[0] != '/' && !umms_runtime_dir()) {
+		/* D-Bus and audio work without it; only the named socket has no home. */
+		umms_warn("no video socket served: XDG_RUNTIME_DIR is not set (set it, or "
+			"[video] socket to an absolute path); players play, with no picture "
+			"for applications");
+	} else if (config->video.enabled &&
+			!(server->video = umms_video_server_create(config, server->manager, error))) {
 		goto fail;
+	}
 	if (config->display.enabled && !(server->display = umms_display_create(config,
 			server->manager, server->connection, server->video, error)))
 		goto fail;

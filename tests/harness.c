@@ -372,6 +372,13 @@ umms_test_service_stop(struct umms_test_service *service)
 GSubprocess *
 umms_test_spawn_ummsd(const char *const *extra_args)
 {
+	return umms_test_spawn_ummsd_env(extra_args, NULL, G_SUBPROCESS_FLAGS_NONE);
+}
+
+GSubprocess *
+umms_test_spawn_ummsd_env(const char *const *extra_args, const char *const *env,
+	GSubprocessFlags flags)
+{
 	GPtrArray *argv = g_ptr_array_new();
 	g_ptr_array_add(argv, (char *)umms_test_program("ummsd"));
 	g_ptr_array_add(argv, (char *)"--address");
@@ -385,7 +392,15 @@ umms_test_spawn_ummsd(const char *const *extra_args)
 		g_ptr_array_add(argv, (char *)*a);
 	g_ptr_array_add(argv, NULL);
 	GError *error = NULL;
-	g_autoptr(GSubprocessLauncher) launcher = launcher_new(G_SUBPROCESS_FLAGS_NONE);
+	g_autoptr(GSubprocessLauncher) launcher = launcher_new(flags);
+	for (const char *const *e = env; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		g_autofree char *name = g_strndup(*e, eq ? (gsize)(eq - *e) : strlen(*e));
+		if (eq)
+			g_subprocess_launcher_setenv(launcher, name, eq + 1, TRUE);
+		else
+			g_subprocess_launcher_unsetenv(launcher, name);
+	}
 	GSubprocess *process = g_subprocess_launcher_spawnv(launcher,
 		(const char *const *)argv->pdata, &error);
 	g_assert_no_error(error);

@@ -81,6 +81,9 @@ void umms_test_service_stop(struct umms_test_service *service);
 
 /* The real ummsd binary as a child process on the test bus. */
 GSubprocess *umms_test_spawn_ummsd(const char *const *extra_args);
+/* The same with @env changed ("NAME=value" sets, "NAME" unsets) and @flags (pipes). */
+GSubprocess *umms_test_spawn_ummsd_env(const char *const *extra_args, const char *const *env,
+	GSubprocessFlags flags);
 /* Waits until org.umms.Service1 has an owner (or @present false: none). */
 void umms_test_wait_name(GDBusConnection *bus, const char *name, bool present);
 /*

@@ -1,7 +1,7 @@
 /*
  * Network sources the tests serve themselves on loopback: HTTP (progressive
  * download, buffering, a server that hangs up half-way) and a live MPEG-TS
- * stream over UDP.
+ * stream over UDP, and one nobody sends.
  */
 #include <string.h>
 #include <unistd.h>
@@ -93,6 +93,64 @@ test_http_hangup(struct umms_test *t, gconstpointer data)
 	umms_test_http_stop(&server);
 }
 
+/* A TCP port on loopback that nobody listens on now. */
+static guint16
+closed_tcp_port(void)
+{
+	g_autoptr(GSocketListener) listener = g_socket_listener_new();
+	GError *error = NULL;
+	guint16 port = g_socket_listener_add_any_inet_port(listener, NULL, &error);
+	g_assert_no_error(error);
+	g_socket_listener_close(listener);
+	return port;
+}
+
+static void
+assert_says(const char *message, const char *words)
+{
+	if (!strstr(message, words))
+		g_error("\"%s\" does not say \"%s\"", message, words);
+}
+
+static void
+test_http_errors(struct umms_test *t, gconstpointer data)
+{
+	/* What went wrong, in words a user can act on, for each way a server fails. */
+	struct umms_test_http server;
+	umms_test_http_start(&server, 0);
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+
+	guint16 closed = closed_tcp_port();
+	g_autofree char *refused_uri = g_strdup_printf("http://127.0.0.1:%u/av.mkv", closed);
+	g_autofree char *refused = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetUri",
+		g_variant_new("(s)", refused_uri), "org.umms.Error.NotFound");
+	g_test_message("refused: %s", refused);
+	assert_says(refused, "connection refused");
+	g_autofree char *where = g_strdup_printf("127.0.0.1:%u", closed);
+	assert_says(refused, where);
+
+	g_autofree char *missing_uri = g_strdup_printf("http://127.0.0.1:%u/nosuch.mkv",
+		server.port);
+	g_autofree char *missing = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetUri",
+		g_variant_new("(s)", missing_uri), "org.umms.Error.NotFound");
+	g_test_message("missing: %s", missing);
+	assert_says(missing, "not found");
+	assert_says(missing, "HTTP 404");
+
+	/* .invalid never resolves (RFC 2606), with or without a network. */
+	g_autofree char *unknown = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetUri",
+		g_variant_new("(s)", "http://umms-test.invalid/av.mkv"),
+		"org.umms.Error.NotFound");
+	g_test_message("unknown host: %s", unknown);
+	assert_says(unknown, "host umms-test.invalid");
+
+	/* After all that, the player plays what is there. */
+	g_autofree char *uri = g_strdup_printf("http://127.0.0.1:%u/av.mkv", server.port);
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+	g_assert_true(umms_test_get_bool(t->bus, p, "HasVideo"));
+	umms_test_http_stop(&server);
+}
+
 static void
 test_live_udp(struct umms_test *t, gconstpointer data)
 {
@@ -102,6 +160,8 @@ test_live_udp(struct umms_test *t, gconstpointer data)
 	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", port);
 	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(t->bus, p, "Play", NULL);
+	/* A live source's Play may be answered before it plays (reply-timeout). */
+	umms_test_wait_property(t->bus, p, "State", g_variant_new_string("playing"), 10000);
 	umms_test_wait_property(t->bus, p, "HasVideo", g_variant_new_boolean(TRUE), 5000);
 	g_assert_true(umms_test_get_bool(t->bus, p, "IsLive"));
 	g_assert_false(umms_test_get_bool(t->bus, p, "Seekable"));
@@ -140,12 +200,86 @@ test_live_udp(struct umms_test *t, gconstpointer data)
 	umms_test_live_udp_stop(sender);
 }
 
+static void
+test_live_silent(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * A live source nobody sends to holds GStreamer's change to playing
+	 * for as long as nothing arrives: Play still answers (once accepted,
+	 * within reply-timeout, 1 s), and State says what became of it.
+	 */
+	int port = umms_test_free_udp_port();
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", port);
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+
+	gint64 start = g_get_monotonic_time();
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	double ms = (g_get_monotonic_time() - start) / 1000.0;
+	g_test_message("Play on a silent live source answered in %.0f ms", ms);
+	/* Loose: before, the answer came after answer-timeout (20 s). */
+	g_assert_cmpfloat(ms, <, 5000);
+	g_autofree char *state = umms_test_get_string(t->bus, p, "State");
+	g_assert_cmpstr(state, !=, "playing");
+
+	/* Once the stream comes, the player plays without being asked again. */
+	GstElement *sender = umms_test_live_udp_start(port, 10, NULL);
+	umms_test_wait_property(t->bus, p, "State", g_variant_new_string("playing"), 10000);
+	umms_test_live_udp_stop(sender);
+
+	/* Silent again: Pause answers too, Stop stops. */
+	start = g_get_monotonic_time();
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_player_do(t->bus, p, "Pause", NULL);
+	ms = (g_get_monotonic_time() - start) / 1000.0;
+	g_test_message("Stop, Play, Pause on it answered in %.0f ms", ms);
+	g_assert_cmpfloat(ms, <, 10000);
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+	g_autofree char *stopped = umms_test_get_string(t->bus, p, "State");
+	g_assert_cmpstr(stopped, ==, "stopped");
+
+	/* The player is not stuck: the next media plays. */
+	g_autofree char *clip = umms_test_clip_uri("av.mkv");
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", clip));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	g_autofree char *playing = umms_test_get_string(t->bus, p, "State");
+	g_assert_cmpstr(playing, ==, "playing");
+	umms_test_player_do(t->bus, p, "Stop", NULL);
+}
+
+static void
+test_live_nothing_arrives(struct umms_test *t, gconstpointer data)
+{
+	/* Answered early, the failure that follows is the Error signal, in plain words. */
+	umms_test_restart(t, (const char *const[]){ "engine.answer-timeout=3000", NULL });
+	int port = umms_test_free_udp_port();
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", port);
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	GVariant *error = umms_test_signals_wait(signals, "Error", 15000);
+	const char *name, *message;
+	g_variant_get(error, "(&s&s)", &name, &message);
+	g_test_message("%s: %s", name, message);
+	g_assert_cmpstr(name, ==, "org.umms.Error.Failed");
+	assert_says(message, "nothing arrived within 3 s");
+	assert_says(message, uri);
+	g_variant_unref(error);
+	umms_test_signals_free(signals);
+	umms_test_wait_property(t->bus, p, "State", g_variant_new_string("stopped"), 5000);
+}
+
 int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/network/http", test_http);
 	UMMS_TEST_ADD("/network/http-hangup", test_http_hangup);
+	UMMS_TEST_ADD("/network/http-errors", test_http_errors);
 	UMMS_TEST_ADD("/network/live-udp", test_live_udp);
+	UMMS_TEST_ADD("/network/live-silent", test_live_silent);
+	UMMS_TEST_ADD("/network/live-nothing-arrives", test_live_nothing_arrives);
 	return g_test_run();
 }

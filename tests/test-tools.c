@@ -388,12 +388,113 @@ test_activation(void)
 	g_object_unref(bus);
 }
 
+/* Stops @process with SIGTERM; returns what it wrote on stderr (piped). */
+static char *
+stop_reading_stderr(GSubprocess *process)
+{
+	g_subprocess_send_signal(process, SIGTERM);
+	g_autofree char *err = NULL;
+	GError *error = NULL;
+	g_subprocess_communicate_utf8(process, NULL, NULL, NULL, &err, &error);
+	g_assert_no_error(error);
+	g_assert_true(g_subprocess_get_if_exited(process));
+	g_assert_cmpint(g_subprocess_get_exit_status(process), ==, 0);
+	g_object_unref(process);
+	return g_steal_pointer(&err);
+}
+
+static unsigned
+count_lines_saying(const char *text, const char *words)
+{
+	unsigned n = 0;
+	for (const char *at = text; (at = strstr(at, words)); at += strlen(words))
+		n++;
+	return n;
+}
+
+static void
+test_ummsd_no_runtime_dir(void)
+{
+	/* A service started outside a login session: D-Bus works, without video socket. */
+	GDBusConnection *bus = umms_test_connect();
+	GSubprocess *ummsd = umms_test_spawn_ummsd_env(NULL,
+		(const char *const[]){ "XDG_RUNTIME_DIR", NULL }, G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	umms_test_wait_name(bus, UMMS_NAME, true);
+	g_autofree char *p = umms_test_open(bus, "av.mp4");
+	umms_test_player_do(bus, p, "Play", NULL);
+	g_autofree char *state = umms_test_get_string(bus, p, "State");
+	g_assert_cmpstr(state, ==, "playing");
+	umms_test_wait_position(bus, p, US(0.5), false, 10000);
+
+	g_autofree char *err = stop_reading_stderr(ummsd);
+	g_test_message("ummsd said:\n%s", err);
+	g_assert_cmpuint(count_lines_saying(err, "no video socket served: XDG_RUNTIME_DIR "
+		"is not set"), ==, 1);
+	g_assert_null(strstr(err, ".cache"));
+	umms_test_wait_name(bus, UMMS_NAME, false);
+	g_object_unref(bus);
+}
+
+static bool
+has_sound_device(void)
+{
+	if (g_file_test("/dev/dsp", G_FILE_TEST_EXISTS))
+		return true;
+	g_autoptr(GDir) dir = g_dir_open("/dev/snd", 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)))
+		if (g_str_has_prefix(name, "pcmC") && g_str_has_suffix(name, "p"))
+			return true;
+	return false;
+}
+
+static void
+test_ummsd_no_sound(void)
+{
+	if (has_sound_device()) {
+		g_test_skip("this machine has a sound device");
+		return;
+	}
+	/* No sound server either (the variables point libpulse and PipeWire nowhere). */
+	GDBusConnection *bus = umms_test_connect();
+	GSubprocess *ummsd = umms_test_spawn_ummsd_env(
+		(const char *const[]){ "--set", "engine.audio-output=auto", NULL },
+		(const char *const[]){ "PULSE_SERVER=unix:/nonexistent/pulse",
+			"PIPEWIRE_REMOTE=/nonexistent/pipewire", NULL },
+		G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	umms_test_wait_name(bus, UMMS_NAME, true);
+
+	/* Two players: the line is said once. The clip plays its 3 s, to the end. */
+	g_autofree char *first = umms_test_open(bus, "av.mp4");
+	g_autofree char *p = umms_test_open(bus, "av.mp4");
+	g_assert_true(umms_test_get_bool(bus, p, "HasAudio"));
+	struct umms_test_signals *signals = umms_test_signals_watch(bus, p);
+	gint64 start = g_get_monotonic_time();
+	umms_test_player_do(bus, p, "Play", NULL);
+	g_variant_unref(umms_test_signals_wait(signals, "Eos", 20000));
+	double seconds = (g_get_monotonic_time() - start) / 1e6;
+	g_test_message("3 s of audio and video played in %.2f s", seconds);
+	g_assert_cmpfloat(seconds, >=, 2.9);
+	g_assert_cmpfloat(seconds, <, 10);
+	umms_test_signals_free(signals);
+
+	g_autofree char *err = stop_reading_stderr(ummsd);
+	g_test_message("ummsd said:\n%s", err);
+	g_assert_cmpuint(count_lines_saying(err, "no sound device or sound server"), ==, 1);
+	g_assert_null(strstr(err, "ALSA lib"));
+	g_assert_null(strstr(err, "AL lib"));
+	umms_test_wait_name(bus, UMMS_NAME, false);
+	g_object_unref(bus);
+}
+
 int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	g_test_add_func("/tools/ummsd-options", test_ummsd_options);
 	g_test_add_func("/tools/ummsd-instance", test_ummsd_instance);
+	g_test_add_func("/tools/ummsd-no-runtime-dir", test_ummsd_no_runtime_dir);
+	g_test_add_func("/tools/ummsd-no-sound", test_ummsd_no_sound);
 	g_test_add_func("/tools/ummsctl", test_ummsctl);
 	g_test_add_func("/tools/ummsctl-subtitles", test_ummsctl_subtitles);
 	g_test_add_func("/tools/playerctl", test_playerctl);

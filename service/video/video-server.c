@@ -231,8 +231,8 @@ add_socket(struct umms_video_server *server, const char *name, GError **error)
 		return add_socket_path(server, name, error);
 	if (wl_display_add_socket(server->display, name) < 0) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
-			"video socket %s in %s is in use (is another ummsd running?) or "
-			"XDG_RUNTIME_DIR is not set", name, g_get_user_runtime_dir());
+			"video socket %s in %s is in use (is another ummsd running?)", name,
+			g_get_user_runtime_dir());
 		return false;
 	}
 	server->socket_path = g_build_filename(g_get_user_runtime_dir(), name, NULL);

@@ -81,6 +81,7 @@ void
 gst_engine_drop_ops(struct gst_engine *engine)
 {
 	finish_current(engine);
+	gst_network_reset(engine);
 	struct gst_op *op;
 	while ((op = g_queue_pop_head(&engine->ops)))
 		op_free(op);
@@ -137,9 +138,15 @@ wait_timeout_cb(gpointer data)
 {
 	struct gst_engine *engine = data;
 	umms_source_forget(&engine->wait_timeout);
-	fail(engine, g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
-		"%s: GStreamer did not answer within %u s", engine->uri,
-		engine->config->engine.answer_timeout / 1000), true);
+	unsigned seconds = engine->config->engine.answer_timeout / 1000;
+	/* A live source that never prerolled waits for data that did not come. */
+	if (engine->base.info.live && engine->wait == GST_WAIT_STATE)
+		fail(engine, g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+			"%s: nothing arrived within %u s: is anything sending?", engine->uri,
+			seconds), true);
+	else
+		fail(engine, g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+			"%s: GStreamer did not answer within %u s", engine->uri, seconds), true);
 	return G_SOURCE_REMOVE;
 }
 
@@ -544,9 +551,22 @@ handle_error(struct gst_engine *engine, GstMessage *message)
 	gst_message_parse_error(message, &gst_error, &debug);
 	umms_debug("GStreamer error from %s: %s (%s)", GST_MESSAGE_SRC_NAME(message),
 		gst_error->message, debug ? debug : "");
+	if (engine->probe || gst_network_probe(engine, message)) {
+		/* Quiet until the server's side is known; the rest is the same failure. */
+		go_idle(engine);
+		g_error_free(gst_error);
+		g_free(debug);
+		return;
+	}
 	GError *error = gst_support_error(engine, gst_error, debug);
 	g_error_free(gst_error);
 	g_free(debug);
+	fail(engine, error, true);
+}
+
+void
+gst_engine_fail_network(struct gst_engine *engine, GError *error)
+{
 	fail(engine, error, true);
 }
 
@@ -620,6 +640,7 @@ bus_cb(GstBus *bus, GstMessage *message, gpointer data)
 		gst_support_qos(engine, message);
 		break;
 	case GST_MESSAGE_ELEMENT:
+		gst_network_headers(engine, message);
 		/*
 		 * playbin would go on without the stream (video without
 		 * picture); a player that cannot show what was selected fails.
@@ -655,6 +676,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	engine->rate = 1.0;
 	engine->start_position = -1;
 	engine->seek_target = -1;
+	engine->http_status = -1;
 	engine->stream_subtitles_shown = true;
 	g_queue_init(&engine->ops);
 	g_mutex_init(&engine->lock);
@@ -683,7 +705,8 @@ gst_engine_create(const struct umms_config *config, GError **error)
 
 	/* Frames leave through our own clocked sink (gst-video.c). */
 	engine->video_sink = gst_video_create_sink(engine, error);
-	GstElement *audio_sink = config->engine.audio_output == UMMS_AUDIO_NONE ?
+	bool silent = config->engine.audio_output == UMMS_AUDIO_NONE || !gst_support_can_sound();
+	GstElement *audio_sink = silent ?
 		make_sink("fakesink", "umms-audio-sink", error) :
 		make_sink("autoaudiosink", "umms-audio-sink", error);
 	if (!engine->video_sink || !audio_sink) {
@@ -693,7 +716,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 		goto fail;
 	}
 	gst_captions_init(engine);
-	if (config->engine.audio_output == UMMS_AUDIO_NONE)
+	if (silent)
 		g_object_set(audio_sink, "sync", TRUE, NULL);
 	/*
 	 * No text sink: playbin's subtitleoverlay renders the stream's own

@@ -21,6 +21,7 @@
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
 #define UMMS_SERVICE_GST_PRIVATE_H
 
+#include <gio/gio.h>
 #include <gst/gst.h>
 
 #include "cues.h"
@@ -100,6 +101,8 @@ struct gst_engine {
 	int64_t start_position;        /* µs to seek to at the next preroll, -1 none */
 	int64_t seek_target;           /* µs a seek in flight goes to, -1 unknown */
 	bool buffering;
+	int http_status;               /* an HTTP source's answer, 0 none, -1 not asked (gst-network.c) */
+	GCancellable *probe;           /* finding out why a server did not answer */
 
 	/* Streams, as playbin numbers them, and what was asked for. */
 	int want[UMMS_TRACK_KINDS];    /* requested index, -2 = playbin's choice */
@@ -255,6 +258,22 @@ bool gst_support_probe_uri(const char *uri, GError **error);
 void gst_support_list_hardware_decoders(GPtrArray *out);
 /* A GStreamer error message as an UMMS_ERROR a person understands. */
 GError *gst_support_error(struct gst_engine *engine, GError *gst_error, const char *debug);
+
+/*
+ * Whether audio can be heard here: a sound server answers or a playback
+ * device exists (asked once; says so once when not).
+ */
+bool gst_support_can_sound(void);
+
+/* gst-network.c: why an HTTP source failed. */
+void gst_network_reset(struct gst_engine *engine);
+void gst_network_headers(struct gst_engine *engine, GstMessage *message);
+/* NotFound, AccessDenied or Failed for an HTTP error status; NULL if none. */
+GError *gst_network_status_error(struct gst_engine *engine);
+/* Whether the failure @message needs a look at the server first (then gst_engine_fail_network). */
+bool gst_network_probe(struct gst_engine *engine, GstMessage *message);
+/* gst-engine.c: fails the media with what the look found (takes @error). */
+void gst_engine_fail_network(struct gst_engine *engine, GError *error);
 /*
  * A missing-plugin message: true when it says a selected audio or video
  * stream has no decoder (recorded in engine->missing).

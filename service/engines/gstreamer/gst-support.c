@@ -249,6 +249,52 @@ gst_support_missing_plugin(struct gst_engine *engine, GstMessage *message)
 	return matters;
 }
 
+/* A sound server's sink that opens: the server is there. */
+static bool
+server_sink_opens(const char *factory)
+{
+	GstElement *sink = gst_element_factory_make(factory, NULL);
+	if (!sink)
+		return false;
+	gst_object_ref_sink(sink);
+	bool opens = gst_element_set_state(sink, GST_STATE_READY) != GST_STATE_CHANGE_FAILURE;
+	gst_element_set_state(sink, GST_STATE_NULL);
+	gst_object_unref(sink);
+	return opens;
+}
+
+/* An ALSA playback device (/dev/snd/pcmC0D0p) or OSS's /dev/dsp. */
+static bool
+any_sound_device(void)
+{
+	if (g_file_test("/dev/dsp", G_FILE_TEST_EXISTS))
+		return true;
+	g_autoptr(GDir) dir = g_dir_open("/dev/snd", 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)))
+		if (g_str_has_prefix(name, "pcmC") && g_str_has_suffix(name, "p"))
+			return true;
+	return false;
+}
+
+bool
+gst_support_can_sound(void)
+{
+	/*
+	 * Without either, autoaudiosink tries every sink it knows (OpenAL's
+	 * and ALSA's libraries write their failures to stderr) and ends in a
+	 * fakesink anyway: go there directly, and say it once.
+	 */
+	static int can = -1;
+	if (can >= 0)
+		return can;
+	can = any_sound_device() || server_sink_opens("pulsesink") ||
+		server_sink_opens("pipewiresink");
+	if (!can)
+		umms_warn("no sound device or sound server: audio plays silently, on time");
+	return can;
+}
+
 GError *
 gst_support_error(struct gst_engine *engine, GError *gst_error, const char *debug)
 {
@@ -259,6 +305,9 @@ gst_support_error(struct gst_engine *engine, GError *gst_error, const char *debu
 
 	if (engine->missing)
 		return g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "%s", engine->missing);
+	GError *status = gst_network_status_error(engine);
+	if (status)
+		return status;
 
 	if (gst_error->domain == GST_RESOURCE_ERROR) {
 		switch (gst_error->code) {

@@ -10,22 +10,9 @@
 #include "spu-gen.h"
 
 #define BITMAP_SECONDS 4
-#define BITMAP_FPS 25
-#define BITMAP_WIDTH 320
-#define BITMAP_HEIGHT 240
-
-static char *
-blue_branch(void)
-{
-	return g_strdup_printf("videotestsrc num-buffers=%u pattern=solid-color "
-		"foreground-color=0xff000080 ! "
-		"video/x-raw,format=I420,width=%u,height=%u,framerate=%u/1,"
-		"pixel-aspect-ratio=1/1 ! "
-		"x264enc speed-preset=ultrafast key-int-max=%u bitrate=256 ! "
-		"h264parse ! queue",
-		BITMAP_SECONDS * BITMAP_FPS, BITMAP_WIDTH, BITMAP_HEIGHT, BITMAP_FPS,
-		BITMAP_FPS);
-}
+#define BITMAP_FPS GEN_BLUE_FPS
+#define BITMAP_WIDTH GEN_BLUE_WIDTH
+#define BITMAP_HEIGHT GEN_BLUE_HEIGHT
 
 static bool
 push(GstElement *src, const uint8_t *data, size_t size, unsigned ms, GError **error)
@@ -99,7 +86,7 @@ fill_vobsub(GstElement *src, GError **error)
 bool
 make_vobsub_mkv(const struct job *job, GError **error)
 {
-	g_autofree char *video = blue_branch();
+	g_autofree char *video = gen_blue_h264_branch(BITMAP_SECONDS);
 	g_autofree char *description = g_strdup_printf(
 		"matroskamux name=mux ! filesink name=sink "
 		"%s ! mux. appsrc name=spu ! queue ! mux.subtitle_%%u", video);
@@ -211,7 +198,7 @@ mark_pgs(const char *path, GError **error)
 bool
 make_pgs_mkv(const struct job *job, GError **error)
 {
-	g_autofree char *video = blue_branch();
+	g_autofree char *video = gen_blue_h264_branch(BITMAP_SECONDS);
 	g_autofree char *description = g_strdup_printf(
 		"matroskamux name=mux ! filesink name=sink "
 		"%s ! mux. appsrc name=spu ! queue ! mux.subtitle_%%u", video);

@@ -11,13 +11,12 @@
 #include "gen-clips.h"
 
 #define SUBS_SECONDS 4
-#define SUBS_FPS 25
-#define SUBS_WIDTH 320
-#define SUBS_HEIGHT 240
+#define SUBS_FPS GEN_BLUE_FPS
+#define SUBS_WIDTH GEN_BLUE_WIDTH
+#define SUBS_HEIGHT GEN_BLUE_HEIGHT
 
-/* The dark blue picture, H.264 (YUV of 0, 0, 128). */
-static char *
-blue_branch(void)
+char *
+gen_blue_h264_branch(unsigned seconds)
 {
 	return g_strdup_printf("videotestsrc num-buffers=%u pattern=solid-color "
 		"foreground-color=0xff000080 ! "
@@ -25,7 +24,8 @@ blue_branch(void)
 		"pixel-aspect-ratio=1/1 ! "
 		"x264enc speed-preset=ultrafast key-int-max=%u bitrate=256 ! "
 		"h264parse ! queue",
-		SUBS_SECONDS * SUBS_FPS, SUBS_WIDTH, SUBS_HEIGHT, SUBS_FPS, SUBS_FPS);
+		seconds * GEN_BLUE_FPS, GEN_BLUE_WIDTH, GEN_BLUE_HEIGHT, GEN_BLUE_FPS,
+		GEN_BLUE_FPS);
 }
 
 /* Queues a buffer of @data (@size bytes) at @start_ms for @duration_ms into appsrc @src. */
@@ -96,7 +96,7 @@ bool
 make_subs_mkv(const struct job *job, GError **error)
 {
 	bool ok = false;
-	g_autofree char *video = blue_branch();
+	g_autofree char *video = gen_blue_h264_branch(SUBS_SECONDS);
 	g_autofree char *description = g_strdup_printf(
 		"matroskamux name=mux ! filesink name=sink "
 		"%s ! mux.video_0 "
@@ -177,7 +177,7 @@ bool
 make_dvbsub_ts(const struct job *job, GError **error)
 {
 	bool ok = false;
-	g_autofree char *video = blue_branch();
+	g_autofree char *video = gen_blue_h264_branch(SUBS_SECONDS);
 	g_autofree char *description = g_strdup_printf(
 		"mpegtsmux name=mux ! filesink name=sink "
 		"%s ! mux. "

@@ -9,22 +9,9 @@
 #include "teletext-gen.h"
 
 #define TTX_SECONDS 4
-#define TTX_FPS 25
+#define TTX_FPS GEN_BLUE_FPS
 #define TTX_FRAME_MS (1000 / TTX_FPS)
 #define TTX_PAGE 888
-
-/* The dark blue picture of the other subtitle clips (gen-clips-subs.c), H.264. */
-static char *
-blue_branch(void)
-{
-	return g_strdup_printf("videotestsrc num-buffers=%u pattern=solid-color "
-		"foreground-color=0xff000080 ! "
-		"video/x-raw,format=I420,width=320,height=240,framerate=%u/1,"
-		"pixel-aspect-ratio=1/1 ! "
-		"x264enc speed-preset=ultrafast key-int-max=%u bitrate=256 ! "
-		"h264parse ! queue",
-		TTX_SECONDS * TTX_FPS, TTX_FPS, TTX_FPS);
-}
 
 /* What the clip's teletext stream sends, by the PES it sends it in. */
 struct ttx_event {
@@ -189,7 +176,7 @@ bool
 make_teletext_ts(const struct job *job, GError **error)
 {
 	bool ok = false;
-	g_autofree char *video = blue_branch();
+	g_autofree char *video = gen_blue_h264_branch(TTX_SECONDS);
 	g_autofree char *description = g_strdup_printf(
 		"mpegtsmux name=mux ! filesink name=sink "
 		"%s ! mux. "

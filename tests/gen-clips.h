@@ -50,6 +50,12 @@ bool set_on(GstElement *pipeline, const char *name, const char *property,
 bool run_pipeline(GstElement *pipeline, GError **error);
 
 /* gen-clips-subs.c */
+/* The subtitle clips' picture: dark blue (YUV 0, 0, 128), 320 x 240 at 25 fps. */
+#define GEN_BLUE_WIDTH 320
+#define GEN_BLUE_HEIGHT 240
+#define GEN_BLUE_FPS 25
+/* Its H.264 branch for gst_parse_launch, @seconds long (free it). */
+char *gen_blue_h264_branch(unsigned seconds);
 bool make_subs_mkv(const struct job *job, GError **error);
 bool make_dvbsub_ts(const struct job *job, GError **error);
 bool make_cc608_mkv(const struct job *job, GError **error);

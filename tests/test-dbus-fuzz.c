@@ -16,6 +16,9 @@
  *
  * /dbus-fuzz/churn: 500 clients that each create a player and vanish
  * without destroying it: their players go, and so do the descriptors.
+ *
+ * /dbus-fuzz/limits: service.max-players-per-client, max-string-length and
+ * max-array-length, each refused by its named error naming the key.
  */
 #include <float.h>
 #include <math.h>

@@ -150,6 +150,14 @@ filter(GDBusConnection *connection, GDBusMessage *message, gboolean incoming, gp
 		"%s takes arguments (%s), not (%s)", member, expected, got ? got : ""));
 }
 
+static void
+guard_free(gpointer data)
+{
+	struct umms_dbus_guard *guard = data;
+	g_ptr_array_unref(guard->interfaces);
+	g_free(guard);
+}
+
 struct umms_dbus_guard *
 umms_dbus_guard_install(GDBusConnection *connection, GDBusInterfaceInfo *const *interfaces,
 	const struct umms_config *config)
@@ -162,7 +170,7 @@ umms_dbus_guard_install(GDBusConnection *connection, GDBusInterfaceInfo *const *
 		(GDestroyNotify)g_dbus_interface_info_unref);
 	for (GDBusInterfaceInfo *const *info = interfaces; *info; info++)
 		g_ptr_array_add(guard->interfaces, g_dbus_interface_info_ref(*info));
-	guard->filter = g_dbus_connection_add_filter(connection, filter, guard, NULL);
+	guard->filter = g_dbus_connection_add_filter(connection, filter, guard, guard_free);
 	return guard;
 }
 
@@ -171,11 +179,14 @@ umms_dbus_guard_remove(struct umms_dbus_guard *guard)
 {
 	if (!guard)
 		return;
-	/* After this returns the filter no longer runs on the worker thread. */
-	g_dbus_connection_remove_filter(guard->connection, guard->filter);
-	g_ptr_array_unref(guard->interfaces);
-	g_object_unref(guard->connection);
-	g_free(guard);
+	/*
+	 * The filter may still be running on the worker thread when this
+	 * returns (an MPRIS connection stays open a while): GDBus frees the
+	 * guard (guard_free) once it no longer can.
+	 */
+	GDBusConnection *connection = guard->connection;
+	g_dbus_connection_remove_filter(connection, guard->filter);
+	g_object_unref(connection);
 }
 
 struct ghosts {

@@ -39,6 +39,9 @@ struct umms_config {
 		char *bus_address;     /* overrides bus when set */
 		char *bus_name;        /* org.umms.Service1 */
 		unsigned max_players;
+		unsigned max_players_per_client; /* of one bus name */
+		unsigned max_string_length;      /* bytes of one string in a D-Bus call */
+		unsigned max_array_length;       /* elements of one array in a D-Bus call */
 		unsigned unattended_ttl; /* seconds, 0 = never */
 		bool mpris;
 	} service;

@@ -10,6 +10,8 @@ struct umms_dbus_guard {
 	GDBusConnection *connection;
 	guint filter;
 	GPtrArray *interfaces; /* GDBusInterfaceInfo * */
+	unsigned max_string;   /* bytes; 0: no limit */
+	unsigned max_array;    /* elements; 0: no limit */
 };
 
 static GDBusInterfaceInfo *
@@ -71,6 +73,51 @@ check_set(struct umms_dbus_guard *guard, GDBusConnection *connection, GDBusMessa
 		g_variant_get_type_string(value)));
 }
 
+/*
+ * A string longer than max_string or an array longer than max_array
+ * anywhere in @value: a sentence saying which and which key, else NULL.
+ * D-Bus bounds the nesting (64 levels), so the recursion is bounded too.
+ */
+static bool
+is_text(const GVariantType *type)
+{
+	return g_variant_type_equal(type, G_VARIANT_TYPE_STRING) ||
+		g_variant_type_equal(type, G_VARIANT_TYPE_OBJECT_PATH) ||
+		g_variant_type_equal(type, G_VARIANT_TYPE_SIGNATURE);
+}
+
+static char *
+oversized(const struct umms_dbus_guard *guard, GVariant *value)
+{
+	const GVariantType *type = g_variant_get_type(value);
+	if (g_variant_type_is_basic(type)) {
+		gsize length = 0;
+		if (is_text(type))
+			g_variant_get_string(value, &length);
+		if (guard->max_string && length > guard->max_string)
+			return g_strdup_printf("a string of %" G_GSIZE_FORMAT " bytes is longer than "
+				"service.max-string-length (%u)", length, guard->max_string);
+		return NULL;
+	}
+	gsize n = g_variant_n_children(value);
+	if (g_variant_type_is_array(type)) {
+		if (guard->max_array && n > guard->max_array)
+			return g_strdup_printf("an array of %" G_GSIZE_FORMAT " elements is longer "
+				"than service.max-array-length (%u)", n, guard->max_array);
+		/* Arrays of numbers hold nothing more to look at. */
+		const GVariantType *element = g_variant_type_element(type);
+		if (g_variant_type_is_basic(element) && !is_text(element))
+			return NULL;
+	}
+	for (gsize i = 0; i < n; i++) {
+		g_autoptr(GVariant) child = g_variant_get_child_value(value, i);
+		char *why = oversized(guard, child);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
 /* Runs on GDBus's worker thread, for every incoming message. */
 static GDBusMessage *
 filter(GDBusConnection *connection, GDBusMessage *message, gboolean incoming, gpointer data)
@@ -78,6 +125,10 @@ filter(GDBusConnection *connection, GDBusMessage *message, gboolean incoming, gp
 	struct umms_dbus_guard *guard = data;
 	if (!incoming || g_dbus_message_get_message_type(message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
 		return message;
+	GVariant *body = g_dbus_message_get_body(message);
+	char *why = body ? oversized(guard, body) : NULL;
+	if (why)
+		return refuse(connection, message, why);
 	const char *iface_name = g_dbus_message_get_interface(message);
 	const char *member = g_dbus_message_get_member(message);
 	if (!iface_name || !member)
@@ -99,16 +150,27 @@ filter(GDBusConnection *connection, GDBusMessage *message, gboolean incoming, gp
 		"%s takes arguments (%s), not (%s)", member, expected, got ? got : ""));
 }
 
+static void
+guard_free(gpointer data)
+{
+	struct umms_dbus_guard *guard = data;
+	g_ptr_array_unref(guard->interfaces);
+	g_free(guard);
+}
+
 struct umms_dbus_guard *
-umms_dbus_guard_install(GDBusConnection *connection, GDBusInterfaceInfo *const *interfaces)
+umms_dbus_guard_install(GDBusConnection *connection, GDBusInterfaceInfo *const *interfaces,
+	const struct umms_config *config)
 {
 	struct umms_dbus_guard *guard = g_new0(struct umms_dbus_guard, 1);
 	guard->connection = g_object_ref(connection);
+	guard->max_string = config->service.max_string_length;
+	guard->max_array = config->service.max_array_length;
 	guard->interfaces = g_ptr_array_new_with_free_func(
 		(GDestroyNotify)g_dbus_interface_info_unref);
 	for (GDBusInterfaceInfo *const *info = interfaces; *info; info++)
 		g_ptr_array_add(guard->interfaces, g_dbus_interface_info_ref(*info));
-	guard->filter = g_dbus_connection_add_filter(connection, filter, guard, NULL);
+	guard->filter = g_dbus_connection_add_filter(connection, filter, guard, guard_free);
 	return guard;
 }
 
@@ -117,11 +179,14 @@ umms_dbus_guard_remove(struct umms_dbus_guard *guard)
 {
 	if (!guard)
 		return;
-	/* After this returns the filter no longer runs on the worker thread. */
-	g_dbus_connection_remove_filter(guard->connection, guard->filter);
-	g_ptr_array_unref(guard->interfaces);
-	g_object_unref(guard->connection);
-	g_free(guard);
+	/*
+	 * The filter may still be running on the worker thread when this
+	 * returns (an MPRIS connection stays open a while): GDBus frees the
+	 * guard (guard_free) once it no longer can.
+	 */
+	GDBusConnection *connection = guard->connection;
+	g_dbus_connection_remove_filter(connection, guard->filter);
+	g_object_unref(connection);
 }
 
 struct ghosts {

@@ -11,7 +11,8 @@
  *   naming the expected and received signatures;
  * - umms_dbus_guard_ghosts() registers a subtree under a path prefix that
  *   answers calls to objects that do not (or no longer) exist with
- *   org.umms.Error.NotFound "no such player: /org/umms/player/7".
+ *   org.umms.Error.NotFound "no such player: /org/umms/player/7";
+ * - the same filter refuses arguments beyond the configured sizes.
  */
 #ifndef UMMS_SERVICE_DBUS_GUARD_H
 #define UMMS_SERVICE_DBUS_GUARD_H
@@ -19,11 +20,19 @@
 #include <stdbool.h>
 #include <gio/gio.h>
 
+#include "config.h"
+
 struct umms_dbus_guard;
 
-/* @interfaces: NULL-terminated; the guard keeps references. */
+/*
+ * @interfaces: NULL-terminated (may be empty); the guard keeps references.
+ * Every incoming call, to any interface, whose arguments hold a string
+ * longer than @config's service.max-string-length or an array longer than
+ * service.max-array-length is answered org.umms.Error.InvalidArgument
+ * naming the key, before any handler sees it.
+ */
 struct umms_dbus_guard *umms_dbus_guard_install(GDBusConnection *connection,
-	GDBusInterfaceInfo *const *interfaces);
+	GDBusInterfaceInfo *const *interfaces, const struct umms_config *config);
 void umms_dbus_guard_remove(struct umms_dbus_guard *guard);
 
 /*

@@ -281,6 +281,57 @@ umms_dbus_iface_emit(UmmsDbusIface *self, const char *name, GVariant *params)
 	emit_on_all(self, self->info->name, name, params);
 }
 
+struct retired {
+	UmmsDbusIface *iface;
+	GDBusObjectManagerServer *objects;
+	char *path;
+};
+
+static gboolean
+retire_cb(gpointer data)
+{
+	struct retired *r = data;
+	if (r->objects)
+		g_dbus_object_manager_server_unexport(r->objects, r->path);
+	else if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(r->iface)))
+		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(r->iface));
+	return G_SOURCE_REMOVE;
+}
+
+static void
+retired_free(gpointer data)
+{
+	struct retired *r = data;
+	g_object_unref(r->iface);
+	g_clear_object(&r->objects);
+	g_free(r->path);
+	g_free(r);
+}
+
+void
+umms_dbus_iface_retire(UmmsDbusIface *self, GDBusObjectManagerServer *objects,
+	const char *path)
+{
+	umms_dbus_iface_detach(self);
+	struct retired *r = g_new0(struct retired, 1);
+	r->iface = self;
+	r->objects = objects ? g_object_ref(objects) : NULL;
+	r->path = g_strdup(path);
+	/*
+	 * GDBus (2.74) may already have queued a Properties.Get, Set or GetAll
+	 * for this object on the main context, to run with the registration's
+	 * vtable and data, which unexporting frees: a hostile client's Set
+	 * racing DestroyPlayer crashed ummsd. Those calls wait at the default
+	 * priority, this at a lower one; meanwhile they, and any new call, find
+	 * the interface detached and get NotFound.
+	 */
+	GSource *idle = g_idle_source_new();
+	g_source_set_priority(idle, G_PRIORITY_LOW);
+	g_source_set_callback(idle, retire_cb, r, retired_free);
+	g_source_attach(idle, self->context);
+	g_source_unref(idle);
+}
+
 void
 umms_dbus_iface_detach(UmmsDbusIface *self)
 {

@@ -67,6 +67,16 @@ void umms_dbus_iface_emit(UmmsDbusIface *iface, const char *name, GVariant *para
  */
 void umms_dbus_iface_detach(UmmsDbusIface *iface);
 
+/*
+ * Detaches @iface now and, from an idle of low priority on its main
+ * context, unexports it (from @objects at @path if @objects, else from its
+ * connection) and drops the caller's reference, which this takes over:
+ * calls GDBus queued before then still find a registration to run on.
+ * For objects a client can make go while ummsd runs.
+ */
+void umms_dbus_iface_retire(UmmsDbusIface *iface, GDBusObjectManagerServer *objects,
+	const char *path);
+
 /* Helpers for method handlers. */
 void umms_dbus_return_error(GDBusMethodInvocation *invocation, GError *error);
 

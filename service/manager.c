@@ -33,6 +33,7 @@ struct entry {
 	struct umms_player_dbus *dbus;
 	struct umms_mpris *mpris;
 	struct client *client; /* attended players only */
+	char *creator;         /* bus name that created it, attended or not; NULL: ummsd */
 	char *path;
 	struct wl_listener release;
 	GSource *release_idle;
@@ -124,6 +125,7 @@ entry_destroy(struct entry *entry)
 	umms_player_destroy(entry->player);
 	if (entry->client)
 		client_unref(entry->client);
+	g_free(entry->creator);
 	g_free(entry->path);
 	g_free(entry);
 	umms_dbus_iface_changed(manager->iface);
@@ -220,8 +222,20 @@ add_entry(struct umms_manager *manager, const struct umms_player_options *opts,
 			"too many players: %u exist (service.max-players)", manager->entries->len);
 		return NULL;
 	}
+	unsigned mine = 0;
+	for (guint i = 0; opts->owner && i < manager->entries->len; i++) {
+		struct entry *other = manager->entries->pdata[i];
+		if (g_strcmp0(other->creator, opts->owner) == 0)
+			mine++;
+	}
+	if (mine >= manager->config->service.max_players_per_client) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+			"too many players: this client has %u (service.max-players-per-client)", mine);
+		return NULL;
+	}
 	struct entry *entry = g_new0(struct entry, 1);
 	entry->manager = manager;
+	entry->creator = g_strdup(opts->owner);
 	unsigned id = ++manager->next_id;
 	entry->path = g_strdup_printf(PLAYER_PREFIX "/%u", id);
 	entry->player = umms_player_create(id, manager->config, opts);
@@ -375,7 +389,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	GDBusInterfaceInfo *const recording_interfaces[] = { umms_recording1_interface_info(),
 		NULL };
 	GDBusInterfaceInfo *const player_interfaces[] = { umms_player1_interface_info(), NULL };
-	manager->guard = umms_dbus_guard_install(connection, interfaces);
+	manager->guard = umms_dbus_guard_install(connection, interfaces, config);
 
 	manager->objects = g_dbus_object_manager_server_new(ROOT_PATH);
 	manager->iface = umms_dbus_iface_new(umms_manager1_interface_info(), &manager_ops, manager);

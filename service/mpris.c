@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "dbus-guard.h"
 #include "dbus-iface.h"
 #include "error.h"
 #include "log.h"
@@ -18,6 +19,7 @@ struct umms_mpris {
 	char *bus_name;
 	GCancellable *cancellable;
 	GDBusConnection *connection;
+	struct umms_dbus_guard *guard; /* sizes of arguments only */
 	guint owner_id;
 	UmmsDbusIface *root;
 	UmmsDbusIface *control;
@@ -266,6 +268,8 @@ connected_cb(GObject *source, GAsyncResult *result, gpointer data)
 	}
 	struct umms_mpris *mpris = data;
 	mpris->connection = connection;
+	GDBusInterfaceInfo *const none[] = { NULL };
+	mpris->guard = umms_dbus_guard_install(connection, none, mpris->player->config);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(mpris->root),
 			connection, MPRIS_PATH, &error) ||
 			!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(mpris->control),
@@ -302,6 +306,13 @@ umms_mpris_create(struct umms_player *player, const char *player_path, const cha
 	return mpris;
 }
 
+static gboolean
+close_cb(gpointer data)
+{
+	g_dbus_connection_close(data, NULL, NULL, NULL);
+	return G_SOURCE_REMOVE;
+}
+
 void
 umms_mpris_destroy(struct umms_mpris *mpris)
 {
@@ -310,22 +321,20 @@ umms_mpris_destroy(struct umms_mpris *mpris)
 	g_cancellable_cancel(mpris->cancellable);
 	wl_list_remove(&mpris->changed.link);
 	wl_list_remove(&mpris->seeked.link);
-	umms_dbus_iface_detach(mpris->root);
-	umms_dbus_iface_detach(mpris->control);
 	if (mpris->owner_id)
 		g_bus_unown_name(mpris->owner_id);
+	/* Unexported a little later, when calls already queued have run. */
+	umms_dbus_iface_retire(mpris->root, NULL, NULL);
+	umms_dbus_iface_retire(mpris->control, NULL, NULL);
 	if (mpris->connection) {
-		GDBusInterfaceSkeleton *root = G_DBUS_INTERFACE_SKELETON(mpris->root);
-		GDBusInterfaceSkeleton *control = G_DBUS_INTERFACE_SKELETON(mpris->control);
-		if (g_dbus_interface_skeleton_get_connection(root))
-			g_dbus_interface_skeleton_unexport(root);
-		if (g_dbus_interface_skeleton_get_connection(control))
-			g_dbus_interface_skeleton_unexport(control);
-		g_dbus_connection_close(mpris->connection, NULL, NULL, NULL);
-		g_object_unref(mpris->connection);
+		umms_dbus_guard_remove(mpris->guard);
+		/* After those calls are answered (NotFound), not before. */
+		GSource *idle = g_idle_source_new();
+		g_source_set_priority(idle, G_PRIORITY_LOW);
+		g_source_set_callback(idle, close_cb, mpris->connection, g_object_unref);
+		g_source_attach(idle, g_main_context_get_thread_default());
+		g_source_unref(idle);
 	}
-	g_object_unref(mpris->root);
-	g_object_unref(mpris->control);
 	g_object_unref(mpris->cancellable);
 	g_free(mpris->player_path);
 	g_free(mpris->bus_name);

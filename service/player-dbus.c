@@ -301,11 +301,9 @@ umms_player_dbus_destroy(struct umms_player_dbus *dbus)
 	wl_list_remove(&dbus->resource.link);
 	wl_list_remove(&dbus->cue.link);
 	wl_list_remove(&dbus->error.link);
-	umms_dbus_iface_detach(dbus->iface);
-	g_dbus_object_manager_server_unexport(dbus->manager,
+	umms_dbus_iface_retire(dbus->iface, dbus->manager,
 		g_dbus_object_get_object_path(G_DBUS_OBJECT(dbus->object)));
 	g_object_unref(dbus->object);
-	g_object_unref(dbus->iface);
 	g_object_unref(dbus->manager);
 	g_free(dbus);
 }

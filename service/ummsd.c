@@ -184,6 +184,9 @@ umms_main(int argc, char *argv[])
 	g_source_remove(sigterm);
 	wl_list_remove(&run.disconnected.link);
 	umms_server_destroy(server);
+	/* What the shutdown left queued (D-Bus objects kept for late calls) runs out. */
+	while (g_main_context_iteration(NULL, FALSE))
+		;
 out:
 	g_main_loop_unref(run.loop);
 	umms_config_finish(&config);

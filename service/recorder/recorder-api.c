@@ -104,6 +104,12 @@ add_job(struct umms_recorder *rec, const char *uri_text, const char *destination
 	int64_t now = g_get_real_time();
 	bool scheduled = start > 0;
 	int64_t begin = scheduled ? start : now;
+	if (duration > 0 && duration > G_MAXINT64 - begin) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"duration %" G_GINT64_FORMAT " µs: the recording would end after the clock's "
+			"last microsecond", duration);
+		return NULL;
+	}
 	if (!check_tuners(rec, uri, begin, duration > 0 ? begin + duration : G_MAXINT64, error))
 		return NULL;
 	struct umms_schedule_row row = { .uri = uri, .start_us = begin, .duration_us = duration,
@@ -155,7 +161,7 @@ recorder_method(void *data, const char *sender, const char *method, GVariant *pa
 			g_set_error(&error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
 				"start %" G_GINT64_FORMAT " and duration %" G_GINT64_FORMAT ": both "
 				"more than 0 µs", start, duration);
-		} else if (start + duration <= g_get_real_time()) {
+		} else if (duration <= G_MAXINT64 - start && start + duration <= g_get_real_time()) {
 			g_set_error(&error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
 				"that recording would have ended already");
 		} else {

@@ -310,10 +310,7 @@ recorder_job_free(struct job *j)
 {
 	if (j->running)
 		stop_running(j);
-	umms_dbus_iface_detach(j->iface);
-	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(j->iface)))
-		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(j->iface));
-	g_object_unref(j->iface);
+	umms_dbus_iface_retire(j->iface, NULL, NULL);
 	g_ptr_array_unref(j->parts);
 	g_free(j->uri);
 	g_free(j->destination);

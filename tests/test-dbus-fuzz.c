@@ -12,7 +12,7 @@
  * sanitizer build, any report fails the program.
  *
  * The seed is printed; UMMS_TEST_SEED=N replays a run. The CI run makes
- * 20,000 calls; "-m thorough" makes 200,000.
+ * 20,000 calls; UMMS_TEST_LONG makes 200,000.
  *
  * /dbus-fuzz/churn: 500 clients that each create a player and vanish
  * without destroying it: their players go, and so do the descriptors.
@@ -645,10 +645,8 @@ test_calls(struct umms_test *t, gconstpointer data)
 	const char *const overrides[] = { "engine.open-timeout=2000", rec_key, NULL };
 	umms_test_restart(t, overrides);
 
-	const char *seed_text = g_getenv("UMMS_TEST_SEED");
-	guint32 seed = seed_text ? (guint32)g_ascii_strtoull(seed_text, NULL, 10) :
-		g_random_int();
-	unsigned total = g_test_thorough() ? THOROUGH_CALLS : CALLS;
+	guint32 seed = umms_test_seed();
+	unsigned total = umms_test_long() ? THOROUGH_CALLS : CALLS;
 	g_test_message("seed %u (UMMS_TEST_SEED=%u replays it), %u calls", seed, seed, total);
 
 	struct fuzz f = {

@@ -11,6 +11,8 @@
 #include "captions.h"
 #include "cues.h"
 
+#include "cue-check.h"
+
 #define FRAME 40000 /* µs: 25 fps */
 
 static uint8_t
@@ -80,14 +82,7 @@ padding(struct feed *f, unsigned n)
 static char *
 at(struct feed *f, unsigned n, bool markup)
 {
-	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
-	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
-	umms_cues_active(f->cues, (int64_t)n * FRAME, active);
-	g_assert_cmpuint(active->len, <=, 1);
-	char *s = g_strdup(active->len ? (markup ? g_array_index(active, struct umms_cue, 0).markup :
-		g_array_index(active, struct umms_cue, 0).plain) : "");
-	g_array_unref(active);
-	return s;
+	return cue_check_text(f->cues, (int64_t)n * FRAME, markup);
 }
 
 static void
@@ -175,9 +170,7 @@ test_roll_up(void)
 static struct umms_cue_place
 place_at(struct feed *f, unsigned n)
 {
-	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
-	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
-	umms_cues_active(f->cues, (int64_t)n * FRAME, active);
+	GArray *active = cue_check_active(f->cues, (int64_t)n * FRAME);
 	g_assert_cmpuint(active->len, ==, 1);
 	struct umms_cue_place place = g_array_index(active, struct umms_cue, 0).place;
 	g_array_unref(active);

@@ -13,6 +13,8 @@
 #include "captions708.h"
 #include "cues.h"
 
+#include "cue-check.h"
+
 #define FRAME 40000 /* µs: 25 fps */
 
 /* Commands (CEA-708-E 7.1.5, 8.10.5). */
@@ -138,14 +140,7 @@ padding(struct feed *f, unsigned n)
 static char *
 at(struct feed *f, unsigned n, bool markup)
 {
-	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
-	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
-	umms_cues_active(f->cues, (int64_t)n * FRAME, active);
-	g_assert_cmpuint(active->len, <=, 1);
-	char *s = g_strdup(active->len ? (markup ? g_array_index(active, struct umms_cue, 0).markup :
-		g_array_index(active, struct umms_cue, 0).plain) : "");
-	g_array_unref(active);
-	return s;
+	return cue_check_text(f->cues, (int64_t)n * FRAME, markup);
 }
 
 static void
@@ -268,9 +263,7 @@ test_styles(void)
 static char *
 cue_now(struct feed *f, struct umms_cue_place *place)
 {
-	GArray *active = g_array_new(FALSE, TRUE, sizeof(struct umms_cue));
-	g_array_set_clear_func(active, (GDestroyNotify)umms_cue_clear);
-	umms_cues_active(f->cues, (int64_t)(f->frame - 1) * FRAME, active);
+	GArray *active = cue_check_active(f->cues, (int64_t)(f->frame - 1) * FRAME);
 	g_assert_cmpuint(active->len, ==, 1);
 	const struct umms_cue *cue = &g_array_index(active, struct umms_cue, 0);
 	*place = cue->place;

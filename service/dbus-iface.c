@@ -285,7 +285,28 @@ struct retired {
 	UmmsDbusIface *iface;
 	GDBusObjectManagerServer *objects;
 	char *path;
+	bool unexported;
 };
+
+static void
+retired_free(gpointer data)
+{
+	struct retired *r = data;
+	if (r->unexported) {
+		g_free(r);      /* its references went to the second source */
+		return;
+	}
+	g_object_unref(r->iface);
+	g_clear_object(&r->objects);
+	g_free(r->path);
+	g_free(r);
+}
+
+static gboolean
+release_cb(gpointer data)
+{
+	return G_SOURCE_REMOVE;
+}
 
 static gboolean
 retire_cb(gpointer data)
@@ -295,17 +316,23 @@ retire_cb(gpointer data)
 		g_dbus_object_manager_server_unexport(r->objects, r->path);
 	else if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(r->iface)))
 		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(r->iface));
+	/*
+	 * GDBus's worker thread may have queued a call for the registration
+	 * while we waited for its lock to unexport: that call runs with the
+	 * skeleton as its data, which GDBus holds no reference to (a fuzzed
+	 * Set racing DestroyPlayer: "invalid unclassed pointer in cast to
+	 * GDBusInterfaceSkeleton"). It waits at the default priority; the last
+	 * reference goes after it, at a lower one.
+	 */
+	r->unexported = true;
+	struct retired *later = g_memdup2(r, sizeof(*r));
+	later->unexported = false;
+	GSource *idle = g_idle_source_new();
+	g_source_set_priority(idle, G_PRIORITY_LOW);
+	g_source_set_callback(idle, release_cb, later, retired_free);
+	g_source_attach(idle, later->iface->context);
+	g_source_unref(idle);
 	return G_SOURCE_REMOVE;
-}
-
-static void
-retired_free(gpointer data)
-{
-	struct retired *r = data;
-	g_object_unref(r->iface);
-	g_clear_object(&r->objects);
-	g_free(r->path);
-	g_free(r);
 }
 
 void

@@ -173,7 +173,7 @@ static const char *const plain_syscalls[] = {
 	/* the process itself */
 	"exit", "exit_group", "getpid", "gettid", "getppid", "getuid", "geteuid",
 	"getgid", "getegid", "getresuid", "getresgid", "getgroups", "uname", "sysinfo",
-	"getrusage", "times", "getpriority", "getrlimit",
+	"getrusage", "times", "getpriority", "getrlimit", "get_mempolicy", "umask",
 };
 
 static bool

@@ -70,7 +70,9 @@
  * - process: exit, exit_group, getpid, gettid, getppid, get[e][ug]id,
  *   getres[ug]id, getgroups, uname, sysinfo, getrusage, times,
  *   getpriority, getrlimit, prlimit64 only reading (pid 0, no new limit),
- *   getcpu, sched_getaffinity, prctl only PR_SET_NAME/PR_GET_NAME (thread
+ *   getcpu, sched_getaffinity, get_mempolicy, umask (ORC sets one before
+ *   trying a code file; creating it is refused, so ORC maps anonymous
+ *   memory instead), prctl only PR_SET_NAME/PR_GET_NAME (thread
  *   names), PR_GET_DUMPABLE, PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP,
  *   PR_GET_TIMERSLACK, PR_SET_VMA.
  *

@@ -40,10 +40,12 @@
  *   process cannot be made); clone3 fails with ENOSYS, as its flags are in
  *   memory seccomp cannot read, so glibc falls back to clone. futex,
  *   set_robust_list, set_tid_address, rseq, arch_prctl, sched_yield,
- *   sched_get*, and sched_set* only for the calling thread (pid 0).
- * - files: openat/open only when read-only: O_ACCMODE == O_RDONLY and none
- *   of O_CREAT, O_TRUNC, O_TMPFILE (media, plugins, /proc/self). Opening
- *   for writing or creating fails with EPERM. openat2 fails with ENOSYS
+ *   sched_get*, and sched_set* only for the calling thread (pid 0: GLib's
+ *   thread pools, which set a new thread's policy by its id, log a debug
+ *   message and go on).
+ * - files: openat/open only when read-only: O_ACCMODE == O_RDONLY and
+ *   neither O_CREAT nor O_TRUNC (media, plugins, /proc/self; O_TMPFILE
+ *   needs write access). Opening for writing or creating fails with EPERM. openat2 fails with ENOSYS
  *   (its flags are in memory). read/write and their p/v variants, lseek,
  *   fstat/stat/newfstatat/statx, statfs, access, readlink(at), getdents,
  *   getcwd, fcntl, dup*, close, close_range, ftruncate, fallocate, fsync,
@@ -93,7 +95,10 @@
  *   too, or a Landlock ruleset should limit paths.
  * - writes to descriptors the process already holds (kept fds, 0-2).
  * - mmap of writable and executable memory (no W^X).
- * - with policy.network, any host and port, the loopback included.
+ * - with policy.network, any host and port, the loopback included. And
+ *   without it, sendto() from a datagram socketpair may still name an
+ *   AF_UNIX datagram socket (syslog, journald): seccomp cannot read the
+ *   address.
  * - hardware decoders that open their device themselves: VA, V4L2, NVDEC
  *   open /dev nodes read-write, which is refused; a VA display must be
  *   handed in on an fd opened before entering.

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -23,6 +25,9 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <linux/dma-buf.h>
+#include <linux/fs.h>
+#include <linux/videodev2.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -518,6 +523,47 @@ test_kill(void)
 	g_assert_cmpint(value(r, "raise"), ==, 0);
 }
 
+static void
+syscalls_child(int out, const void *data)
+{
+	enter(out, default_policy);
+	/* Flags in memory: ENOSYS, so that glibc falls back. */
+	report(out, "clone3", result(syscall(SYS_clone3, NULL, 0)));
+	report(out, "openat2", result(syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0)));
+	/* ioctl by request: dma-buf sync reaches the kernel (not a dma-buf: ENOTTY). */
+	int fd = memfd_create("umms-ioctl", MFD_CLOEXEC);
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+	report(out, "dma-buf-sync", result(ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync)));
+	int bytes = 0;
+	int pair[2];
+	socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair);
+	report(out, "fionread", result(ioctl(pair[0], FIONREAD, &bytes)));
+	/* Typing into the terminal, V4L2 (a camera could capture), FS flags. */
+	char c = 'x';
+	report(out, "tiocsti", result(ioctl(0, TIOCSTI, &c)));
+	struct v4l2_capability caps;
+	report(out, "v4l2", result(ioctl(fd, VIDIOC_QUERYCAP, &caps)));
+	long flags = 0;
+	report(out, "fs-flags", result(ioctl(fd, FS_IOC_GETFLAGS, &flags)));
+	report(out, "setsid", result(setsid()));
+	report(out, "chdir", result(chdir("/")));
+}
+
+static void
+test_syscalls(void)
+{
+	g_autoptr(GHashTable) r = run_child(syscalls_child, NULL, 20);
+	g_assert_cmpint(value(r, "clone3"), ==, ENOSYS);
+	g_assert_cmpint(value(r, "openat2"), ==, ENOSYS);
+	g_assert_cmpint(value(r, "dma-buf-sync"), ==, ENOTTY);
+	g_assert_cmpint(value(r, "fionread"), ==, 0);
+	g_assert_cmpint(value(r, "tiocsti"), ==, EPERM);
+	g_assert_cmpint(value(r, "v4l2"), ==, EPERM);
+	g_assert_cmpint(value(r, "fs-flags"), ==, EPERM);
+	g_assert_cmpint(value(r, "setsid"), ==, EPERM);
+	g_assert_cmpint(value(r, "chdir"), ==, EPERM);
+}
+
 /* The clips folder (UMMS_TEST_CLIPS), read before forking. */
 static const char *clips_dir;
 
@@ -746,6 +792,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/sandbox/limits", test_limits);
 	g_test_add_func("/sandbox/privs", test_privs);
 	g_test_add_func("/sandbox/kill", test_kill);
+	g_test_add_func("/sandbox/syscalls", test_syscalls);
 	g_test_add_func("/sandbox/gstreamer/play", test_gst_play);
 	g_test_add_func("/sandbox/gstreamer/excluded-demuxer", test_gst_excluded);
 	g_test_add_func("/sandbox/gstreamer/ranks", test_gst_ranks);

@@ -383,6 +383,28 @@ name_matches(const char *name, const char *const *patterns)
 	return false;
 }
 
+/*
+ * gst_element_make_from_uri() ignores ranks, so a URI source goes out of
+ * the registry. Its plugin is loaded first: loading it later (for another
+ * of its elements: fdsrc lives with filesrc, giosrc with giosink) would
+ * register it again, at its own rank. A ranked feature survives that (the
+ * plugin updates the feature it finds), a removed one does not.
+ */
+static void
+remove_source(GstRegistry *registry, GstPluginFeature *feature)
+{
+	GstPluginFeature *loaded = gst_plugin_feature_load(feature);
+	if (loaded)
+		gst_object_unref(loaded);
+	/* The registry's own feature of that name, whichever it is now. */
+	GstPluginFeature *current = gst_registry_lookup_feature(registry,
+		gst_plugin_feature_get_name(feature));
+	if (current) {
+		gst_registry_remove_feature(registry, current);
+		gst_object_unref(current);
+	}
+}
+
 bool
 umms_sandbox_rank_plugins(const char *const *allow, GError **error)
 {
@@ -396,15 +418,15 @@ umms_sandbox_rank_plugins(const char *const *allow, GError **error)
 	for (GList *l = features; l; l = l->next) {
 		GstElementFactory *factory = l->data;
 		const char *name = gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory));
-		if (!gst_element_factory_list_is_type(factory,
-				GST_ELEMENT_FACTORY_TYPE_DECODABLE | GST_ELEMENT_FACTORY_TYPE_SRC) ||
+		const GstElementFactoryListType kinds =
+			GST_ELEMENT_FACTORY_TYPE_DECODABLE | GST_ELEMENT_FACTORY_TYPE_SRC;
+		if (!gst_element_factory_list_is_type(factory, kinds) ||
 				name_matches(name, umms_sandbox_default_elements) ||
 				name_matches(name, allow))
 			continue;
 		gst_plugin_feature_set_rank(GST_PLUGIN_FEATURE(factory), GST_RANK_NONE);
-		/* gst_element_make_from_uri() ignores ranks: out of the registry. */
 		if (gst_element_factory_get_uri_type(factory) == GST_URI_SRC)
-			gst_registry_remove_feature(registry, GST_PLUGIN_FEATURE(factory));
+			remove_source(registry, GST_PLUGIN_FEATURE(factory));
 	}
 	gst_plugin_feature_list_free(features);
 	return true;

@@ -552,6 +552,53 @@ test_syscalls(void)
 		{ "fs-flags", EPERM }, { "setsid", EPERM }, { "chdir", EPERM });
 }
 
+static gboolean
+quit_cb(gpointer data)
+{
+	g_main_loop_quit(data);
+	return G_SOURCE_REMOVE;
+}
+
+static void *
+wake_main(void *data)
+{
+	g_usleep(500000);
+	g_idle_add(quit_cb, data);
+	return NULL;
+}
+
+static void
+main_loop_child(int out, const void *data)
+{
+	/* Made before entering, as loading GStreamer's v4l2 plugin makes it. */
+	GMainLoop *loop = g_main_loop_new(NULL, FALSE);
+	enter(out, default_policy);
+	/* Another thread wakes the loop through the context's eventfd. */
+	pthread_t thread;
+	pthread_create(&thread, NULL, wake_main, loop);
+	gint64 start = g_get_monotonic_time();
+	struct rusage before, after;
+	getrusage(RUSAGE_SELF, &before);
+	g_main_loop_run(loop);
+	getrusage(RUSAGE_SELF, &after);
+	report(out, "woken-ms", (long)((g_get_monotonic_time() - start) / 1000));
+	/* Waiting, not spinning on a closed descriptor (poll says POLLNVAL). */
+	long cpu_us = (after.ru_utime.tv_sec - before.ru_utime.tv_sec) * 1000000L +
+		(after.ru_utime.tv_usec - before.ru_utime.tv_usec) +
+		(after.ru_stime.tv_sec - before.ru_stime.tv_sec) * 1000000L +
+		(after.ru_stime.tv_usec - before.ru_stime.tv_usec);
+	report(out, "cpu-ms", cpu_us / 1000);
+	pthread_join(thread, NULL);
+}
+
+static void
+test_main_loop(void)
+{
+	g_autoptr(GHashTable) r = run_child(main_loop_child, NULL, 20);
+	g_assert_cmpint(value(r, "woken-ms"), <, 5000);
+	g_assert_cmpint(value(r, "cpu-ms"), <, 100);
+}
+
 /* The clips folder (UMMS_TEST_CLIPS), read before forking. */
 static const char *clips_dir;
 
@@ -791,6 +838,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/sandbox/privs", test_privs);
 	g_test_add_func("/sandbox/kill", test_kill);
 	g_test_add_func("/sandbox/syscalls", test_syscalls);
+	g_test_add_func("/sandbox/main-loop", test_main_loop);
 	g_test_add_func("/sandbox/gstreamer/play", test_gst_play);
 	g_test_add_func("/sandbox/gstreamer/excluded-demuxer", test_gst_excluded);
 	g_test_add_func("/sandbox/gstreamer/ranks", test_gst_ranks);

@@ -39,8 +39,8 @@ fail_errno(GError **error, int err, const char *what)
 	return false;
 }
 
-static int
-compare_fds(const void *a, const void *b)
+static gint
+compare_fds(gconstpointer a, gconstpointer b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 	return (x > y) - (x < y);
@@ -63,23 +63,57 @@ close_between(unsigned from, unsigned to)
 		close((int)fd);
 }
 
+/*
+ * Appends the descriptors @context polls (its wakeup eventfd, its sources'
+ * descriptors): closed under it, GLib would spin on POLLNVAL and write its
+ * wakeups into whatever file gets the number next.
+ */
+static bool
+add_context_fds(GMainContext *context, GArray *keep, GError **error)
+{
+	if (!g_main_context_acquire(context)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+			"sandbox: a main context runs in another thread: enter from it");
+		return false;
+	}
+	gint timeout, n = 16;
+	GPollFD *fds = NULL;
+	for (gint size = 0; n > size;) {
+		size = n;
+		fds = g_renew(GPollFD, fds, size);
+		n = g_main_context_query(context, G_MAXINT, &timeout, fds, size);
+	}
+	for (gint i = 0; i < n; i++)
+		g_array_append_val(keep, fds[i].fd);
+	g_free(fds);
+	g_main_context_release(context);
+	return true;
+}
+
 static bool
 close_fds(const struct umms_sandbox_policy *p, GError **error)
 {
 	if (p->n_keep > 4096)
 		return fail_errno(error, EINVAL, "too many descriptors to keep");
-	int *keep = p->n_keep ? g_memdup2(p->keep_fds, p->n_keep * sizeof(*keep)) : NULL;
-	if (keep)
-		qsort(keep, p->n_keep, sizeof(*keep), compare_fds);
+	GArray *keep = g_array_sized_new(FALSE, FALSE, sizeof(int), (guint)p->n_keep + 8);
+	g_array_append_vals(keep, p->keep_fds, (guint)p->n_keep);
+	GMainContext *thread_default = g_main_context_get_thread_default();
+	if (!add_context_fds(g_main_context_default(), keep, error) ||
+			(thread_default && !add_context_fds(thread_default, keep, error))) {
+		g_array_unref(keep);
+		return false;
+	}
+	g_array_sort(keep, compare_fds);
 	unsigned next = 3;
-	for (size_t i = 0; i < p->n_keep; i++) {
-		if (keep[i] < 3 || (unsigned)keep[i] < next)
+	for (guint i = 0; i < keep->len; i++) {
+		int fd = g_array_index(keep, int, i);
+		if (fd < 3 || (unsigned)fd < next)
 			continue;
-		close_between(next, (unsigned)keep[i] - 1);
-		next = (unsigned)keep[i] + 1;
+		close_between(next, (unsigned)fd - 1);
+		next = (unsigned)fd + 1;
 	}
 	close_between(next, ~0U);
-	g_free(keep);
+	g_array_unref(keep);
 	return true;
 }
 

@@ -5,9 +5,15 @@
  *
  * umms_sandbox_enter() takes, in this order and for the whole process:
  *
- * 1. Descriptors: every fd above 2 not in keep_fds is closed (close_range).
- *    Enter before starting threads that own descriptors (GLib's worker
- *    context, a bus watch), or keep theirs: they are closed under them.
+ * 1. Descriptors: every fd above 2 is closed (close_range) but keep_fds
+ *    and those GLib's default and thread-default main contexts poll (their
+ *    wakeup eventfd, which loading GStreamer's video4linux2 plugin already
+ *    makes, and their sources'): closed under GLib, it would spin on
+ *    POLLNVAL and write wakeups into the next file given that number. So
+ *    enter from the thread that runs the main loop, before it runs (it
+ *    fails otherwise), and before anything else owns descriptors that are
+ *    not in keep_fds: GLib's worker context (GDBus, GResolver) cannot be
+ *    asked for its own.
  * 2. Limits: RLIMIT_NOFILE = max_fds, RLIMIT_CPU = cpu_seconds (SIGXCPU
  *    then, a second later, SIGKILL), RLIMIT_DATA = what the process's data
  *    segment holds on entry plus memory_bytes. The data limit, not

@@ -539,6 +539,9 @@ syscalls_child(int out, const void *data)
 	long flags = 0;
 	report(out, "fs-flags", result(ioctl(fd, FS_IOC_GETFLAGS, &flags)));
 	report(out, "setsid", result(setsid()));
+	/* SIGIO to another process. */
+	report(out, "setown", result(fcntl(pair[0], F_SETOWN, getppid())));
+	report(out, "setfl", result(fcntl(pair[0], F_SETFL, O_NONBLOCK)));
 	report(out, "chdir", result(chdir("/")));
 }
 
@@ -549,7 +552,8 @@ test_syscalls(void)
 	EXPECT(r,
 		{ "clone3", ENOSYS }, { "openat2", ENOSYS }, { "dma-buf-sync", ENOTTY },
 		{ "fionread", 0 }, { "tiocsti", EPERM }, { "v4l2", EPERM },
-		{ "fs-flags", EPERM }, { "setsid", EPERM }, { "chdir", EPERM });
+		{ "fs-flags", EPERM }, { "setown", EPERM }, { "setfl", 0 },
+		{ "setsid", EPERM }, { "chdir", EPERM });
 }
 
 static gboolean

@@ -186,7 +186,7 @@ static const char *const plain_syscalls[] = {
 	/* descriptors the process holds, read-only paths */
 	"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
 	"preadv2", "pwritev2", "lseek", "close", "close_range", "dup", "dup2", "dup3",
-	"fcntl", "ftruncate", "fallocate", "fsync", "fdatasync", "fadvise64",
+	"ftruncate", "fallocate", "fsync", "fdatasync", "fadvise64",
 	"fstat", "stat", "lstat", "newfstatat", "statx", "statfs", "fstatfs",
 	"access", "faccessat", "faccessat2", "readlink", "readlinkat", "getdents",
 	"getdents64", "getcwd",
@@ -289,6 +289,19 @@ add_rules(scmp_filter_ctx ctx, const struct umms_sandbox_policy *p, GError **err
 	if (!allow_masked(ctx, "openat", 2, open_mask, O_RDONLY, error) ||
 			!allow_masked(ctx, "open", 1, open_mask, O_RDONLY, error))
 		return false;
+	/*
+	 * fcntl without F_SETOWN, F_SETOWN_EX, F_SETSIG: with O_ASYNC they
+	 * would send SIGIO (which kills by default) to any process of the user.
+	 */
+	static const uint64_t fcntls[] = {
+		F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK,
+		F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_ADD_SEALS,
+		F_GET_SEALS, F_GETPIPE_SZ, F_SETPIPE_SZ, F_GETOWN,
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(fcntls); i++) {
+		if (!allow_eq(ctx, "fcntl", 1, fcntls[i], error))
+			return false;
+	}
 	/* Scheduling of the calling thread only. */
 	static const char *const sched_set[] = {
 		"sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr",

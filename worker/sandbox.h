@@ -54,7 +54,8 @@
  *   needs write access). Opening for writing or creating fails with
  *   EPERM; openat2 fails with ENOSYS (its flags are in memory). read/write and their p/v variants, lseek,
  *   fstat/stat/newfstatat/statx, statfs, access, readlink(at), getdents,
- *   getcwd, fcntl, dup*, close, close_range, ftruncate, fallocate, fsync,
+ *   getcwd, fcntl (but F_SETOWN, F_SETOWN_EX, F_SETSIG: SIGIO to
+ *   another process), dup*, close, close_range, ftruncate, fallocate, fsync,
  *   fadvise64 (on descriptors the process holds: memfds, pipes, sockets,
  *   kept fds). No unlink, rename, mkdir, chmod, link, mount.
  * - waiting: poll, ppoll, select, pselect6, epoll*, eventfd*, pipe*,

@@ -106,6 +106,8 @@
  *   without it, sendto() from a datagram socketpair may still name an
  *   AF_UNIX datagram socket (syslog, journald): seccomp cannot read the
  *   address.
+ *
+ * What does not work inside:
  * - hardware decoders that open their device themselves: VA, V4L2, NVDEC
  *   open /dev nodes read-write, which is refused; a VA display must be
  *   handed in on an fd opened before entering.
@@ -132,7 +134,10 @@ struct umms_sandbox_policy {
 	uint64_t memory_bytes;
 	/* RLIMIT_NOFILE; 0 = unchanged. */
 	unsigned max_fds;
-	/* RLIMIT_CPU in seconds of CPU time; 0 = no limit. */
+	/*
+	 * RLIMIT_CPU: seconds of CPU time over the process's life, not a rate
+	 * (hours of decoding add up); 0 = no limit.
+	 */
 	unsigned cpu_seconds;
 	/* Descriptors above 2 that stay open; every other one is closed. */
 	const int *keep_fds;

@@ -5,9 +5,11 @@
  * So what counts is data: a probe on the audio and video sinks counts the
  * buffers that reach them. While a media that is not live plays (not
  * buffering, no request running, no end seen), the count is read every
- * POLL_MS; once no buffer has arrived for [engine] answer-timeout,
- * playback fails with Failed (the Error signal) and the pipeline is
- * reset, as for a failure GStreamer reports itself.
+ * POLL_MS; once no buffer has arrived for [engine] answer-timeout, or
+ * the position has run that far past a known duration (timestamps of a
+ * damaged file spreading a second of frames over a minute), playback
+ * fails with Failed (the Error signal) and the pipeline is reset, as for
+ * a failure GStreamer reports itself.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -57,13 +59,22 @@ poll_cb(gpointer data)
 	if (!moving_expected(engine) || buffers != engine->stall_seen) {
 		engine->stall_seen = buffers;
 		engine->stall_since = now;
-		return G_SOURCE_CONTINUE;
+		if (!moving_expected(engine))
+			return G_SOURCE_CONTINUE;
 	}
 	unsigned limit_ms = engine->config->engine.answer_timeout;
+	int64_t duration = engine->base.info.duration;
+	int64_t position = gst_engine_query_position(engine);
+	if (duration > 0 && engine->rate > 0 && position > duration + (int64_t)limit_ms * 1000) {
+		umms_source_forget(&engine->stall_source);
+		gst_engine_fail_playback(engine, g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+			"%s: still playing at %.2f s of %.2f s, and no end: the stream is damaged",
+			engine->uri, position / 1e6, duration / 1e6));
+		return G_SOURCE_REMOVE;
+	}
 	if (now - engine->stall_since < (gint64)limit_ms * 1000)
 		return G_SOURCE_CONTINUE;
 	umms_source_forget(&engine->stall_source);
-	int64_t position = gst_engine_query_position(engine);
 	gst_engine_fail_playback(engine, g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
 		"%s: nothing more to play came for %u s (at %.2f s), and no end: the stream is "
 		"damaged", engine->uri, limit_ms / 1000, position < 0 ? 0.0 : position / 1e6));

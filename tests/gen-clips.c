@@ -671,6 +671,15 @@ static const struct clip clips[] = {
 	{ "teletext.ts", make_teletext_ts, NULL, 0 },
 	{ "vobsub.mkv", make_vobsub_mkv, NULL, 0 },
 	{ "pgs.mkv", make_pgs_mkv, NULL, 0 },
+	{ "fuzz-h264-aac.mp4", make_fuzz_source, NULL, 0 },
+	{ "fuzz-fragmented.mp4", make_fuzz_source, NULL, 0 },
+	{ "fuzz-h264-opus.mkv", make_fuzz_source, NULL, 0 },
+	{ "fuzz-h264-vorbis.mkv", make_fuzz_source, NULL, 0 },
+	{ "fuzz-vp8-vorbis.webm", make_fuzz_source, NULL, 0 },
+	{ "fuzz-vp9-opus.webm", make_fuzz_source, NULL, 0 },
+	{ "fuzz-h264-aac.ts", make_fuzz_source, NULL, 0 },
+	{ "fuzz-mpeg2-mp2.ts", make_fuzz_source, NULL, 0 },
+	{ "fuzz-mpeg2-ac3.ts", make_fuzz_source, NULL, 0 },
 };
 
 /* Size of path, or -1 when it does not exist or is no regular file. */

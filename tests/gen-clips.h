@@ -68,4 +68,7 @@ bool make_teletext_ts(const struct job *job, GError **error);
 bool make_vobsub_mkv(const struct job *job, GError **error);
 bool make_pgs_mkv(const struct job *job, GError **error);
 
+/* gen-clips-fuzz.c: the sources test-media-fuzz mutates, by clip name. */
+bool make_fuzz_source(const struct job *job, GError **error);
+
 #endif

@@ -104,6 +104,7 @@ go_idle(struct gst_engine *engine)
 	gst_object_unref(bus);
 	gst_video_drop_pending(engine);
 	engine->base.state = UMMS_ENGINE_IDLE;
+	gst_stall_watch(engine);
 	gst_video_forget_shown(engine);
 	gst_cues_reset(engine);
 	gst_video_hold(engine, false);
@@ -254,6 +255,7 @@ set_state_and_wait(struct gst_engine *engine, GstState state, GError **error)
 		/* fall through */
 	case GST_STATE_CHANGE_SUCCESS:
 		engine->base.state = engine_state_of(state);
+		gst_stall_watch(engine);
 		return true;
 	case GST_STATE_CHANGE_ASYNC:
 		wait_for(engine, GST_WAIT_STATE);
@@ -500,6 +502,7 @@ check_state_reached(struct gst_engine *engine)
 
 	bool first_preroll = engine->base.state == UMMS_ENGINE_IDLE;
 	engine->base.state = engine_state_of(engine->want_state);
+	gst_stall_watch(engine);
 	stop_waiting(engine);
 	gst_media_refresh(engine);
 
@@ -570,6 +573,12 @@ gst_engine_fail_network(struct gst_engine *engine, GError *error)
 	fail(engine, error, true);
 }
 
+void
+gst_engine_fail_playback(struct gst_engine *engine, GError *error)
+{
+	fail(engine, error, true);
+}
+
 static gboolean
 bus_cb(GstBus *bus, GstMessage *message, gpointer data)
 {
@@ -590,6 +599,7 @@ bus_cb(GstBus *bus, GstMessage *message, gpointer data)
 	}
 	case GST_MESSAGE_EOS:
 		umms_debug("end of stream");
+		engine->stall_ended = true;
 		wl_signal_emit_mutable(&engine->base.events.eos, NULL);
 		break;
 	case GST_MESSAGE_STATE_CHANGED:
@@ -716,6 +726,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 		goto fail;
 	}
 	gst_captions_init(engine);
+	gst_stall_init(engine, audio_sink);
 	if (silent)
 		g_object_set(audio_sink, "sync", TRUE, NULL);
 	/*
@@ -750,6 +761,7 @@ gst_engine_destroy(struct umms_engine *base)
 	struct gst_engine *engine = gst_engine_from_base(base);
 	gst_engine_drop_ops(engine);
 	umms_source_clear(&engine->pump_source);
+	umms_source_clear(&engine->stall_source);
 	g_clear_pointer(&engine->subtitles, gst_subtitles_destroy);
 	if (engine->pipeline) {
 		GstBus *bus = gst_element_get_bus(engine->pipeline);

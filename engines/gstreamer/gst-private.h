@@ -158,6 +158,13 @@ struct gst_engine {
 	bool captions_upstream;        /* ... read at the decoder's input (lock) */
 	GQueue caption_pending;        /* pictures' caption data, by position (lock) */
 	unsigned captions_listed;      /* main loop: bits by kind, the tracks in the list */
+
+	/* Playback that stands still (gst-stall.c). */
+	gint stall_buffers;            /* buffers that reached a sink (atomic) */
+	GSource *stall_source;         /* polls stall_buffers while playing */
+	int stall_seen;                /* stall_buffers at the last poll */
+	gint64 stall_since;            /* monotonic µs no buffer has come since */
+	bool stall_ended;              /* EOS seen: standing at the end is fine */
 };
 
 /* gst-engine.c: the op queue, state and bus. */
@@ -274,6 +281,12 @@ GError *gst_network_status_error(struct gst_engine *engine);
 bool gst_network_probe(struct gst_engine *engine, GstMessage *message);
 /* gst-engine.c: fails the media with what the look found (takes @error). */
 void gst_engine_fail_network(struct gst_engine *engine, GError *error);
+/* gst-engine.c: fails playback (the Error signal) and resets the pipeline (takes @error). */
+void gst_engine_fail_playback(struct gst_engine *engine, GError *error);
+/* gst-stall.c: counts what reaches the sinks (engine->video_sink, and @audio_sink). */
+void gst_stall_init(struct gst_engine *engine, GstElement *audio_sink);
+/* gst-stall.c: after the state changed; fails playback that stands still. */
+void gst_stall_watch(struct gst_engine *engine);
 /*
  * A missing-plugin message: true when it says a selected audio or video
  * stream has no decoder (recorded in engine->missing).

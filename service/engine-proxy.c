@@ -1,0 +1,874 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "engine-proxy.h"
+#include "engine-supervisor.h"
+#include "error.h"
+#include "ipc.h"
+#include "log.h"
+#include "source.h"
+#include "subpicture.h"
+
+#define MAX_SIDE 16384
+#define MAX_CACHED_MEMORY 64
+
+/* ---- frames: fds from one worker, cached by memory ------------------------ */
+
+struct memory {
+	uint64_t id;             /* the worker's */
+	int fds[UMMS_FRAME_MAX_PLANES];
+	int n_planes;
+	int live;                /* frames using it now */
+};
+
+/* What frames keep of their worker: it outlives the engine while they live. */
+struct link {
+	int refs;
+	struct umms_worker_process *process;
+	uint64_t number;
+	GHashTable *memory;      /* uint64_t id → struct memory * */
+	struct umms_subpicture *subpicture; /* the last one, by the worker's serial */
+	uint64_t subpicture_serial;
+};
+
+struct proxy_frame {
+	struct umms_frame base;
+	struct link *link;
+	struct memory *memory;
+	uint64_t frame_id;
+};
+
+static void
+memory_free(gpointer data)
+{
+	struct memory *memory = data;
+	for (int i = 0; i < memory->n_planes; i++) {
+		bool seen = false;
+		for (int j = 0; j < i; j++)
+			seen |= memory->fds[j] == memory->fds[i];
+		if (!seen && memory->fds[i] >= 0)
+			close(memory->fds[i]);
+	}
+	g_free(memory);
+}
+
+static struct link *
+link_new(struct umms_worker_process *process)
+{
+	struct link *link = g_new0(struct link, 1);
+	link->refs = 1;
+	link->process = process;
+	link->number = umms_worker_process_number(process);
+	link->memory = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, memory_free);
+	return link;
+}
+
+static void
+link_unref(struct link *link)
+{
+	if (!link || --link->refs > 0)
+		return;
+	g_hash_table_destroy(link->memory);
+	umms_subpicture_unref(link->subpicture);
+	umms_worker_process_unref(link->process);
+	g_free(link);
+}
+
+static void
+frame_destroy(struct umms_frame *base)
+{
+	struct proxy_frame *frame = wl_container_of(base, frame, base);
+	struct link *link = frame->link;
+	frame->memory->live--;
+	if (umms_worker_process_alive(link->process)) {
+		struct umms_ipc_writer w;
+		umms_ipc_writer_init(&w);
+		umms_ipc_put_u64(&w, frame->frame_id);
+		umms_worker_process_send(link->process, UMMS_IPC_RELEASE, 0, &w);
+		umms_ipc_writer_finish(&w);
+	}
+	link_unref(link);
+	g_free(frame);
+}
+
+/* Whether @fd holds at least @size bytes (a memfd sealed against shrinking). */
+static bool
+fd_holds(int fd, enum umms_frame_kind kind, uint64_t size)
+{
+	if (kind == UMMS_FRAME_MEMFD) {
+		struct stat st;
+		int seals = fcntl(fd, F_GET_SEALS);
+		return seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(fd, &st) == 0 &&
+			(uint64_t)st.st_size >= size;
+	}
+	off_t end = lseek(fd, 0, SEEK_END);
+	return end < 0 || (uint64_t)end >= size; /* a dma-buf that cannot say: trusted */
+}
+
+static bool
+frame_geometry_ok(const struct umms_ipc_frame *f)
+{
+	return f->width >= 1 && f->height >= 1 && f->width <= MAX_SIDE && f->height <= MAX_SIDE &&
+		f->crop_x >= 0 && f->crop_y >= 0 && f->crop_width >= 1 && f->crop_height >= 1 &&
+		f->crop_x <= f->width - f->crop_width && f->crop_y <= f->height - f->crop_height &&
+		f->par_n >= 1 && f->par_d >= 1;
+}
+
+/*
+ * A frame from the worker's message, or NULL when anything in it is off
+ * (the caller kills the worker). Takes the fds it keeps out of @message.
+ */
+static struct umms_frame *
+frame_from_message(struct link *link, struct umms_ipc_message *message)
+{
+	struct umms_ipc_reader r;
+	umms_ipc_reader_init(&r, message->payload, message->header.length);
+	struct umms_ipc_frame f;
+	if (!umms_ipc_get_frame(&r, message->n_fds, &f) || !umms_ipc_reader_done(&r) ||
+			!frame_geometry_ok(&f))
+		return NULL;
+	struct memory *memory = g_hash_table_lookup(link->memory, &f.memory_id);
+	if (memory && memory->n_planes != (int)f.n_planes)
+		return NULL;
+	for (uint32_t i = 0; i < f.n_planes; i++) {
+		/* Chroma planes have at most the picture's rows. */
+		uint64_t rows = i == 0 ? (uint64_t)f.height : ((uint64_t)f.height + 1) / 2;
+		uint64_t size = (uint64_t)f.planes[i].offset + (uint64_t)f.planes[i].stride * rows;
+		int fd = memory ? memory->fds[i] : message->fds[f.planes[i].fd_index];
+		if (f.planes[i].stride == 0 || !fd_holds(fd, f.kind, size))
+			return NULL;
+	}
+	struct umms_subpicture *subpicture = NULL;
+	if (f.has_subpicture) {
+		if (link->subpicture && link->subpicture_serial == f.subpicture.serial) {
+			subpicture = umms_subpicture_ref(link->subpicture);
+		} else {
+			g_autoptr(GError) error = NULL;
+			int fd = message->fds[f.subpicture.fd_index];
+			bool shared = false;
+			for (uint32_t i = 0; i < f.n_planes; i++)
+				shared |= f.planes[i].fd_index == f.subpicture.fd_index;
+			subpicture = shared ? NULL : umms_subpicture_adopt(fd, f.subpicture.stride,
+				f.subpicture.x, f.subpicture.y, f.subpicture.width, f.subpicture.height,
+				f.subpicture.picture_width, f.subpicture.picture_height, &error);
+			if (!subpicture)
+				return NULL;
+			message->fds[f.subpicture.fd_index] = -1;
+			umms_subpicture_unref(link->subpicture);
+			link->subpicture = umms_subpicture_ref(subpicture);
+			link->subpicture_serial = f.subpicture.serial;
+		}
+	}
+	if (!memory) {
+		if (g_hash_table_size(link->memory) >= MAX_CACHED_MEMORY) {
+			GHashTableIter iter;
+			gpointer value;
+			g_hash_table_iter_init(&iter, link->memory);
+			while (g_hash_table_iter_next(&iter, NULL, &value)) {
+				if (((struct memory *)value)->live == 0)
+					g_hash_table_iter_remove(&iter);
+			}
+		}
+		memory = g_new0(struct memory, 1);
+		memory->id = f.memory_id;
+		memory->n_planes = (int)f.n_planes;
+		for (uint32_t i = 0; i < f.n_planes; i++)
+			memory->fds[i] = message->fds[f.planes[i].fd_index];
+		for (uint32_t i = 0; i < f.n_planes; i++)
+			message->fds[f.planes[i].fd_index] = -1;
+		g_hash_table_insert(link->memory, &memory->id, memory);
+	}
+	struct proxy_frame *frame = g_new0(struct proxy_frame, 1);
+	frame->base.refs = 1;
+	frame->base.kind = (enum umms_frame_kind)f.kind;
+	frame->base.format = f.format;
+	frame->base.width = f.width;
+	frame->base.height = f.height;
+	frame->base.crop_x = f.crop_x;
+	frame->base.crop_y = f.crop_y;
+	frame->base.crop_width = f.crop_width;
+	frame->base.crop_height = f.crop_height;
+	frame->base.par_n = f.par_n;
+	frame->base.par_d = f.par_d;
+	frame->base.modifier = f.modifier;
+	frame->base.n_planes = (int)f.n_planes;
+	for (uint32_t i = 0; i < f.n_planes; i++) {
+		frame->base.planes[i].fd = memory->fds[i];
+		frame->base.planes[i].offset = f.planes[i].offset;
+		frame->base.planes[i].stride = f.planes[i].stride;
+	}
+	/* Unique across workers: the worker's number above its own ids. */
+	frame->base.memory_id = (link->number << 40) | (f.memory_id & ((1ull << 40) - 1));
+	frame->base.present_ns = f.present_ns;
+	frame->base.position = f.position;
+	frame->base.subpicture = subpicture;
+	frame->base.destroy = frame_destroy;
+	frame->link = link;
+	link->refs++;
+	frame->memory = memory;
+	memory->live++;
+	frame->frame_id = f.frame_id;
+	return &frame->base;
+}
+
+/* ---- the engine ----------------------------------------------------------- */
+
+struct proxy {
+	struct umms_engine base;
+	const struct umms_config *config;
+	struct link *link;       /* the worker now, NULL for none */
+	const struct umms_engine_impl *real; /* what the worker runs (by URI) */
+	char *uri;               /* open in the worker */
+	bool ready;
+	struct umms_ipc_status status;
+	int64_t pending_seek;    /* µs, -1 for none */
+	unsigned outstanding;    /* requests not yet settled */
+	bool opening;
+	int64_t busy_since;      /* µs, monotonic */
+	GSource *watchdog;
+	uint32_t ping_id;
+	int64_t ping_sent;       /* µs, 0: none out */
+
+	/* Settings, kept for a fresh worker. */
+	double volume;
+	bool mute;
+	bool video_wanted;
+	uint32_t *formats;
+	size_t n_formats;
+	bool dmabuf_set, dmabuf_any;
+	struct umms_frame_dmabuf_format *dmabuf;
+	size_t n_dmabuf;
+	int64_t video_delay, subtitle_delay;
+	bool codecs_set;
+	char **codecs;
+};
+
+static struct proxy *
+proxy_from(struct umms_engine *base)
+{
+	g_assert(base->impl == &umms_engine_proxy_impl);
+	struct proxy *proxy = wl_container_of(base, proxy, base);
+	return proxy;
+}
+
+static void send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w);
+static void update_watchdog(struct proxy *proxy);
+
+static void
+reset_status(struct proxy *proxy)
+{
+	memset(&proxy->status, 0, sizeof(proxy->status));
+	proxy->status.state = UMMS_ENGINE_IDLE;
+	proxy->status.rate = 1.0;
+	proxy->status.taken_ns = g_get_monotonic_time() * 1000;
+}
+
+static void
+take_status(struct proxy *proxy, const struct umms_ipc_status *status)
+{
+	proxy->status = *status;
+	proxy->base.state = (enum umms_engine_state)status->state;
+}
+
+static void
+settle(struct proxy *proxy, const GError *error)
+{
+	proxy->outstanding = 0;
+	proxy->opening = false;
+	proxy->pending_seek = -1;
+	wl_signal_emit_mutable(&proxy->base.events.settled, (void *)error);
+}
+
+static void
+handle_message(void *data, struct umms_ipc_message *message)
+{
+	struct proxy *proxy = data;
+	struct umms_ipc_reader r;
+	umms_ipc_reader_init(&r, message->payload, message->header.length);
+	struct umms_ipc_status status;
+	uint32_t type = message->header.type;
+	bool has_status = type == UMMS_IPC_READY || type == UMMS_IPC_STATUS ||
+		type == UMMS_IPC_SETTLED || type == UMMS_IPC_REFUSED || type == UMMS_IPC_INFO ||
+		type == UMMS_IPC_EOS || type == UMMS_IPC_ERROR;
+	if (type != UMMS_IPC_FRAME && message->n_fds > 0)
+		goto malformed;
+	if (has_status && !umms_ipc_get_status(&r, &status))
+		goto malformed;
+
+	switch (type) {
+	case UMMS_IPC_READY:
+	case UMMS_IPC_STATUS:
+	case UMMS_IPC_EOS:
+		if (!umms_ipc_reader_done(&r))
+			goto malformed;
+		proxy->ready = true;
+		take_status(proxy, &status);
+		if (type == UMMS_IPC_EOS)
+			wl_signal_emit_mutable(&proxy->base.events.eos, NULL);
+		break;
+	case UMMS_IPC_PONG:
+		if (!umms_ipc_reader_done(&r))
+			goto malformed;
+		if (message->header.id == proxy->ping_id)
+			proxy->ping_sent = 0;
+		break;
+	case UMMS_IPC_SETTLED:
+	case UMMS_IPC_REFUSED:
+	case UMMS_IPC_ERROR: {
+		bool failed = type != UMMS_IPC_SETTLED || umms_ipc_get_bool(&r);
+		g_autoptr(GError) error = failed ? umms_ipc_get_error(&r) : NULL;
+		if (!umms_ipc_reader_done(&r) || (failed && !error))
+			goto malformed;
+		take_status(proxy, &status);
+		if (type == UMMS_IPC_ERROR) {
+			proxy->outstanding = 0;
+			wl_signal_emit_mutable(&proxy->base.events.error, error);
+		} else {
+			settle(proxy, error);
+		}
+		break;
+	}
+	case UMMS_IPC_INFO:
+		if (!umms_ipc_get_media_info(&r, &proxy->base.info) || !umms_ipc_reader_done(&r))
+			goto malformed;
+		take_status(proxy, &status);
+		wl_signal_emit_mutable(&proxy->base.events.info, NULL);
+		break;
+	case UMMS_IPC_FRAME: {
+		struct umms_frame *frame = frame_from_message(proxy->link, message);
+		if (!frame)
+			goto bad_frame;
+		wl_signal_emit_mutable(&proxy->base.events.frame, frame);
+		umms_frame_unref(frame);
+		break;
+	}
+	case UMMS_IPC_CUE: {
+		struct umms_subtitle_cue cue;
+		cue.start = umms_ipc_get_i64(&r);
+		cue.end = umms_ipc_get_i64(&r);
+		g_autofree char *text = umms_ipc_get_string(&r);
+		g_autofree char *markup = umms_ipc_get_string(&r);
+		g_autofree char *format = umms_ipc_get_string(&r);
+		if (!umms_ipc_reader_done(&r) || !text || !markup || !format || cue.end < -1)
+			goto malformed;
+		cue.text = text;
+		cue.markup = markup;
+		cue.format = format;
+		wl_signal_emit_mutable(&proxy->base.events.subtitle_cue, &cue);
+		break;
+	}
+	default:
+		goto malformed;
+	}
+	if (proxy->link)
+		update_watchdog(proxy);
+	return;
+malformed:
+	umms_warn("engine worker %u: malformed message %u", (unsigned)proxy->link->number, type);
+	umms_worker_process_kill(proxy->link->process, UMMS_ERROR_ENGINE_CRASHED,
+		"sent a malformed message and was stopped");
+	return;
+bad_frame:
+	umms_worker_process_kill(proxy->link->process, UMMS_ERROR_ENGINE_CRASHED,
+		"sent a frame whose memory does not hold it and was stopped");
+}
+
+static void
+drop_worker(struct proxy *proxy)
+{
+	umms_source_clear(&proxy->watchdog);
+	proxy->ping_sent = 0;
+	proxy->ready = false;
+	if (!proxy->link)
+		return;
+	struct link *link = proxy->link;
+	proxy->link = NULL;
+	umms_worker_process_attach(link->process, NULL, NULL);
+	if (umms_worker_process_alive(link->process)) {
+		/* Frames may still live: the link keeps the process struct for them. */
+		umms_worker_process_release(umms_worker_process_ref(link->process));
+	}
+	link_unref(link);
+}
+
+static void
+handle_died(void *data, int code, const char *why)
+{
+	struct proxy *proxy = data;
+	g_autofree char *uri = g_steal_pointer(&proxy->uri);
+	g_autoptr(GError) error = g_error_new(UMMS_ERROR, code, "the engine playing %s %s",
+		uri ? uri : "nothing", why);
+	drop_worker(proxy);
+	bool pending = proxy->outstanding > 0;
+	reset_status(proxy);
+	proxy->base.state = UMMS_ENGINE_IDLE;
+	umms_media_info_reset(&proxy->base.info);
+	wl_signal_emit_mutable(&proxy->base.events.info, NULL);
+	if (pending)
+		settle(proxy, error);
+	wl_signal_emit_mutable(&proxy->base.events.error, error);
+}
+
+static const struct umms_worker_handler handler = {
+	.message = handle_message,
+	.died = handle_died,
+};
+
+static gboolean
+watchdog_cb(gpointer data)
+{
+	struct proxy *proxy = data;
+	if (!proxy->link)
+		return G_SOURCE_CONTINUE;
+	struct umms_worker_process *process = proxy->link->process;
+	const struct umms_config *config = proxy->config;
+	int64_t now = g_get_monotonic_time();
+	if (proxy->ping_sent && now - proxy->ping_sent > (int64_t)config->engine.hang_timeout * 1000) {
+		g_autofree char *why = g_strdup_printf("stopped answering for %u ms "
+			"([engine] hang-timeout) and was stopped", config->engine.hang_timeout);
+		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_HUNG, why);
+		return G_SOURCE_CONTINUE;
+	}
+	int64_t deadline = (int64_t)config->engine.answer_timeout + config->engine.hang_timeout;
+	if (proxy->outstanding > 0 && (!proxy->opening || !proxy->ready) &&
+			now - proxy->busy_since > deadline * 1000) {
+		g_autofree char *why = g_strdup_printf("did not finish a request within %"
+			G_GINT64_FORMAT " ms and was stopped", deadline);
+		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_HUNG, why);
+		return G_SOURCE_CONTINUE;
+	}
+	uint64_t max = (uint64_t)config->engine.worker_memory_max << 20;
+	uint64_t rss = max ? umms_worker_process_rss(process) : 0;
+	if (max && rss > max) {
+		g_autofree char *why = g_strdup_printf("used %" G_GUINT64_FORMAT " MB of memory, "
+			"over its limit of %u MB ([engine] worker-memory-max), and was stopped",
+			rss >> 20, config->engine.worker_memory_max);
+		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_CRASHED, why);
+		return G_SOURCE_CONTINUE;
+	}
+	if (proxy->ready && !proxy->ping_sent) {
+		proxy->ping_sent = now;
+		umms_worker_process_send(process, UMMS_IPC_PING, ++proxy->ping_id, NULL);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+/* Watched while it works (a request under way) or plays; idle, nothing wakes. */
+static void
+update_watchdog(struct proxy *proxy)
+{
+	bool busy = proxy->link && (proxy->outstanding > 0 ||
+		proxy->status.state == UMMS_ENGINE_PLAYING);
+	if (busy && !proxy->watchdog) {
+		unsigned period = MIN(proxy->config->engine.hang_timeout / 2, 500u);
+		proxy->watchdog = umms_source_timeout(MAX(period, 50u), watchdog_cb, proxy);
+	} else if (!busy && proxy->watchdog) {
+		umms_source_clear(&proxy->watchdog);
+		proxy->ping_sent = 0;
+	}
+}
+
+static void
+send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
+{
+	if (proxy->link)
+		umms_worker_process_send(proxy->link->process, type, 0, w);
+	if (w)
+		umms_ipc_writer_finish(w);
+}
+
+/* A request that settles: counted until the worker says it has. */
+static void
+send_queued(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
+{
+	if (proxy->outstanding++ == 0)
+		proxy->busy_since = g_get_monotonic_time();
+	send_request(proxy, type, w);
+	update_watchdog(proxy);
+}
+
+static void
+send_settings(struct proxy *proxy)
+{
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_f64(&w, proxy->volume);
+	umms_ipc_put_u8(&w, proxy->mute);
+	send_request(proxy, UMMS_IPC_SET_VOLUME, &w);
+
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u8(&w, proxy->video_wanted);
+	umms_ipc_put_u32(&w, (uint32_t)proxy->n_formats);
+	for (size_t i = 0; i < proxy->n_formats; i++)
+		umms_ipc_put_u32(&w, proxy->formats[i]);
+	send_request(proxy, UMMS_IPC_SET_VIDEO_OUTPUT, &w);
+
+	if (proxy->dmabuf_set) {
+		umms_ipc_writer_init(&w);
+		umms_ipc_put_u8(&w, proxy->dmabuf_any);
+		umms_ipc_put_u32(&w, (uint32_t)proxy->n_dmabuf);
+		for (size_t i = 0; i < proxy->n_dmabuf; i++) {
+			umms_ipc_put_u32(&w, proxy->dmabuf[i].format);
+			umms_ipc_put_u64(&w, proxy->dmabuf[i].modifier);
+		}
+		send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
+	}
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i64(&w, proxy->video_delay);
+	send_request(proxy, UMMS_IPC_SET_VIDEO_DELAY, &w);
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i64(&w, proxy->subtitle_delay);
+	send_request(proxy, UMMS_IPC_SET_SUBTITLE_DELAY, &w);
+	if (proxy->codecs_set) {
+		umms_ipc_writer_init(&w);
+		int n = proxy->codecs ? (int)g_strv_length(proxy->codecs) : -1;
+		umms_ipc_put_i32(&w, n);
+		for (int i = 0; i < n; i++)
+			umms_ipc_put_string(&w, proxy->codecs[i]);
+		send_request(proxy, UMMS_IPC_SET_HARDWARE_CODECS, &w);
+	}
+}
+
+static struct umms_engine *
+proxy_create(const struct umms_config *config, GError **error)
+{
+	struct proxy *proxy = g_new0(struct proxy, 1);
+	umms_engine_init(&proxy->base, &umms_engine_proxy_impl);
+	proxy->config = config;
+	proxy->volume = 1.0;
+	proxy->pending_seek = -1;
+	reset_status(proxy);
+	return &proxy->base;
+}
+
+static void
+proxy_destroy(struct umms_engine *base)
+{
+	struct proxy *proxy = proxy_from(base);
+	umms_engine_finish(&proxy->base);
+	drop_worker(proxy);
+	g_free(proxy->uri);
+	g_free(proxy->formats);
+	g_free(proxy->dmabuf);
+	g_strfreev(proxy->codecs);
+	g_free(proxy);
+}
+
+static bool
+proxy_open(struct umms_engine *base, const char *uri, GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	if (!proxy->link) {
+		struct umms_worker_process *process = umms_worker_process_take(proxy->config, error);
+		if (!process)
+			return false;
+		proxy->link = link_new(process);
+		umms_worker_process_attach(process, &handler, proxy);
+		send_settings(proxy);
+	}
+	proxy->real = umms_engines_select(uri, NULL);
+	g_free(proxy->uri);
+	proxy->uri = g_strdup(uri);
+	/* A new media makes every queued request pointless (as in the engine). */
+	proxy->outstanding = 0;
+	proxy->pending_seek = -1;
+	reset_status(proxy);
+	umms_media_info_reset(&proxy->base.info);
+	proxy->opening = true;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_string(&w, uri);
+	send_queued(proxy, UMMS_IPC_OPEN, &w);
+	return true;
+}
+
+static bool
+need_media(struct proxy *proxy, GError **error)
+{
+	if (proxy->uri)
+		return true;
+	g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media is open");
+	return false;
+}
+
+static bool
+proxy_set_state(struct umms_engine *base, enum umms_engine_state state, GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	if (!need_media(proxy, error))
+		return false;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u32(&w, state);
+	send_queued(proxy, UMMS_IPC_SET_STATE, &w);
+	return true;
+}
+
+static bool
+proxy_seek(struct umms_engine *base, int64_t position, GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	if (position < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"position %" G_GINT64_FORMAT " µs is before the start", position);
+		return false;
+	}
+	proxy->pending_seek = position;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i64(&w, position);
+	send_queued(proxy, UMMS_IPC_SEEK, &w);
+	return true;
+}
+
+static bool
+proxy_set_rate(struct umms_engine *base, double rate, GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	if (rate == 0.0 || !isfinite(rate)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"rate %g: must not be 0", rate);
+		return false;
+	}
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_f64(&w, rate);
+	send_queued(proxy, UMMS_IPC_SET_RATE, &w);
+	return true;
+}
+
+static bool
+proxy_step(struct umms_engine *base, int frames, GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i32(&w, frames);
+	send_queued(proxy, UMMS_IPC_STEP, &w);
+	return true;
+}
+
+static bool
+proxy_select_track(struct umms_engine *base, enum umms_track_kind kind, int index,
+	GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u32(&w, kind);
+	umms_ipc_put_i32(&w, index);
+	send_queued(proxy, UMMS_IPC_SELECT_TRACK, &w);
+	return true;
+}
+
+static bool
+proxy_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	if (uri && !umms_engines_select(uri, error))
+		return false;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_string(&w, uri);
+	send_queued(proxy, UMMS_IPC_SET_SUBTITLE_URI, &w);
+	return true;
+}
+
+static void
+proxy_set_volume(struct umms_engine *base, double volume, bool mute)
+{
+	struct proxy *proxy = proxy_from(base);
+	proxy->volume = isfinite(volume) ? volume : 1.0;
+	proxy->mute = mute;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_f64(&w, proxy->volume);
+	umms_ipc_put_u8(&w, mute);
+	send_request(proxy, UMMS_IPC_SET_VOLUME, &w);
+}
+
+static bool
+proxy_set_video_output(struct umms_engine *base, bool wanted, const uint32_t *formats,
+	size_t n, GError **error)
+{
+	struct proxy *proxy = proxy_from(base);
+	n = MIN(n, UMMS_IPC_MAX_FORMATS);
+	const struct umms_engine_impl *real = umms_engines_list()[0];
+	if (wanted && real->check_video_output && !real->check_video_output(formats, n, error))
+		return false;
+	proxy->video_wanted = wanted;
+	g_free(proxy->formats);
+	proxy->formats = wanted ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
+	proxy->n_formats = wanted ? n : 0;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u8(&w, wanted);
+	umms_ipc_put_u32(&w, (uint32_t)proxy->n_formats);
+	for (size_t i = 0; i < proxy->n_formats; i++)
+		umms_ipc_put_u32(&w, proxy->formats[i]);
+	send_request(proxy, UMMS_IPC_SET_VIDEO_OUTPUT, &w);
+	return true;
+}
+
+static void
+proxy_set_video_dmabuf(struct umms_engine *base, bool any,
+	const struct umms_frame_dmabuf_format *formats, size_t n)
+{
+	struct proxy *proxy = proxy_from(base);
+	n = MIN(n, UMMS_IPC_MAX_FORMATS);
+	proxy->dmabuf_set = true;
+	proxy->dmabuf_any = any;
+	g_free(proxy->dmabuf);
+	proxy->dmabuf = g_memdup2(formats, n * sizeof(*formats));
+	proxy->n_dmabuf = n;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u8(&w, any);
+	umms_ipc_put_u32(&w, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		umms_ipc_put_u32(&w, formats[i].format);
+		umms_ipc_put_u64(&w, formats[i].modifier);
+	}
+	send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
+}
+
+static void
+proxy_set_video_delay(struct umms_engine *base, int64_t ns)
+{
+	struct proxy *proxy = proxy_from(base);
+	proxy->video_delay = ns;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i64(&w, ns);
+	send_request(proxy, UMMS_IPC_SET_VIDEO_DELAY, &w);
+}
+
+static void
+proxy_set_subtitle_delay(struct umms_engine *base, int64_t us)
+{
+	struct proxy *proxy = proxy_from(base);
+	proxy->subtitle_delay = us;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i64(&w, us);
+	send_request(proxy, UMMS_IPC_SET_SUBTITLE_DELAY, &w);
+}
+
+static void
+proxy_set_hardware_codecs(struct umms_engine *base, const char *const *codecs)
+{
+	struct proxy *proxy = proxy_from(base);
+	g_strfreev(proxy->codecs);
+	proxy->codecs = codecs ? g_strdupv((char **)codecs) : NULL;
+	if (proxy->codecs && g_strv_length(proxy->codecs) > UMMS_IPC_MAX_CODECS)
+		proxy->codecs[UMMS_IPC_MAX_CODECS] = (g_free(proxy->codecs[UMMS_IPC_MAX_CODECS]), NULL);
+	proxy->codecs_set = true;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	int n = proxy->codecs ? (int)g_strv_length(proxy->codecs) : -1;
+	umms_ipc_put_i32(&w, n);
+	for (int i = 0; i < n; i++)
+		umms_ipc_put_string(&w, proxy->codecs[i]);
+	send_request(proxy, UMMS_IPC_SET_HARDWARE_CODECS, &w);
+}
+
+static int64_t
+proxy_get_position(struct umms_engine *base)
+{
+	struct proxy *proxy = proxy_from(base);
+	if (proxy->pending_seek >= 0)
+		return proxy->pending_seek;
+	const struct umms_ipc_status *status = &proxy->status;
+	int64_t position = status->position;
+	if (position < 0 || status->state != UMMS_ENGINE_PLAYING)
+		return position;
+	/* Playing: from the latest status, on the same (system-wide) clock. */
+	int64_t elapsed_us = (g_get_monotonic_time() * 1000 - status->taken_ns) / 1000;
+	position += (int64_t)((double)MAX(elapsed_us, 0) * status->rate);
+	int64_t duration = proxy->base.info.duration;
+	if (duration > 0 && position > duration)
+		position = duration;
+	return MAX(position, 0);
+}
+
+static bool
+proxy_get_seek_range(struct umms_engine *base, int64_t *start, int64_t *end)
+{
+	struct proxy *proxy = proxy_from(base);
+	if (!proxy->status.has_range)
+		return false;
+	*start = proxy->status.range_start;
+	*end = proxy->status.range_end;
+	return true;
+}
+
+static void
+proxy_get_stats(struct umms_engine *base, struct umms_engine_stats *stats)
+{
+	struct proxy *proxy = proxy_from(base);
+	stats->decoded = proxy->status.decoded;
+	stats->presented = proxy->status.presented;
+	stats->dropped = proxy->status.dropped;
+	stats->copies = proxy->status.copies;
+	stats->dmabuf = proxy->status.dmabuf;
+}
+
+static bool
+proxy_probe_uri(const char *uri, GError **error)
+{
+	return umms_engines_select(uri, error) != NULL;
+}
+
+const struct umms_engine_impl umms_engine_proxy_impl = {
+	.name = "worker",
+	.probe_uri = proxy_probe_uri,
+	.create = proxy_create,
+	.destroy = proxy_destroy,
+	.open = proxy_open,
+	.set_state = proxy_set_state,
+	.seek = proxy_seek,
+	.set_rate = proxy_set_rate,
+	.step = proxy_step,
+	.select_track = proxy_select_track,
+	.set_subtitle_uri = proxy_set_subtitle_uri,
+	.set_subtitle_delay = proxy_set_subtitle_delay,
+	.set_volume = proxy_set_volume,
+	.set_video_output = proxy_set_video_output,
+	.set_video_dmabuf = proxy_set_video_dmabuf,
+	.set_video_delay = proxy_set_video_delay,
+	.set_hardware_codecs = proxy_set_hardware_codecs,
+	.get_position = proxy_get_position,
+	.get_seek_range = proxy_get_seek_range,
+	.get_stats = proxy_get_stats,
+};
+
+const struct umms_engine_impl *
+umms_engine_proxy_wrap(const struct umms_engine_impl *impl)
+{
+	return impl && umms_supervisor_enabled() ? &umms_engine_proxy_impl : impl;
+}
+
+pid_t
+umms_engine_proxy_pid(struct umms_engine *engine)
+{
+	if (!engine || engine->impl != &umms_engine_proxy_impl)
+		return 0;
+	struct proxy *proxy = proxy_from(engine);
+	return proxy->link && umms_worker_process_alive(proxy->link->process) ?
+		umms_worker_process_pid(proxy->link->process) : 0;
+}
+
+const char *
+umms_engine_proxy_real_name(struct umms_engine *engine)
+{
+	if (engine->impl != &umms_engine_proxy_impl)
+		return engine->impl->name;
+	struct proxy *proxy = proxy_from(engine);
+	return proxy->real ? proxy->real->name : umms_engines_list()[0]->name;
+}

@@ -226,6 +226,7 @@ struct proxy {
 	const struct umms_engine_impl *real; /* what the worker runs (by URI) */
 	char *uri;               /* open in the worker */
 	bool ready;
+	bool lost;               /* the worker died with the media open */
 	struct umms_ipc_status status;
 	int64_t pending_seek;    /* µs, -1 for none */
 	unsigned outstanding;    /* requests not yet settled */
@@ -405,6 +406,7 @@ handle_died(void *data, int code, const char *why)
 	g_autoptr(GError) error = g_error_new(UMMS_ERROR, code, "the engine playing %s %s",
 		uri ? uri : "nothing", why);
 	drop_worker(proxy);
+	proxy->lost = true;
 	bool pending = proxy->outstanding > 0;
 	reset_status(proxy);
 	proxy->base.state = UMMS_ENGINE_IDLE;
@@ -466,7 +468,7 @@ update_watchdog(struct proxy *proxy)
 	bool busy = proxy->link && (proxy->outstanding > 0 ||
 		proxy->status.state == UMMS_ENGINE_PLAYING);
 	if (busy && !proxy->watchdog) {
-		unsigned period = MIN(proxy->config->engine.hang_timeout / 2, 500u);
+		unsigned period = MIN(proxy->config->engine.hang_timeout / 4, 500u);
 		proxy->watchdog = umms_source_timeout(MAX(period, 50u), watchdog_cb, proxy);
 	} else if (!busy && proxy->watchdog) {
 		umms_source_clear(&proxy->watchdog);
@@ -573,6 +575,7 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 		send_settings(proxy);
 	}
 	proxy->real = umms_engines_select(uri, NULL);
+	proxy->lost = false;
 	g_free(proxy->uri);
 	proxy->uri = g_strdup(uri);
 	/* A new media makes every queued request pointless (as in the engine). */
@@ -593,7 +596,8 @@ need_media(struct proxy *proxy, GError **error)
 {
 	if (proxy->uri)
 		return true;
-	g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media is open");
+	g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, proxy->lost ?
+		"the engine of this media stopped: set the URI again" : "no media is open");
 	return false;
 }
 
@@ -790,7 +794,9 @@ proxy_get_position(struct umms_engine *base)
 		return position;
 	/* Playing: from the latest status, on the same (system-wide) clock. */
 	int64_t elapsed_us = (g_get_monotonic_time() * 1000 - status->taken_ns) / 1000;
-	position += (int64_t)((double)MAX(elapsed_us, 0) * status->rate);
+	/* No further than a few statuses ahead: a stalled worker shows as stalled. */
+	elapsed_us = CLAMP(elapsed_us, 0, 5 * UMMS_IPC_STATUS_MS * 1000);
+	position += (int64_t)((double)elapsed_us * status->rate);
 	int64_t duration = proxy->base.info.duration;
 	if (duration > 0 && position > duration)
 		position = duration;

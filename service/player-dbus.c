@@ -108,8 +108,8 @@ stats_variant(struct umms_player *player)
 	g_variant_dict_insert(&dict, "frames-displayed", "t", player->frames_displayed);
 	g_variant_dict_insert(&dict, "frames-discarded", "t", player->frames_discarded);
 	g_variant_dict_insert(&dict, "display-latency", "x", player->display_latency_ns / 1000);
-	g_variant_dict_insert(&dict, "engine-pid", "u",
-		(guint32)umms_engine_proxy_pid(player->engine));
+	g_variant_dict_insert(&dict, "engine-pid", "t",
+		(guint64)umms_engine_proxy_pid(player->engine));
 	return g_variant_dict_end(&dict);
 }
 

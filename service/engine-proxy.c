@@ -227,6 +227,7 @@ struct proxy {
 	char *uri;               /* open in the worker */
 	bool ready;
 	bool lost;               /* the worker died with the media open */
+	bool hold_status;        /* until settled: statuses sent before a stop are stale */
 	struct umms_ipc_status status;
 	int64_t pending_seek;    /* µs, -1 for none */
 	unsigned outstanding;    /* requests not yet settled */
@@ -264,6 +265,7 @@ static void update_watchdog(struct proxy *proxy);
 static void
 reset_status(struct proxy *proxy)
 {
+	proxy->hold_status = false;
 	memset(&proxy->status, 0, sizeof(proxy->status));
 	proxy->status.state = UMMS_ENGINE_IDLE;
 	proxy->status.rate = 1.0;
@@ -273,6 +275,8 @@ reset_status(struct proxy *proxy)
 static void
 take_status(struct proxy *proxy, const struct umms_ipc_status *status)
 {
+	if (proxy->hold_status)
+		return;
 	proxy->status = *status;
 	proxy->base.state = (enum umms_engine_state)status->state;
 }
@@ -280,6 +284,9 @@ take_status(struct proxy *proxy, const struct umms_ipc_status *status)
 static void
 settle(struct proxy *proxy, const GError *error)
 {
+	/* SetUri served: the next spare may start (idle, low priority). */
+	if (proxy->opening)
+		umms_supervisor_refill();
 	proxy->outstanding = 0;
 	proxy->opening = false;
 	proxy->pending_seek = -1;
@@ -326,6 +333,7 @@ handle_message(void *data, struct umms_ipc_message *message)
 		g_autoptr(GError) error = failed ? umms_ipc_get_error(&r) : NULL;
 		if (!umms_ipc_reader_done(&r) || (failed && !error))
 			goto malformed;
+		proxy->hold_status = false;
 		take_status(proxy, &status);
 		if (type == UMMS_IPC_ERROR) {
 			proxy->outstanding = 0;
@@ -607,6 +615,14 @@ proxy_set_state(struct umms_engine *base, enum umms_engine_state state, GError *
 	struct proxy *proxy = proxy_from(base);
 	if (!need_media(proxy, error))
 		return false;
+	if (state == UMMS_ENGINE_IDLE) {
+		/* As the engine: stopping drops what was queued; the position is 0 at once. */
+		proxy->pending_seek = -1;
+		proxy->status.state = UMMS_ENGINE_IDLE;
+		proxy->status.position = 0;
+		proxy->status.has_range = false;
+		proxy->hold_status = true;
+	}
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_u32(&w, state);

@@ -269,9 +269,8 @@ spare_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-/* After what is being served now: the next spare starts when ummsd is idle. */
-static void
-schedule_spare(void)
+void
+umms_supervisor_refill(void)
 {
 	if (!sup.enabled || sup.spare || sup.spare_idle || !sup.config->engine.spare_workers)
 		return;
@@ -294,7 +293,7 @@ umms_supervisor_init(const struct umms_config *config)
 		sup.enabled = false;
 	}
 	if (sup.enabled)
-		schedule_spare();
+		umms_supervisor_refill();
 	return sup.enabled;
 }
 
@@ -343,7 +342,6 @@ umms_worker_process_take(const struct umms_config *config, GError **error)
 	} else {
 		process = spawn(config, wanted, error);
 	}
-	schedule_spare();
 	return process;
 }
 

@@ -36,6 +36,11 @@ bool umms_supervisor_init(const struct umms_config *config);
 /* Kills and reaps every worker left (the spare included). */
 void umms_supervisor_finish(void);
 bool umms_supervisor_enabled(void);
+/*
+ * Starts a new spare if none is kept, once ummsd is idle: called when the
+ * request that took the last one has been served.
+ */
+void umms_supervisor_refill(void);
 
 /* The spare if it suits @config, else a new process. NULL with @error. */
 struct umms_worker_process *umms_worker_process_take(const struct umms_config *config,

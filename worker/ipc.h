@@ -32,7 +32,8 @@
  *   worker → ummsd: events, each carrying the status block (state, position,
  *   seek range, statistics, the CLOCK_MONOTONIC time they were taken), and a
  *   STATUS message every UMMS_IPC_STATUS_MS while playing (none while paused
- *   or idle: no wake-ups). ummsd answers get_position, get_seek_range and
+ *   or idle: no wake-ups; but live media, or media of no known length whose
+ *   seek range moves, every 5 × UMMS_IPC_STATUS_MS while paused). ummsd answers get_position, get_seek_range and
  *   get_stats from the latest status without asking the worker.
  *
  *   A request the worker's engine refuses outright (which ummsd's proxy

@@ -23,6 +23,7 @@ struct umms_worker {
 	GMainLoop *loop;
 	GSource *io;
 	GSource *status_timer;
+	unsigned status_period;  /* ms, 0: none */
 	GHashTable *frames;      /* frame id (uint64_t *) → struct umms_frame * (a reference) */
 	uint64_t next_frame_id;
 	int status;              /* exit status */
@@ -94,15 +95,26 @@ status_cb(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
-/* Statuses while playing only: nothing wakes a paused worker. */
+/*
+ * Statuses while playing; while paused only for media whose seek range may
+ * move meanwhile (live, or of no known length: a time-shift ring that
+ * grows). A paused file wakes nobody.
+ */
 static void
 update_status_timer(struct umms_worker *worker)
 {
-	bool playing = worker->engine && worker->engine->state == UMMS_ENGINE_PLAYING;
-	if (playing && !worker->status_timer)
-		worker->status_timer = umms_source_timeout(UMMS_IPC_STATUS_MS, status_cb, worker);
-	else if (!playing)
+	struct umms_engine *engine = worker->engine;
+	unsigned period = 0;
+	if (engine && engine->state == UMMS_ENGINE_PLAYING)
+		period = UMMS_IPC_STATUS_MS;
+	else if (engine && engine->state == UMMS_ENGINE_PAUSED &&
+			(engine->info.live || engine->info.duration < 0))
+		period = UMMS_IPC_STATUS_MS * 5;
+	if (period != worker->status_period)
 		umms_source_clear(&worker->status_timer);
+	worker->status_period = period;
+	if (period && !worker->status_timer)
+		worker->status_timer = umms_source_timeout(period, status_cb, worker);
 }
 
 static void

@@ -225,7 +225,6 @@ struct proxy {
 	struct link *link;       /* the worker now, NULL for none */
 	const struct umms_engine_impl *real; /* what the worker runs (by URI) */
 	char *uri;               /* open in the worker */
-	bool ready;
 	bool lost;               /* the worker died with the media open */
 	bool hold_status;        /* until settled: statuses sent before a stop are stale */
 	struct umms_ipc_status status;
@@ -315,7 +314,6 @@ handle_message(void *data, struct umms_ipc_message *message)
 	case UMMS_IPC_EOS:
 		if (!umms_ipc_reader_done(&r))
 			goto malformed;
-		proxy->ready = true;
 		take_status(proxy, &status);
 		if (type == UMMS_IPC_EOS)
 			wl_signal_emit_mutable(&proxy->base.events.eos, NULL);
@@ -393,7 +391,6 @@ drop_worker(struct proxy *proxy)
 {
 	umms_source_clear(&proxy->watchdog);
 	proxy->ping_sent = 0;
-	proxy->ready = false;
 	if (!proxy->link)
 		return;
 	struct link *link = proxy->link;
@@ -439,6 +436,7 @@ watchdog_cb(gpointer data)
 	struct umms_worker_process *process = proxy->link->process;
 	const struct umms_config *config = proxy->config;
 	int64_t now = g_get_monotonic_time();
+	bool ready = umms_worker_process_ready(process);
 	if (proxy->ping_sent && now - proxy->ping_sent > (int64_t)config->engine.hang_timeout * 1000) {
 		g_autofree char *why = g_strdup_printf("stopped answering for %u ms "
 			"([engine] hang-timeout) and was stopped", config->engine.hang_timeout);
@@ -446,7 +444,7 @@ watchdog_cb(gpointer data)
 		return G_SOURCE_CONTINUE;
 	}
 	int64_t deadline = (int64_t)config->engine.answer_timeout + config->engine.hang_timeout;
-	if (proxy->outstanding > 0 && (!proxy->opening || !proxy->ready) &&
+	if (proxy->outstanding > 0 && (!proxy->opening || !ready) &&
 			now - proxy->busy_since > deadline * 1000) {
 		g_autofree char *why = g_strdup_printf("did not finish a request within %"
 			G_GINT64_FORMAT " ms and was stopped", deadline);
@@ -462,7 +460,7 @@ watchdog_cb(gpointer data)
 		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_CRASHED, why);
 		return G_SOURCE_CONTINUE;
 	}
-	if (proxy->ready && !proxy->ping_sent) {
+	if (ready && !proxy->ping_sent) {
 		proxy->ping_sent = now;
 		umms_worker_process_send(process, UMMS_IPC_PING, ++proxy->ping_id, NULL);
 	}

@@ -25,6 +25,7 @@ struct umms_worker_process {
 	char *config_text;
 	GSource *io, *exit_watch;
 	bool reaped, hung_up;
+	bool ready;              /* said READY: its main loop runs */
 	int code;                /* the reason to report, once a kill was decided */
 	char *why;
 	const struct umms_worker_handler *handler;
@@ -184,6 +185,8 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 				"sent a malformed message");
 			break;
 		}
+		if (message.header.type == UMMS_IPC_READY)
+			process->ready = true;
 		if (process->handler)
 			process->handler->message(process->data, &message);
 		umms_ipc_message_clear(&message);
@@ -387,6 +390,12 @@ bool
 umms_worker_process_alive(const struct umms_worker_process *process)
 {
 	return process && !process->reaped && process->sock >= 0;
+}
+
+bool
+umms_worker_process_ready(const struct umms_worker_process *process)
+{
+	return process->ready;
 }
 
 pid_t

@@ -58,6 +58,8 @@ bool umms_worker_process_send(struct umms_worker_process *process, uint32_t type
 /* SIGKILL, and @code with @why reported once it is reaped. */
 void umms_worker_process_kill(struct umms_worker_process *process, int code, const char *why);
 bool umms_worker_process_alive(const struct umms_worker_process *process);
+/* Whether it said READY (GStreamer loaded, its main loop serving: pings make sense). */
+bool umms_worker_process_ready(const struct umms_worker_process *process);
 pid_t umms_worker_process_pid(const struct umms_worker_process *process);
 /* A number unique among this ummsd's workers, from 1. */
 unsigned umms_worker_process_number(const struct umms_worker_process *process);

@@ -1,6 +1,6 @@
 /*
  * Inside libumms-client: the connection (client.c), one embedded video
- * (video.c), the placement arithmetic (common/layout.c) and frame buffers
+ * (video.c), the placement arithmetic (base/layout.c) and frame buffers
  * (buffer.c), on the umms_video_v1 core (client/core/core.h) shared with
  * libumms-client-gl.
  */
@@ -56,7 +56,7 @@ struct umms_client {
 	struct wl_list videos;        /* umms_client_video.link */
 };
 
-/* Where things go, in the parent's coordinates: common/layout.h. */
+/* Where things go, in the parent's coordinates: base/layout.h. */
 
 /* The whole frame, and up to two cuts of it (one on screen, one coming). */
 #define CLIENT_MAX_VIEWS 3

@@ -1,7 +1,7 @@
 /*
  * Subtitles over the picture (libumms-client): a third subsurface, a child
  * of the picture's, so it moves with the picture wherever the layout puts
- * it; placed and scaled as the picture is (common/layout.h,
+ * it; placed and scaled as the picture is (base/layout.h,
  * umms_layout_place_overlay) with its own viewport. A subtitle image is
  * attached only when its serial changes, so while a cue stands the
  * compositor has nothing new to upload or redraw for it (no damage).

@@ -56,7 +56,8 @@ get_value(UmmsDbusIface *self, const char *name, GError **error)
 		return NULL;
 	}
 	GVariant *value = self->ops->get_property(self->data, name, error);
-	return value ? g_variant_ref_sink(value) : NULL;
+	/* A floating value is sunk, a full reference (a cached GVariant) taken over. */
+	return value ? g_variant_take_ref(value) : NULL;
 }
 
 static GVariant *

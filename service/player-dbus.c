@@ -137,7 +137,7 @@ get_property(void *data, const char *name, GError **error)
 	if (strcmp(name, "Seekable") == 0)
 		return g_variant_new_boolean(umms_player_seekable(player));
 	if (strcmp(name, "IsLive") == 0)
-		return g_variant_new_boolean(info->live || umms_timeshift_enabled(player));
+		return g_variant_new_boolean(info->live || umms_timeshift_enabled(player->timeshift));
 	if (strcmp(name, "HasVideo") == 0)
 		return g_variant_new_boolean(info->tracks[UMMS_TRACK_VIDEO]->len > 0);
 	if (strcmp(name, "HasAudio") == 0)
@@ -173,12 +173,12 @@ get_property(void *data, const char *name, GError **error)
 	if (strcmp(name, "Engine") == 0)
 		return g_variant_new_string(umms_player_engine_name(player));
 	if (strcmp(name, "TimeshiftEnabled") == 0)
-		return g_variant_new_boolean(umms_timeshift_enabled(player));
+		return g_variant_new_boolean(umms_timeshift_enabled(player->timeshift));
 	if (strcmp(name, "SubtitleDelay") == 0)
 		return g_variant_new_int64(player->subtitle_delay);
 	if (strcmp(name, "TimeshiftWindow") == 0) {
 		int64_t start = -1, end = -1;
-		if (!umms_timeshift_get_window(player, &start, &end))
+		if (!umms_timeshift_get_window(player->timeshift, &start, &end))
 			start = end = -1;
 		return g_variant_new("(xx)", (gint64)start, (gint64)end);
 	}
@@ -201,7 +201,7 @@ set_property(void *data, const char *sender, const char *name, GVariant *value,
 		return true;
 	}
 	if (strcmp(name, "TimeshiftEnabled") == 0)
-		return umms_timeshift_set(dbus->player, g_variant_get_boolean(value), error);
+		return umms_timeshift_set(dbus->player->timeshift, g_variant_get_boolean(value), error);
 	if (strcmp(name, "SubtitleDelay") == 0)
 		return umms_player_set_subtitle_delay(dbus->player, g_variant_get_int64(value),
 			error);

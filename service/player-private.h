@@ -36,6 +36,8 @@ bool umms_player_need_media(struct umms_player *player, GError **error);
 void umms_player_forget_subtitles(struct umms_player *player);
 /* The media opened anew: its subtitles as they were chosen. */
 void umms_player_restore_subtitles(struct umms_player *player);
+/* Makes its time-shift, off (player-timeshift.c). */
+void umms_player_timeshift_init(struct umms_player *player);
 /* Its properties may have changed: events.changed. */
 void umms_player_emit_changed(struct umms_player *player);
 

@@ -43,13 +43,13 @@ umms_player_seek(struct umms_player *player, int64_t offset,
 	int64_t now = umms_player_get_position(player);
 	int64_t position = now + offset;
 	/* Time-shifted, the window is the bound (checked below), not the media's ends. */
-	if (!player->timeshift) {
+	if (!umms_timeshift_enabled(player->timeshift)) {
 		int64_t duration = player->engine->info.duration;
 		position = offset < 0 && -offset > now ? 0 : position;
 		if (duration >= 0 && position > duration)
 			position = duration;
 	}
-	if (!umms_timeshift_check_position(player, &position, error))
+	if (!umms_timeshift_check_position(player->timeshift, &position, error))
 		return false;
 	return umms_player_request_position(player, position, done, data, error);
 }
@@ -62,13 +62,14 @@ umms_player_set_position(struct umms_player *player, int64_t position,
 	if (!need_seekable(player, error))
 		return false;
 	int64_t duration = player->engine->info.duration;
-	if (!player->timeshift && (position < 0 || (duration >= 0 && position > duration))) {
+	if (!umms_timeshift_enabled(player->timeshift) &&
+			(position < 0 || (duration >= 0 && position > duration))) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
 			"position %.3f s is outside the media (0 to %.3f s)",
 			position / 1e6, duration / 1e6);
 		return false;
 	}
-	if (!umms_timeshift_check_position(player, &position, error))
+	if (!umms_timeshift_check_position(player->timeshift, &position, error))
 		return false;
 	return umms_player_request_position(player, position, done, data, error);
 }

@@ -206,7 +206,7 @@ static void
 engine_eos(struct wl_listener *listener, void *data)
 {
 	struct umms_player *player = wl_container_of(listener, player, engine_eos);
-	if (umms_timeshift_give_up(player))
+	if (umms_timeshift_give_up(player->timeshift))
 		return;
 	umms_info("player %u: end of %s", player->id, player->uri);
 	/* Stopped, back at the start, at normal speed: Play starts over. */
@@ -224,7 +224,7 @@ engine_error(struct wl_listener *listener, void *data)
 {
 	struct umms_player *player = wl_container_of(listener, player, engine_error);
 	const GError *error = data;
-	if (umms_timeshift_give_up(player)) {
+	if (umms_timeshift_give_up(player->timeshift)) {
 		umms_warn("player %u: %s", player->id, error->message);
 		return;
 	}
@@ -333,6 +333,7 @@ umms_player_create(unsigned id, const struct umms_config *config,
 	wl_signal_init(&player->events.frame);
 	wl_signal_init(&player->events.subtitle_cue);
 	wl_signal_init(&player->events.destroy);
+	umms_player_timeshift_init(player);
 	update_timers(player);
 	umms_info("player %u created (%s, %s)", id, player->attended ? "attended" : "unattended",
 		umms_priority_name(player->priority));
@@ -346,7 +347,8 @@ umms_player_destroy(struct umms_player *player)
 		return;
 	wl_signal_emit_mutable(&player->events.destroy, player);
 	complete_all(player, UMMS_ERROR_NOT_FOUND, "the player was destroyed");
-	umms_timeshift_stop(player);
+	umms_timeshift_destroy(player->timeshift);
+	player->timeshift = NULL;
 	stop_open_timer(player);
 	umms_source_clear(&player->ttl_timer);
 	umms_source_clear(&player->stats_timer);
@@ -435,7 +437,7 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 		return false;
 	if (player->uri_gate && !player->uri_gate(player->uri_gate_data, player, uri, error))
 		return false;
-	umms_timeshift_stop(player);
+	umms_timeshift_stop(player->timeshift);
 	if (!open_engine(player, uri, "interrupted: another URI was set", done, data, error)) {
 		/* What the gate took for @uri goes back: the media stays what it was. */
 		if (player->uri_gate)
@@ -481,7 +483,7 @@ request_state(struct umms_player *player, enum umms_player_state state,
 		complete_all(player, UMMS_ERROR_INVALID_STATE, "interrupted by Stop");
 		stop_open_timer(player);
 	}
-	if (umms_timeshift_switching(player)) {
+	if (umms_timeshift_switching(player->timeshift)) {
 		/* The engine let go of the source; the ring opens in this state. */
 		set_state(player, state);
 		if (done)
@@ -489,7 +491,7 @@ request_state(struct umms_player *player, enum umms_player_state state,
 		return true;
 	}
 	int64_t oldest;
-	if (state == UMMS_PLAYER_PLAYING && umms_timeshift_catch_up(player, &oldest) &&
+	if (state == UMMS_PLAYER_PLAYING && umms_timeshift_catch_up(player->timeshift, &oldest) &&
 			player->engine->impl->seek(player->engine, oldest, NULL))
 		umms_player_push_request(player, REQUEST_SEEK, player->state, NULL, NULL);
 	if (!player->engine->impl->set_state(player->engine, target, error))
@@ -732,7 +734,7 @@ umms_player_seekable(struct umms_player *player)
 {
 	int64_t start, end;
 	return umms_player_get_info(player)->seekable ||
-		umms_timeshift_get_window(player, &start, &end);
+		umms_timeshift_get_window(player->timeshift, &start, &end);
 }
 
 bool

@@ -120,7 +120,7 @@ struct umms_player {
 	bool (*uri_gate)(void *data, struct umms_player *player, const char *uri,
 		GError **error);
 	void *uri_gate_data;
-	/* While Player1.TimeshiftEnabled: the ring it plays from (timeshift.h). */
+	/* Player1.TimeshiftEnabled, off or on (timeshift.h); made with the player. */
 	struct umms_timeshift *timeshift;
 
 	struct {

@@ -1,5 +1,5 @@
 /*
- * A service frame (service/frame.h) as an image a renderer draws
+ * A service frame (base/frame.h) as an image a renderer draws
  * (renderers/renderer.h), and where it goes on a screen: what the KMS
  * output and the headless screen share.
  */

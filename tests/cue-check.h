@@ -1,6 +1,6 @@
 /*
  * What the caption decoder tests (test-captions, test-captions708) read
- * back from a cue list (service/cues.h).
+ * back from a cue list (engines/cues.h).
  */
 #ifndef UMMS_TESTS_CUE_CHECK_H
 #define UMMS_TESTS_CUE_CHECK_H

@@ -497,7 +497,8 @@ char *
 umms_test_create_player(GDBusConnection *bus, const char *options)
 {
 	GError *error = NULL;
-	GVariant *opts = g_variant_parse(G_VARIANT_TYPE("a{sv}"), options ? options : "@a{sv} {}",
+	/* g_variant_parse gives a full reference: the tuple takes its own. */
+	g_autoptr(GVariant) opts = g_variant_parse(G_VARIANT_TYPE("a{sv}"), options ? options : "@a{sv} {}",
 		NULL, NULL, &error);
 	g_assert_no_error(error);
 	g_autoptr(GVariant) reply = umms_test_call_ok(bus, UMMS_ROOT, UMMS_MANAGER,

@@ -1,6 +1,6 @@
 /*
  * The DVD and PGS subtitle decoders and the bitmap renderer
- * (service/bitmap-subs.h) on units the tests' own writers make
+ * (engines/bitmap-subs.h) on units the tests' own writers make
  * (spu-gen.c): the box where the unit puts it, in its colour, the margin
  * around it transparent, at its times; an object spread over several
  * segments and display sets split over several buffers; then hostile

@@ -1,5 +1,5 @@
 /*
- * The CEA-608 caption decoder (service/captions.h) without a player: byte
+ * The CEA-608 caption decoder (engines/captions.h) without a player: byte
  * pairs as a stream carries them, picture by picture, become the cues a
  * viewer would see (pop-on, roll-up, paint-on, special and extended
  * characters, styles), each from its picture's time to its erase; the

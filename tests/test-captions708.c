@@ -1,5 +1,5 @@
 /*
- * The CEA-708 (DTVCC) caption decoder (service/captions708.h) without a
+ * The CEA-708 (DTVCC) caption decoder (engines/captions708.h) without a
  * player: packets of service blocks built by hand as a stream carries
  * them in its pictures' cc_data, and the cues a viewer would see: windows
  * defined, shown, hidden, toggled, cleared and deleted, text, rows and

@@ -1,5 +1,5 @@
 /*
- * Subtitle cues rendered into subpictures (service/cues.h), without a
+ * Subtitle cues rendered into subpictures (engines/cues.h), without a
  * player: text cues in white with an outline near the bottom centre and
  * nothing elsewhere, SSA/ASS styles (colour, alignment) honoured by libass,
  * the same subpicture while the same cues stand, a new one when they

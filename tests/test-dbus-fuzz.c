@@ -14,8 +14,7 @@
  * The seed is printed; UMMS_TEST_SEED=N replays a run. The CI run makes
  * 20,000 calls; UMMS_TEST_LONG makes 200,000.
  *
- * /dbus-fuzz/churn: 500 clients that each create a player and vanish
- * without destroying it: their players go, and so do the descriptors.
+ * Clients that create players and vanish, 500 of them: test-churn.c.
  *
  * The limits themselves, each refused by name: test-errors /errors/limits.
  */
@@ -710,79 +709,10 @@ test_calls(struct umms_test *t, gconstpointer data)
 	g_free(f.umms);
 }
 
-/* ---- Churn ---- */
-
-static unsigned
-player_count(GDBusConnection *bus)
-{
-	g_autoptr(GVariant) players = umms_test_get(bus, UMMS_ROOT, UMMS_MANAGER, "Players");
-	return (unsigned)g_variant_n_children(players);
-}
-
-static long
-rss_kib(void)
-{
-	g_autofree char *status = NULL;
-	g_assert_true(g_file_get_contents("/proc/self/status", &status, NULL, NULL));
-	const char *line = strstr(status, "VmRSS:");
-	g_assert_nonnull(line);
-	return strtol(line + 6, NULL, 10);
-}
-
-static void
-one_client(void)
-{
-	GDBusConnection *bus = umms_test_connect();
-	g_autofree char *path = umms_test_create_player(bus, NULL);
-	/* Gone without a word: no DestroyPlayer. */
-	g_dbus_connection_close_sync(bus, NULL, NULL);
-	g_object_unref(bus);
-}
-
-static void
-wait_settled(struct umms_test *t, unsigned fds)
-{
-	gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
-	while ((player_count(t->bus) > 0 || umms_test_fd_count() > fds + 2) &&
-			g_get_monotonic_time() < end)
-		umms_test_sleep(50);
-}
-
-static void
-test_churn(struct umms_test *t, gconstpointer data)
-{
-	/* Once first, so that one-time allocations and threads are not counted. */
-	one_client();
-	wait_settled(t, 0);
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
-	unsigned fds = umms_test_fd_count();
-	long rss = rss_kib();
-
-	gint64 start = g_get_monotonic_time();
-	for (int i = 0; i < 500; i++)
-		one_client();
-	double seconds = (double)(g_get_monotonic_time() - start) / 1e6;
-	wait_settled(t, fds);
-
-	/* Every vanished client's player is gone, with its descriptors. */
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
-	unsigned now = umms_test_fd_count();
-	g_test_message("500 clients in %.1f s; fds %u -> %u; RSS %ld -> %ld KiB (%+ld)",
-		seconds, fds, now, rss, rss_kib(), rss_kib() - rss);
-	g_assert_cmpuint(now, <=, fds + 2);
-	g_assert_cmpuint(now + 2, >=, fds);
-
-	/* And the next client is served as before. */
-	g_autofree char *p = umms_test_open(t->bus, "av.mp4");
-	umms_test_player_do(t->bus, p, "Play", NULL);
-	umms_test_wait_position(t->bus, p, US(0.2), false, 10000);
-}
-
 int
 main(int argc, char **argv)
 {
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/dbus-fuzz/calls", test_calls);
-	UMMS_TEST_ADD("/dbus-fuzz/churn", test_churn);
 	return g_test_run();
 }

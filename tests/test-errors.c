@@ -101,7 +101,7 @@ test_no_media(struct umms_test *t, gconstpointer data)
 		{ "SelectTrack", "('audio', 0)" }, { "SetSubtitleUri", "('/tmp/x.srt',)" },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(calls); i++) {
-		GVariant *args = calls[i].args ?
+		g_autoptr(GVariant) args = calls[i].args ?
 			g_variant_parse(NULL, calls[i].args, NULL, NULL, NULL) : NULL;
 		g_autofree char *m = umms_test_call_error(t->bus, p, UMMS_PLAYER, calls[i].method,
 			args, "org.umms.Error.InvalidState");
@@ -276,9 +276,10 @@ test_limits(struct umms_test *t, gconstpointer data)
 	g_autofree char *m4 = umms_test_call_error(other, UMMS_ROOT, UMMS_MANAGER,
 		"CreatePlayer", g_variant_new_tuple(&opts, 1), "org.umms.Error.InvalidArgument");
 	assert_contains(m4, "service.max-array-length");
+	g_autoptr(GVariant) long_array = g_variant_parse(NULL, "({'x': <[1,2,3,4,5,6,7,8,9,10,"
+		"11,12,13,14,15,16,17]>},)", NULL, NULL, NULL);
 	g_autofree char *m5 = umms_test_call_error(other, UMMS_ROOT, UMMS_MANAGER,
-		"CreatePlayer", g_variant_parse(NULL, "({'x': <[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,"
-		"16,17]>},)", NULL, NULL, NULL), "org.umms.Error.InvalidArgument");
+		"CreatePlayer", long_array, "org.umms.Error.InvalidArgument");
 	assert_contains(m5, "service.max-array-length");
 
 	g_dbus_connection_close_sync(other, NULL, NULL);

@@ -1,5 +1,5 @@
 /*
- * The placement arithmetic (common/layout.c) of libumms-client and the KMS
+ * The placement arithmetic (base/layout.c) of libumms-client and the KMS
  * output, with tables of cases: where the picture goes in its rectangle for
  * every scale mode, pixel aspect ratio, frame crop and application crop.
  */

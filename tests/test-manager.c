@@ -113,7 +113,7 @@ test_bad_options(struct umms_test *t, gconstpointer data)
 		{ "{'priority': <7>}", "option \"priority\"" },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		GVariant *options = g_variant_parse(G_VARIANT_TYPE("a{sv}"), cases[i].options,
+		g_autoptr(GVariant) options = g_variant_parse(G_VARIANT_TYPE("a{sv}"), cases[i].options,
 			NULL, NULL, NULL);
 		g_autofree char *message = umms_test_call_error(t->bus, UMMS_ROOT, UMMS_MANAGER,
 			"CreatePlayer", g_variant_new_tuple(&options, 1),

@@ -1,6 +1,6 @@
 /*
  * Hardware decoder plugins loaded at start on a thread of their own
- * (service/engines/gstreamer/gst-preload.c), with the real ummsd binary and
+ * (engines/gstreamer/gst-preload.c), with the real ummsd binary and
  * a real plugin of class Hardware whose load the test holds open for as long
  * as it likes (tests/slow-plugin/, as nvcodec takes 1.8 s to set up CUDA):
  * meanwhile ummsd answers on the bus, makes a player and takes a SetUri;

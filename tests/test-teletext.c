@@ -248,7 +248,7 @@ test_track(struct umms_test *t, gconstpointer data)
 
 /*
  * The rows and colours of a subtitle page, read from its packets
- * (service/teletext.h), for a page out of teletextdec with as many lines:
+ * (engines/teletext.h), for a page out of teletextdec with as many lines:
  * rows 1 and 3 in green, the bottom rows in white, other pages ignored,
  * pages matched in order by their count of lines; hostile bytes.
  */

@@ -263,7 +263,8 @@ raw_free(struct raw_client *c)
 		for (int p = 0; p < b->n_planes; p++)
 			close(b->fds[p]);
 		/* Only the proxy: the connection may be gone (protocol error tests). */
-		wl_proxy_destroy((struct wl_proxy *)b->proxy);
+		if (b->proxy)
+			wl_proxy_destroy((struct wl_proxy *)b->proxy);
 		g_free(b);
 	}
 	g_ptr_array_unref(c->buffers);

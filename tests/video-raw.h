@@ -2,7 +2,8 @@
  * A plain umms_video_v1 client for tests (no compositor): connects to
  * ummsd's video socket, binds the manager at a chosen version, records
  * every buffer, show, geometry and subpicture event as it comes, and
- * releases shown buffers unless told not to. Used by test-video.c.
+ * releases shown buffers unless told not to. Used by test-video.c and
+ * test-churn.c.
  */
 #ifndef UMMS_TEST_VIDEO_RAW_H
 #define UMMS_TEST_VIDEO_RAW_H
@@ -59,7 +60,10 @@ void raw_player(struct raw_client *c, const char *path);
 bool raw_pump(struct raw_client *c, unsigned ms);
 /* Pumps until @shows frames have been shown in all; fails after @timeout_ms. */
 void raw_wait_shows(struct raw_client *c, unsigned shows, unsigned timeout_ms);
-/* Closes the buffers' fds and the connection (which may be gone already). */
+/*
+ * Closes the buffers' fds and the connection (which may be gone already);
+ * a buffer whose proxy the caller destroyed has it NULL.
+ */
 void raw_free(struct raw_client *c);
 /* The pixel at (x, y) of an XRGB8888 memfd buffer, as 0xRRGGBB. */
 uint32_t raw_pixel(struct raw_buffer *buffer, int x, int y);

@@ -10,7 +10,7 @@
 
 #include "core.h"
 
-/* The protocol's bound on either side (service/subpicture.h). */
+/* The protocol's bound on either side (base/subpicture.h). */
 #define SUB_MAX_SIDE 8192
 
 struct umms_core_subpicture *

@@ -11,9 +11,10 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "config.h"
+#include "engine.h"
 #include "error.h"
 #include "log.h"
-#include "player.h"
 #include "recording.h"
 #include "source.h"
 #include "timeshift.h"
@@ -22,8 +23,15 @@
 /* How long the first file may take to come: a key frame, then a file's length. */
 #define WAIT_MIN_MS 20000
 
+/* One player's time-shift: what it asks of the player, and while on, the ring. */
 struct umms_timeshift {
-	struct umms_player *player;
+	struct umms_timeshift_host host;
+	struct shift *on;           /* NULL: off */
+};
+
+/* On: the ring, from start() to umms_timeshift_stop(). */
+struct shift {
+	struct umms_timeshift *owner;
 	char *dir;
 	char *playlist;             /* file:// URI of the ring's playlist */
 	struct umms_recording *ring;
@@ -55,33 +63,50 @@ remove_ring(const char *dir)
 }
 
 static void
-emit_changed(struct umms_player *player)
+emit_changed(struct umms_timeshift *owner)
 {
-	wl_signal_emit_mutable(&player->events.changed, player);
+	owner->host.changed(owner->host.data);
+}
+
+struct umms_timeshift *
+umms_timeshift_create(const struct umms_timeshift_host *host)
+{
+	struct umms_timeshift *owner = g_new0(struct umms_timeshift, 1);
+	owner->host = *host;
+	return owner;
 }
 
 void
-umms_timeshift_stop(struct umms_player *player)
+umms_timeshift_destroy(struct umms_timeshift *owner)
 {
-	struct umms_timeshift *ts = player->timeshift;
+	if (!owner)
+		return;
+	umms_timeshift_stop(owner);
+	g_free(owner);
+}
+
+void
+umms_timeshift_stop(struct umms_timeshift *owner)
+{
+	struct shift *ts = owner ? owner->on : NULL;
 	if (!ts)
 		return;
-	player->timeshift = NULL;
+	owner->on = NULL;
 	umms_source_clear(&ts->wait_timer);
 	if (ts->ring) {
 		wl_list_remove(&ts->ring_changed.link);
 		umms_recording_destroy(ts->ring);
 	}
 	remove_ring(ts->dir);
-	umms_info("player %u: time-shift off", player->id);
+	umms_info("player %u: time-shift off", owner->host.id);
 	g_free(ts->dir);
 	g_free(ts->playlist);
 	g_free(ts);
-	emit_changed(player);
+	emit_changed(owner);
 }
 
-static bool seek_range(struct umms_player *player, int64_t *start, int64_t *end);
-static int64_t margin(struct umms_player *player);
+static bool seek_range(struct umms_timeshift *owner, int64_t *start, int64_t *end);
+static int64_t margin(struct umms_timeshift *owner);
 
 /*
  * The ring wrote more: once the engine's seek range moved by a file's
@@ -90,15 +115,15 @@ static int64_t margin(struct umms_player *player);
  * once a file rather than with every step.
  */
 static void
-announce_window(struct umms_timeshift *ts)
+announce_window(struct shift *ts)
 {
-	int64_t start, end, step = margin(ts->player);
-	if (!seek_range(ts->player, &start, &end) ||
+	int64_t start, end, step = margin(ts->owner);
+	if (!seek_range(ts->owner, &start, &end) ||
 			(ABS(start - ts->announced[0]) < step && ABS(end - ts->announced[1]) < step))
 		return;
 	ts->announced[0] = start;
 	ts->announced[1] = end;
-	emit_changed(ts->player);
+	emit_changed(ts->owner);
 }
 
 /*
@@ -108,7 +133,7 @@ announce_window(struct umms_timeshift *ts)
 static void
 ring_changed(struct wl_listener *listener, void *data)
 {
-	struct umms_timeshift *ts = wl_container_of(listener, ts, ring_changed);
+	struct shift *ts = wl_container_of(listener, ts, ring_changed);
 	if (ts->ring->state == UMMS_RECORDING_RECORDING) {
 		announce_window(ts);
 		return;
@@ -118,7 +143,7 @@ ring_changed(struct wl_listener *listener, void *data)
 	wl_list_init(&ts->ring_changed.link);
 	ts->ring_failed = ts->ring->error != NULL;
 	umms_log(ts->ring->error ? UMMS_LOG_WARNING : UMMS_LOG_INFO,
-		"player %u: the time-shift ring stopped (%s)%s%s", ts->player->id,
+		"player %u: the time-shift ring stopped (%s)%s%s", ts->owner->host.id,
 		umms_recording_state_name(ts->ring->state), ts->ring->error ? ": " : "",
 		ts->ring->error ? ts->ring->error : "");
 	/*
@@ -136,26 +161,26 @@ ring_changed(struct wl_listener *listener, void *data)
 
 /* Time-shift ends before it began: the source itself again, as the player was. */
 static void
-back_to_source(struct umms_player *player)
+back_to_source(struct umms_timeshift *owner)
 {
-	enum umms_player_state state = player->state;
-	umms_timeshift_stop(player);
+	const struct umms_timeshift_host *host = &owner->host;
+	umms_timeshift_stop(owner);
 	g_autoptr(GError) error = NULL;
-	if (!umms_player_reopen(player, player->uri, state, NULL, NULL, &error))
-		umms_warn("player %u: cannot reopen %s: %s", player->id, player->uri,
-			error->message);
+	const char *uri = host->uri(host->data);
+	if (!host->reopen(host->data, uri, &error))
+		umms_warn("player %u: cannot reopen %s: %s", host->id, uri, error->message);
 }
 
 /* Whether the playlist lists a file yet. */
 static bool
-ring_ready(struct umms_timeshift *ts)
+ring_ready(struct shift *ts)
 {
 	g_autofree char *text = NULL;
 	return g_file_get_contents(ts->ring->path, &text, NULL, NULL) &&
 		strstr(text, "#EXTINF") != NULL;
 }
 
-static bool start_ring(struct umms_timeshift *ts);
+static bool start_ring(struct shift *ts);
 
 /*
  * Every WAIT_PERIOD_MS while switching: the engine lets go of the source
@@ -165,11 +190,12 @@ static bool start_ring(struct umms_timeshift *ts);
 static gboolean
 wait_cb(gpointer data)
 {
-	struct umms_timeshift *ts = data;
-	struct umms_player *player = ts->player;
-	if (!ts->ring && player->engine->state == UMMS_ENGINE_IDLE && !start_ring(ts)) {
+	struct shift *ts = data;
+	struct umms_timeshift *owner = ts->owner;
+	const struct umms_timeshift_host *host = &owner->host;
+	if (!ts->ring && host->engine(host->data)->state == UMMS_ENGINE_IDLE && !start_ring(ts)) {
 		umms_source_forget(&ts->wait_timer);
-		back_to_source(player);
+		back_to_source(owner);
 		return G_SOURCE_REMOVE;
 	}
 	if (!ts->ring || !ring_ready(ts)) {
@@ -177,20 +203,20 @@ wait_cb(gpointer data)
 		if (g_get_monotonic_time() < ts->wait_end && !ended)
 			return G_SOURCE_CONTINUE;
 		umms_source_forget(&ts->wait_timer);
-		umms_warn("player %u: no time-shift: nothing of %s recorded in %u ms", player->id,
-			player->uri, ts->wait_ms);
-		back_to_source(player);
+		umms_warn("player %u: no time-shift: nothing of %s recorded in %u ms", host->id,
+			host->uri(host->data), ts->wait_ms);
+		back_to_source(owner);
 		return G_SOURCE_REMOVE;
 	}
 	umms_source_forget(&ts->wait_timer);
-	umms_info("player %u: playing %s from the time-shift ring %s", player->id, player->uri,
-		ts->dir);
+	umms_info("player %u: playing %s from the time-shift ring %s", host->id,
+		host->uri(host->data), ts->dir);
 	ts->playing_ring = true;
 	g_autoptr(GError) error = NULL;
-	if (!umms_player_reopen(player, ts->playlist, player->state, NULL, NULL, &error)) {
-		umms_warn("player %u: cannot play the time-shift ring: %s", player->id,
+	if (!host->reopen(host->data, ts->playlist, &error)) {
+		umms_warn("player %u: cannot play the time-shift ring: %s", host->id,
 			error->message);
-		back_to_source(player);
+		back_to_source(owner);
 	}
 	return G_SOURCE_REMOVE;
 }
@@ -198,21 +224,22 @@ wait_cb(gpointer data)
 static gboolean
 give_up_cb(gpointer data)
 {
-	struct umms_timeshift *ts = data;
+	struct shift *ts = data;
 	umms_source_forget(&ts->wait_timer);
-	back_to_source(ts->player);
+	back_to_source(ts->owner);
 	return G_SOURCE_REMOVE;
 }
 
 bool
-umms_timeshift_give_up(struct umms_player *player)
+umms_timeshift_give_up(struct umms_timeshift *owner)
 {
-	struct umms_timeshift *ts = player->timeshift;
+	struct shift *ts = owner ? owner->on : NULL;
 	if (!ts || !ts->playing_ring || !ts->ring_failed)
 		return false;
 	if (!ts->wait_timer) {
 		umms_warn("player %u: the time-shift ring failed, and playing what it recorded "
-			"ended: time-shift off, %s live again", player->id, player->uri);
+			"ended: time-shift off, %s live again", owner->host.id,
+			owner->host.uri(owner->host.data));
 		/* From the main loop: the engine is still emitting the event that ended it. */
 		ts->wait_timer = umms_source_timeout(0, give_up_cb, ts);
 	}
@@ -240,54 +267,58 @@ remove_stale_rings(const char *base)
 	g_dir_close(d);
 }
 
-/* Where @player's ring goes: one folder per player of this ummsd. */
+/* Where @owner's ring goes: one folder per player of this ummsd. */
 static char *
-ring_dir(struct umms_player *player)
+ring_dir(struct umms_timeshift *owner)
 {
-	const char *base = player->config->recording.timeshift_directory;
+	const char *base = owner->host.config->recording.timeshift_directory;
 	g_autofree char *fallback = NULL;
 	if (!base || !base[0])
 		base = fallback = g_build_filename(g_get_user_cache_dir(), "umms", "timeshift", NULL);
 	remove_stale_rings(base);
-	g_autofree char *name = g_strdup_printf("player-%u-%d", player->id, (int)getpid());
+	g_autofree char *name = g_strdup_printf("player-%u-%d", owner->host.id, (int)getpid());
 	return g_build_filename(base, name, NULL);
 }
 
 static bool
-start_ring(struct umms_timeshift *ts)
+start_ring(struct shift *ts)
 {
-	struct umms_player *player = ts->player;
-	const struct umms_config *config = player->config;
+	const struct umms_timeshift_host *host = &ts->owner->host;
+	const struct umms_config *config = host->config;
+	const char *uri = host->uri(host->data);
 	g_autoptr(GError) error = NULL;
 	unsigned segment = config->recording.timeshift_segment;
 	unsigned n = MAX(config->recording.timeshift_window / segment, 3u);
-	ts->ring = umms_recording_start_ring(player->id, player->uri, ts->dir, segment, n, &error);
+	ts->ring = umms_recording_start_ring(host->id, uri, ts->dir, segment, n, &error);
 	if (!ts->ring) {
-		umms_warn("player %u: no time-shift: %s", player->id, error->message);
+		umms_warn("player %u: no time-shift: %s", host->id, error->message);
 		return false;
 	}
 	ts->playlist = g_filename_to_uri(ts->ring->path, NULL, NULL);
 	ts->ring_changed.notify = ring_changed;
 	wl_signal_add(&ts->ring->events.changed, &ts->ring_changed);
-	umms_info("player %u: time-shift on: %u s of %s in %s (files of %u s)", player->id,
-		n * segment, player->uri, ts->dir, segment);
+	umms_info("player %u: time-shift on: %u s of %s in %s (files of %u s)", host->id,
+		n * segment, uri, ts->dir, segment);
 	return true;
 }
 
 static bool
-start(struct umms_player *player, GError **error)
+start(struct umms_timeshift *owner, GError **error)
 {
-	if (!player->uri || !player->engine) {
+	const struct umms_timeshift_host *host = &owner->host;
+	const char *uri = host->uri(host->data);
+	struct umms_engine *engine = host->engine(host->data);
+	if (!uri || !engine) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media: call SetUri first");
 		return false;
 	}
-	if (!player->engine->info.live) {
+	if (!engine->info.live) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			"time-shift needs a live source (IPTV, a tuner, a camera); %s is not live: "
-			"it can pause and seek as it is", player->uri);
+			"it can pause and seek as it is", uri);
 		return false;
 	}
-	g_autofree char *dir = ring_dir(player);
+	g_autofree char *dir = ring_dir(owner);
 	remove_ring(dir);
 	if (g_mkdir_with_parents(dir, 0700) != 0) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot make %s: %s", dir,
@@ -295,61 +326,62 @@ start(struct umms_player *player, GError **error)
 		return false;
 	}
 	/* The engine lets go of the source first: the ring takes it over. */
-	if (!player->engine->impl->set_state(player->engine, UMMS_ENGINE_IDLE, error))
+	if (!engine->impl->set_state(engine, UMMS_ENGINE_IDLE, error))
 		return false;
-	struct umms_timeshift *ts = g_new0(struct umms_timeshift, 1);
-	ts->player = player;
+	struct shift *ts = g_new0(struct shift, 1);
+	ts->owner = owner;
 	ts->announced[0] = ts->announced[1] = -1;
 	ts->dir = g_steal_pointer(&dir);
-	ts->wait_ms = MAX(player->config->engine.open_timeout, WAIT_MIN_MS);
+	ts->wait_ms = MAX(host->config->engine.open_timeout, WAIT_MIN_MS);
 	ts->wait_end = g_get_monotonic_time() + (gint64)ts->wait_ms * 1000;
 	ts->wait_timer = umms_source_timeout(WAIT_PERIOD_MS, wait_cb, ts);
-	player->timeshift = ts;
-	emit_changed(player);
+	owner->on = ts;
+	emit_changed(owner);
 	return true;
 }
 
 bool
-umms_timeshift_set(struct umms_player *player, bool enabled, GError **error)
+umms_timeshift_set(struct umms_timeshift *owner, bool enabled, GError **error)
 {
-	struct umms_timeshift *ts = player->timeshift;
+	struct shift *ts = owner->on;
 	if (enabled)
-		return ts || start(player, error);
+		return ts || start(owner, error);
 	if (!ts)
 		return true;
 	/* The ring's socket is closed first: the source is the engine's again. */
-	enum umms_player_state state = player->state;
-	umms_timeshift_stop(player);
-	return umms_player_reopen(player, player->uri, state, NULL, NULL, error);
+	umms_timeshift_stop(owner);
+	return owner->host.reopen(owner->host.data, owner->host.uri(owner->host.data), error);
 }
 
 bool
-umms_timeshift_enabled(struct umms_player *player)
+umms_timeshift_enabled(struct umms_timeshift *owner)
 {
-	return player->timeshift != NULL;
+	return owner && owner->on != NULL;
 }
 
 bool
-umms_timeshift_switching(struct umms_player *player)
+umms_timeshift_switching(struct umms_timeshift *owner)
 {
-	return player->timeshift && !player->timeshift->playing_ring;
+	return owner && owner->on && !owner->on->playing_ring;
 }
 
 /* The engine's seek range: its end stays three files behind the newest. */
 static bool
-seek_range(struct umms_player *player, int64_t *start, int64_t *end)
+seek_range(struct umms_timeshift *owner, int64_t *start, int64_t *end)
 {
-	struct umms_timeshift *ts = player->timeshift;
-	struct umms_engine *engine = player->engine;
+	struct shift *ts = owner ? owner->on : NULL;
+	if (!ts)
+		return false;
+	struct umms_engine *engine = owner->host.engine(owner->host.data);
 	return ts && ts->playing_ring && engine && engine->impl->get_seek_range &&
 		engine->impl->get_seek_range(engine, start, end);
 }
 
 /* A file's length: what the window's start gives up in the time a seek takes. */
 static int64_t
-margin(struct umms_player *player)
+margin(struct umms_timeshift *owner)
 {
-	return (int64_t)player->config->recording.timeshift_segment * G_USEC_PER_SEC;
+	return (int64_t)owner->host.config->recording.timeshift_segment * G_USEC_PER_SEC;
 }
 
 /*
@@ -358,28 +390,29 @@ margin(struct umms_player *player)
  * own end, the nearest the engine seeks to).
  */
 static bool
-window(struct umms_player *player, int64_t *start, int64_t *seek_end, int64_t *end)
+window(struct umms_timeshift *owner, int64_t *start, int64_t *seek_end, int64_t *end)
 {
-	if (!seek_range(player, start, seek_end))
+	if (!seek_range(owner, start, seek_end))
 		return false;
-	*end = MAX(*seek_end, umms_player_get_position(player));
+	*end = MAX(*seek_end, owner->host.position(owner->host.data));
 	return true;
 }
 
 bool
-umms_timeshift_get_window(struct umms_player *player, int64_t *start, int64_t *end)
+umms_timeshift_get_window(struct umms_timeshift *owner, int64_t *start, int64_t *end)
 {
 	int64_t seek_end;
-	return window(player, start, &seek_end, end);
+	return window(owner, start, &seek_end, end);
 }
 
 bool
-umms_timeshift_check_position(struct umms_player *player, int64_t *position, GError **error)
+umms_timeshift_check_position(struct umms_timeshift *owner, int64_t *position,
+	GError **error)
 {
-	if (!player->timeshift)
+	if (!umms_timeshift_enabled(owner))
 		return true;
 	int64_t start, seek_end, end;
-	if (!window(player, &start, &seek_end, &end)) {
+	if (!window(owner, &start, &seek_end, &end)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE,
 			"time-shift is starting: nothing recorded to seek in yet");
 		return false;
@@ -388,7 +421,7 @@ umms_timeshift_check_position(struct umms_player *player, int64_t *position, GEr
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
 			"position %.3f s is outside the time-shift window (%.3f to %.3f s): "
 			"the ring keeps %u s", *position / 1e6, start / 1e6, end / 1e6,
-			player->config->recording.timeshift_window);
+			owner->host.config->recording.timeshift_window);
 		return false;
 	}
 	/*
@@ -398,21 +431,21 @@ umms_timeshift_check_position(struct umms_player *player, int64_t *position, GEr
 	 */
 	if (*position > seek_end)
 		*position = end;
-	*position = MAX(*position, MIN(start + margin(player), end));
+	*position = MAX(*position, MIN(start + margin(owner), end));
 	return true;
 }
 
 bool
-umms_timeshift_catch_up(struct umms_player *player, int64_t *position)
+umms_timeshift_catch_up(struct umms_timeshift *owner, int64_t *position)
 {
 	int64_t start, end;
-	if (!umms_timeshift_get_window(player, &start, &end))
+	if (!umms_timeshift_get_window(owner, &start, &end))
 		return false;
-	int64_t now = umms_player_get_position(player);
+	int64_t now = owner->host.position(owner->host.data);
 	if (now >= start)
 		return false;
 	umms_info("player %u: paused longer than the time-shift window: resuming %.1f s later, "
-		"at its oldest moment", player->id, (start - now) / 1e6);
-	*position = MIN(start + margin(player), end);
+		"at its oldest moment", owner->host.id, (start - now) / 1e6);
+	*position = MIN(start + margin(owner), end);
 	return true;
 }

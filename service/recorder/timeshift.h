@@ -34,47 +34,77 @@
 #include <stdint.h>
 #include <glib.h>
 
-struct umms_player;
+struct umms_config;
+struct umms_engine;
 
 /*
+ * What time-shift reads and asks of its player (player-timeshift.c makes
+ * it): the player owns its struct umms_timeshift and calls the functions
+ * below; time-shift reaches the player only through these, so neither
+ * includes the other's header.
+ */
+struct umms_timeshift_host {
+	unsigned id;                        /* the player's, for logs and the ring's folder */
+	const struct umms_config *config;
+	/* The player's engine now (NULL: none), and its Uri (NULL: none). */
+	struct umms_engine *(*engine)(void *data);
+	const char *(*uri)(void *data);
+	/* Its Position, µs. */
+	int64_t (*position)(void *data);
+	/* The engine opens @uri (the ring, or the source again) in the player's State. */
+	bool (*reopen)(void *data, const char *uri, GError **error);
+	/* Its properties may have changed (TimeshiftEnabled, TimeshiftWindow). */
+	void (*changed)(void *data);
+	void *data;
+};
+
+/* Off until umms_timeshift_set; @host is copied. */
+struct umms_timeshift *umms_timeshift_create(const struct umms_timeshift_host *host);
+/* Stops it (umms_timeshift_stop) and frees it; NULL is fine. */
+void umms_timeshift_destroy(struct umms_timeshift *ts);
+
+/*
+ * The functions below take the player's struct umms_timeshift; NULL reads
+ * as off.
+ *
  * Turns time-shift on or off; false with an error if it cannot be (no
  * media: InvalidState; not live: NotSupported; the ring cannot be made).
  * Switching the engine over happens later, from the main loop.
  */
-bool umms_timeshift_set(struct umms_player *player, bool enabled, GError **error);
+bool umms_timeshift_set(struct umms_timeshift *ts, bool enabled, GError **error);
 /* Ends time-shift without reopening anything (SetUri, the player's end). */
-void umms_timeshift_stop(struct umms_player *player);
+void umms_timeshift_stop(struct umms_timeshift *ts);
 /* Whether it is on (the ring recording, maybe not played yet). */
-bool umms_timeshift_enabled(struct umms_player *player);
+bool umms_timeshift_enabled(struct umms_timeshift *ts);
 /*
  * Whether it is on and the engine not yet on the ring (it let go of the
  * source): a state asked for meanwhile (Pause at once) is the player's
  * State, and the one the ring is played in.
  */
-bool umms_timeshift_switching(struct umms_player *player);
+bool umms_timeshift_switching(struct umms_timeshift *ts);
 /*
  * The window playback can reach now, µs in Position's timeline; false
  * while off or not yet playing from the ring.
  */
-bool umms_timeshift_get_window(struct umms_player *player, int64_t *start, int64_t *end);
+bool umms_timeshift_get_window(struct umms_timeshift *ts, int64_t *start, int64_t *end);
 /*
  * True without time-shift, or if *@position is in the window (moved, past
  * the engine's reach, to the nearest the live edge can be); else
  * InvalidArgument naming the window.
  */
-bool umms_timeshift_check_position(struct umms_player *player, int64_t *position,
+bool umms_timeshift_check_position(struct umms_timeshift *ts, int64_t *position,
 	GError **error);
 /*
  * Before Play: a position the window has left behind (paused too long)
  * moves to the oldest moment kept. True if it asked the engine to seek.
  */
-bool umms_timeshift_catch_up(struct umms_player *player, int64_t *position);
+bool umms_timeshift_catch_up(struct umms_timeshift *ts, int64_t *position);
 /*
  * The engine reached the end of, or failed on, what the ring recorded
  * (Eos or an error): if the ring itself failed, time-shift gives up (off,
  * the source live again, from the main loop) and true is returned: the
  * player reports neither Eos nor the error.
  */
-bool umms_timeshift_give_up(struct umms_player *player);
+bool umms_timeshift_give_up(struct umms_timeshift *ts);
 
 #endif

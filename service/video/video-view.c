@@ -504,7 +504,7 @@ view_place(struct wl_client *client, struct wl_resource *resource,
 	/* A client before set_subtitles (version 4) cannot draw them: the screen does. */
 	bool subtitles = (view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE) ||
 		wl_resource_get_version(resource) < UMMS_VIDEO_PLAYER_V1_SET_SUBTITLES_SINCE_VERSION;
-	/* The protocol's scale values are the layout's (common/layout.h). */
+	/* The protocol's scale values are the layout's (base/layout.h). */
 	if (!umms_compositor_place(compositor, surface, view, view->player, x, y, width, height,
 			(enum umms_layout_scale)scale, stacking == UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE,
 			subtitles, &error)) {

@@ -53,7 +53,7 @@ const uint8_t *kms_frame_cache_map(struct kms_frame_cache *cache, struct umms_fr
 uint64_t kms_frame_cache_copies(struct kms_frame_cache *cache);
 
 /*
- * Subtitles (a frame's subpicture, service/subpicture.h) as an ARGB8888
+ * Subtitles (a frame's subpicture, base/subpicture.h) as an ARGB8888
  * framebuffer for a plane of their own: copied once per serial into a
  * dumb buffer (udmabuf refuses a memfd sealed against writes, as
  * subpictures are, and wants whole pages), kept for the next frames that

@@ -7,7 +7,7 @@
  * page-flip events pace the commits and give the presentation times.
  *
  * The picture goes inside the screen's overscan margins, placed by a zoom
- * mode (common/layout.h) with the frame's pixel aspect ratio honoured.
+ * mode (base/layout.h) with the frame's pixel aspect ratio honoured.
  * Margins use the connector's own "left/right/top/bottom margin"
  * properties where the driver has them, else shrink the picture's area.
  *

@@ -44,7 +44,7 @@ struct umms_layout {
 void umms_layout_compute(const struct umms_layout_input *in, struct umms_layout *out);
 
 /*
- * An image drawn over the picture (subtitles: service/subpicture.h), given
+ * An image drawn over the picture (subtitles: base/subpicture.h), given
  * in the pixels of a @picture_width x @picture_height picture at @x, @y,
  * @width x @height: placed and scaled exactly as @l placed the picture
  * (the crop area @crop_* of the buffer, of which @l shows src_*), and cut

@@ -1,7 +1,7 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include "engine.h"
-#include "engines/gstreamer/gst-engine.h"
+#include "gstreamer/gst-engine.h"
 #include "error.h"
 #include "log.h"
 

@@ -3,7 +3,7 @@
  *
  * An engine turns a URI into decoded frames on a clock: it opens media,
  * changes state, seeks, selects tracks and reports what it knows in a
- * struct umms_media_info. Each engine is one folder under service/engines/
+ * struct umms_media_info. Each engine is one folder under engines/
  * with one `static const struct umms_engine_impl` exported by name; the
  * registry (engine.c) picks the first engine whose probe_uri accepts a URI.
  *

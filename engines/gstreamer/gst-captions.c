@@ -4,7 +4,7 @@
  * a demuxer, parser or decoder attaches (GstVideoCaptionMeta: raw 608
  * pairs, SMPTE 334-1 triplets, CEA-708 cc_data or CDP; 708 only in the
  * last two). GStreamer 1.22 has no caption renderer, so each picture's
- * bytes go to both our decoders (service/captions.h, captions708.h) into
+ * bytes go to both our decoders (engines/captions.h, captions708.h) into
  * cues of their own, drawn and told like the external file's (gst-cues.c):
  * as text, placed where the stream puts them (608's rows, 708's windows'
  * anchors) over the caption safe area, in their colours.

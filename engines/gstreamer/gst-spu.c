@@ -1,6 +1,6 @@
 /*
  * DVD (VobSub) and Blu-ray (PGS) subtitles a stream carries are decoded
- * by us into bitmap cues (gst-cues.c, service/bitmap-subs.h) and drawn as
+ * by us into bitmap cues (gst-cues.c, engines/bitmap-subs.h) and drawn as
  * subpictures, like the other subtitles: their own layer on every target,
  * off per view, counted. subtitleoverlay would hand them to dvdspu, which
  * in GStreamer 1.22 can only blend them into the picture (no overlay

@@ -12,7 +12,7 @@
  * dropped) giving UTF-8 text. Its lines lose their rows and colours (its
  * Pango markup keeps them, but leaks every page's colour table, cell by
  * cell), so the subtitle page's packets are read on their way in
- * (service/teletext.h) for each row with text and its colour, and a page
+ * (engines/teletext.h) for each row with text and its colour, and a page
  * out of teletextdec with as many lines gets them (trim_page): its cue's
  * place, the rows on the page's 25-row grid, each line centred (a
  * subtitle on the top rows is drawn at the top), and its lines' colours.

@@ -4,11 +4,11 @@
  * playbin's pads for them) are looked up at each frame due on screen, minus
  * the subtitle delay. A cue that became active is queued for the main loop
  * (events.subtitle_cue → Player1.SubtitleCue); the external file's cues
- * are also drawn (service/cues.h) into the subpicture the frame carries.
+ * are also drawn (engines/cues.h) into the subpicture the frame carries.
  * The media's own tracks are drawn by playbin's overlay (gst-delay.c
  * carries the delay there), but for teletext (gst-teletext.c) and DVD and
  * PGS bitmaps: those are decoded here from the same pad
- * (service/bitmap-subs.h) into bitmap cues, drawn like the external file's,
+ * (engines/bitmap-subs.h) into bitmap cues, drawn like the external file's,
  * scaled from the stream's reference picture (dvdspu never gets them:
  * gst-spu.c). Captions carried in the video are decoded into cues of their
  * own (gst-captions.c) and drawn like the external file's.

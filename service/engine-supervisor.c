@@ -16,6 +16,8 @@
 #include "log.h"
 #include "source.h"
 
+#define SPARE_DELAY_MS 0
+
 struct umms_worker_process {
 	int refs;
 	unsigned number;
@@ -272,15 +274,26 @@ spare_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-void
-umms_supervisor_refill(void)
+static void
+schedule_spare(unsigned delay_ms)
 {
 	if (!sup.enabled || sup.spare || sup.spare_idle || !sup.config->engine.spare_workers)
 		return;
-	sup.spare_idle = g_idle_source_new();
+	/*
+	 * A second on, at low priority: the process and GStreamer starting
+	 * would otherwise take the CPU from the first frames of what was just
+	 * opened.
+	 */
+	sup.spare_idle = delay_ms ? g_timeout_source_new(delay_ms) : g_idle_source_new();
 	g_source_set_priority(sup.spare_idle, G_PRIORITY_LOW);
 	g_source_set_callback(sup.spare_idle, spare_cb, NULL, NULL);
 	g_source_attach(sup.spare_idle, g_main_context_get_thread_default());
+}
+
+void
+umms_supervisor_refill(void)
+{
+	schedule_spare(SPARE_DELAY_MS);
 }
 
 bool
@@ -296,7 +309,7 @@ umms_supervisor_init(const struct umms_config *config)
 		sup.enabled = false;
 	}
 	if (sup.enabled)
-		umms_supervisor_refill();
+		schedule_spare(0); /* at start-up nothing plays yet: at once */
 	return sup.enabled;
 }
 

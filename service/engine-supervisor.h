@@ -37,8 +37,8 @@ bool umms_supervisor_init(const struct umms_config *config);
 void umms_supervisor_finish(void);
 bool umms_supervisor_enabled(void);
 /*
- * Starts a new spare if none is kept, once ummsd is idle: called when the
- * request that took the last one has been served.
+ * Starts a new spare if none is kept, a second later at low priority:
+ * called when the request that took the last one has been served.
  */
 void umms_supervisor_refill(void);
 

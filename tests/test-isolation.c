@@ -277,7 +277,7 @@ test_hang(struct umms_test *t, gconstpointer data)
 static void
 test_leak(struct umms_test *t, gconstpointer data)
 {
-	const char *const overrides[] = { "engine.worker-memory-max=400", NULL };
+	const char *const overrides[] = { "engine.worker-memory-max=800", NULL };
 	umms_test_restart(t, overrides);
 	fault_among_others(t, "leak", "org.umms.Error.EngineCrashed", "memory", 10000);
 	assert_no_workers_left(t);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib-unix.h>
+#include <gst/gst.h>
 
 #include "config.h"
 #include "engine.h"
@@ -27,6 +28,10 @@ struct umms_worker {
 	GHashTable *frames;      /* frame id (uint64_t *) → struct umms_frame * (a reference) */
 	uint64_t next_frame_id;
 	int status;              /* exit status */
+	GPtrArray *warm;         /* element factories to load while idle */
+	guint warm_next;
+	gint64 warm_start;
+	GSource *warm_source;
 
 	struct wl_listener settled, info, eos, error, frame, cue;
 };
@@ -266,6 +271,8 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 		g_autofree char *uri = umms_ipc_get_string(r);
 		if (!umms_ipc_reader_done(r) || !uri)
 			break;
+		/* Taken: what is still unloaded is for this media to load, if it needs it. */
+		umms_source_clear(&worker->warm_source);
 		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
 		if (!chosen || !attach_engine(worker, chosen, error))
 			return false;
@@ -459,6 +466,66 @@ receive_init(struct umms_worker *worker, GError **error)
 	return umms_config_load_data(&worker->config, text, strlen(text), name, error);
 }
 
+/*
+ * What a first SetUri would otherwise load on its way to the first frame:
+ * the plugins of the demuxers, parsers and software decoders playbin
+ * autoplugs first (rank primary or above), and their classes. Loaded one
+ * at a time at idle priority while this worker waits as the spare, and
+ * given up at the first OPEN (which loads what it needs itself): never on a
+ * player's path.
+ */
+static GPtrArray *
+warm_up_list(void)
+{
+	GPtrArray *list = g_ptr_array_new_with_free_func(gst_object_unref);
+	GList *features = gst_registry_get_feature_list(gst_registry_get(),
+		GST_TYPE_ELEMENT_FACTORY);
+	for (GList *l = features; l; l = l->next) {
+		const char *klass = gst_element_factory_get_metadata(l->data,
+			GST_ELEMENT_METADATA_KLASS);
+		if (gst_plugin_feature_get_rank(l->data) < GST_RANK_PRIMARY || !klass ||
+				strstr(klass, "Hardware") ||
+				!(strstr(klass, "Demuxer") || strstr(klass, "Parser") ||
+				strstr(klass, "Decoder")))
+			continue;
+		g_ptr_array_add(list, gst_object_ref(l->data));
+	}
+	gst_plugin_feature_list_free(features);
+	return list;
+}
+
+static gboolean
+warm_up_cb(gpointer data)
+{
+	struct umms_worker *worker = data;
+	if (worker->warm_next >= worker->warm->len) {
+		umms_debug("worker: warmed up %u elements in %.0f ms", worker->warm->len,
+			(double)(g_get_monotonic_time() - worker->warm_start) / 1000);
+		umms_source_forget(&worker->warm_source);
+		return G_SOURCE_REMOVE;
+	}
+	GstPluginFeature *feature = gst_plugin_feature_load(
+		worker->warm->pdata[worker->warm_next++]);
+	if (feature) {
+		GType type = gst_element_factory_get_element_type(GST_ELEMENT_FACTORY(feature));
+		if (type)
+			g_type_class_unref(g_type_class_ref(type));
+		gst_object_unref(feature);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static void
+warm_up_start(struct umms_worker *worker)
+{
+	worker->warm = warm_up_list();
+	worker->warm_start = g_get_monotonic_time();
+	worker->warm_source = g_idle_source_new();
+	g_source_set_priority(worker->warm_source, G_PRIORITY_LOW);
+	g_source_set_callback(worker->warm_source, warm_up_cb, worker, NULL);
+	g_source_attach(worker->warm_source, NULL);
+}
+
 static void
 frame_unref(gpointer data)
 {
@@ -499,6 +566,7 @@ umms_worker_run(struct umms_worker *worker)
 	g_source_set_callback(worker->io, G_SOURCE_FUNC(io_cb), worker, NULL);
 	g_source_attach(worker->io, NULL);
 	g_source_unref(worker->io);
+	warm_up_start(worker);
 	g_main_loop_run(worker->loop);
 	return worker->status;
 }
@@ -511,6 +579,9 @@ umms_worker_destroy(struct umms_worker *worker)
 	if (worker->io)
 		g_source_destroy(worker->io);
 	umms_source_clear(&worker->status_timer);
+	umms_source_clear(&worker->warm_source);
+	if (worker->warm)
+		g_ptr_array_free(worker->warm, TRUE);
 	/* Frames first: their memory goes back to pools the engine still has. */
 	g_hash_table_destroy(worker->frames);
 	detach_engine(worker);

@@ -31,6 +31,8 @@ struct proxy {
 	unsigned outstanding;    /* requests not yet settled */
 	bool opening;
 	int64_t busy_since;      /* µs, monotonic */
+	GQueue out;              /* struct queued: requests not sent yet */
+	GSource *flush;
 	GSource *watchdog;
 	uint32_t ping_id;
 	int64_t ping_sent;       /* µs, 0: none out */
@@ -58,6 +60,44 @@ proxy_from(struct umms_engine *base)
 }
 
 static void send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w);
+
+struct queued {
+	uint32_t type;
+	GByteArray *data;
+};
+
+static void
+queued_free(gpointer data)
+{
+	struct queued *q = data;
+	if (q->data)
+		g_byte_array_unref(q->data);
+	g_free(q);
+}
+
+static void
+drop_queued(struct proxy *proxy)
+{
+	umms_source_clear(&proxy->flush);
+	g_queue_clear_full(&proxy->out, queued_free);
+}
+
+static gboolean
+flush_cb(gpointer data)
+{
+	struct proxy *proxy = data;
+	umms_source_forget(&proxy->flush);
+	struct queued *q;
+	while ((q = g_queue_pop_head(&proxy->out))) {
+		struct umms_ipc_writer w = { .data = q->data };
+		bool more = !g_queue_is_empty(&proxy->out);
+		if (proxy->link && umms_worker_process_alive(proxy->link->process))
+			umms_worker_process_send(proxy->link->process, q->type,
+				more ? UMMS_IPC_MORE : 0, q->data ? &w : NULL);
+		queued_free(q);
+	}
+	return G_SOURCE_REMOVE;
+}
 static void update_watchdog(struct proxy *proxy);
 
 static void
@@ -190,6 +230,7 @@ drop_worker(struct proxy *proxy)
 {
 	umms_source_clear(&proxy->watchdog);
 	proxy->ping_sent = 0;
+	drop_queued(proxy);
 	if (!proxy->link)
 		return;
 	struct proxy_link *link = proxy->link;
@@ -284,10 +325,25 @@ update_watchdog(struct proxy *proxy)
 static void
 send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
 {
-	if (proxy->link)
-		umms_worker_process_send(proxy->link->process, type, 0, w);
+	if (!proxy->link) {
+		if (w)
+			umms_ipc_writer_finish(w);
+		return;
+	}
+	/*
+	 * Requests made in one go (StepFrame: a state, then a step) reach the
+	 * engine in one go: queued here and sent together from the main loop,
+	 * all but the last marked UMMS_IPC_MORE, so the worker queues them all
+	 * before its engine runs any (and settles them once, as in-process).
+	 */
+	struct queued *q = g_new0(struct queued, 1);
+	q->type = type;
+	q->data = w ? g_byte_array_ref(w->data) : NULL;
+	g_queue_push_tail(&proxy->out, q);
 	if (w)
 		umms_ipc_writer_finish(w);
+	if (!proxy->flush)
+		proxy->flush = umms_source_idle(flush_cb, proxy);
 }
 
 /* A request that settles: counted until the worker says it has. */

@@ -24,7 +24,10 @@
  * Conversation
  *
  *   ummsd → worker: INIT first (the worker number, ummsd's configuration),
- *   then requests in order, fire and forget. The worker answers INIT with
+ *   then requests in order, fire and forget. Requests the player makes in
+ *   one go (StepFrame: PAUSED, then a step) come as a batch, every one but
+ *   the last with id UMMS_IPC_MORE: the worker hands the whole batch to its
+ *   engine before returning to its main loop, so the engine settles it once. The worker answers INIT with
  *   READY once GStreamer is loaded and its engine created, and PING with
  *   PONG (same id) from its main loop: a worker whose main loop is stuck
  *   answers no ping (hang detection).
@@ -99,9 +102,12 @@ enum umms_ipc_type {
 	UMMS_IPC_CUE,             /* i64 start, i64 end, string text, markup, format */
 };
 
+/* A request's header.id: more requests of the same batch follow. */
+#define UMMS_IPC_MORE 1u
+
 struct umms_ipc_header {
 	uint32_t type;
-	uint32_t id;      /* PING/PONG: the ping's number; otherwise 0 */
+	uint32_t id;      /* PING/PONG: the ping's number; requests: UMMS_IPC_MORE or 0 */
 	uint32_t length;  /* payload bytes after the header */
 	uint32_t reserved;
 };

@@ -1,6 +1,7 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib-unix.h>
@@ -28,6 +29,18 @@ struct umms_worker {
 	GHashTable *frames;      /* frame id (uint64_t *) → struct umms_frame * (a reference) */
 	uint64_t next_frame_id;
 	int status;              /* exit status */
+	/*
+	 * What the requests since the last settle should show in the position
+	 * once done: a seek's target, or a step's move away from where it was
+	 * (-1: nothing). The engine may settle a moment before the frame it
+	 * landed on is shown (and so its position read): SETTLED waits for it
+	 * a little (SETTLE_WAIT_MS at most), so ummsd's answers from its
+	 * status are exact right after a seek or a step, as in-process.
+	 */
+	int64_t expect_target, expect_away_from;
+	bool settle_deferred;
+	GSource *settle_timer;
+	guint settle_polls;
 	GPtrArray *warm;         /* element factories to load while idle */
 	guint warm_next;
 	gint64 warm_start;
@@ -71,11 +84,15 @@ send_message(struct umms_worker *worker, uint32_t type, uint32_t id, struct umms
 }
 
 static void update_status_timer(struct umms_worker *worker);
+static void flush_settled(struct umms_worker *worker);
 
 /* An event: the status block, then whatever @error and @info add. */
 static void
 send_event(struct umms_worker *worker, uint32_t type, const GError *error, bool optional_error)
 {
+	/* Whatever else happens comes after a settle still waited for. */
+	if (type != UMMS_IPC_SETTLED && type != UMMS_IPC_STATUS)
+		flush_settled(worker);
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	struct umms_ipc_status status;
@@ -122,11 +139,62 @@ update_status_timer(struct umms_worker *worker)
 		worker->status_timer = umms_source_timeout(period, status_cb, worker);
 }
 
+#define SETTLE_POLL_MS 5
+#define SETTLE_WAIT_MS 250
+
+static bool
+position_shows_requests(struct umms_worker *worker)
+{
+	struct umms_engine *engine = worker->engine;
+	if (engine->state != UMMS_ENGINE_PAUSED)
+		return true;
+	int64_t position = engine->impl->get_position(engine);
+	if (worker->expect_target >= 0 && llabs(position - worker->expect_target) > 500000)
+		return false;
+	if (worker->expect_away_from >= 0 && position == worker->expect_away_from)
+		return false;
+	return true;
+}
+
+static void
+flush_settled(struct umms_worker *worker)
+{
+	if (!worker->settle_deferred)
+		return;
+	worker->settle_deferred = false;
+	umms_source_clear(&worker->settle_timer);
+	worker->expect_target = worker->expect_away_from = -1;
+	send_event(worker, UMMS_IPC_SETTLED, NULL, true);
+}
+
+static gboolean
+settle_poll_cb(gpointer data)
+{
+	struct umms_worker *worker = data;
+	if (++worker->settle_polls < SETTLE_WAIT_MS / SETTLE_POLL_MS &&
+			!position_shows_requests(worker))
+		return G_SOURCE_CONTINUE;
+	umms_source_forget(&worker->settle_timer);
+	flush_settled(worker);
+	return G_SOURCE_REMOVE;
+}
+
 static void
 settled_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, settled);
-	send_event(worker, UMMS_IPC_SETTLED, data, true);
+	const GError *error = data;
+	flush_settled(worker);
+	if (error || position_shows_requests(worker)) {
+		/* A seek while idle is kept for the next preroll: so is what it shows. */
+		if (error || worker->engine->state != UMMS_ENGINE_IDLE)
+			worker->expect_target = worker->expect_away_from = -1;
+		send_event(worker, UMMS_IPC_SETTLED, error, true);
+		return;
+	}
+	worker->settle_deferred = true;
+	worker->settle_polls = 0;
+	worker->settle_timer = umms_source_timeout(SETTLE_POLL_MS, settle_poll_cb, worker);
 }
 
 static void
@@ -155,6 +223,8 @@ frame_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, frame);
 	struct umms_frame *frame = data;
+	/* The frame a settle waited for is shown now: the settle goes first. */
+	flush_settled(worker);
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	struct umms_ipc_frame f = {
@@ -202,6 +272,7 @@ cue_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, cue);
 	const struct umms_subtitle_cue *cue = data;
+	flush_settled(worker);
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_i64(&w, cue->start);
@@ -277,19 +348,26 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 		if (!chosen || !attach_engine(worker, chosen, error))
 			return false;
 		worker->rate = 1.0;
+		worker->expect_target = worker->expect_away_from = -1;
 		return worker->engine->impl->open(worker->engine, uri, error);
 	}
 	case UMMS_IPC_SET_STATE: {
 		uint32_t state = umms_ipc_get_u32(r);
 		if (!umms_ipc_reader_done(r) || state > UMMS_ENGINE_PLAYING)
 			break;
+		if (state == UMMS_ENGINE_IDLE)
+			worker->expect_target = worker->expect_away_from = -1;
 		return impl->set_state(engine, (enum umms_engine_state)state, error);
 	}
 	case UMMS_IPC_SEEK: {
 		int64_t position = umms_ipc_get_i64(r);
 		if (!umms_ipc_reader_done(r))
 			break;
-		return impl->seek(engine, position, error);
+		if (!impl->seek(engine, position, error))
+			return false;
+		worker->expect_target = position;
+		worker->expect_away_from = -1;
+		return true;
 	}
 	case UMMS_IPC_SET_RATE: {
 		double rate = umms_ipc_get_f64(r);
@@ -304,7 +382,12 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 		int32_t frames = umms_ipc_get_i32(r);
 		if (!umms_ipc_reader_done(r))
 			break;
-		return impl->step(engine, frames, error);
+		int64_t from = impl->get_position(engine);
+		if (!impl->step(engine, frames, error))
+			return false;
+		if (frames != 0 && worker->expect_target < 0)
+			worker->expect_away_from = from;
+		return true;
 	}
 	case UMMS_IPC_SELECT_TRACK: {
 		uint32_t kind = umms_ipc_get_u32(r);
@@ -397,13 +480,21 @@ static gboolean
 io_cb(gint fd, GIOCondition condition, gpointer data)
 {
 	struct umms_worker *worker = data;
-	for (int i = 0; i < 64; i++) {
+	bool more = false;
+	for (int i = 0; i < 64 || more; i++) {
 		struct umms_ipc_message message;
 		bool again = false;
 		g_autoptr(GError) error = NULL;
 		int got = umms_ipc_receive(worker->sock, &message, &again, &error);
-		if (got == 0 && again)
-			return G_SOURCE_CONTINUE;
+		if (got == 0 && again) {
+			if (!more)
+				return G_SOURCE_CONTINUE;
+			/* The rest of a batch is on its way: the engine waits for it. */
+			struct pollfd pfd = { .fd = worker->sock, .events = POLLIN };
+			if (poll(&pfd, 1, 1000) <= 0)
+				more = false;
+			continue;
+		}
 		if (got <= 0) {
 			/* ummsd hung up (or sent nonsense): this worker's work is over. */
 			if (got < 0) {
@@ -414,6 +505,7 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 			g_main_loop_quit(worker->loop);
 			return G_SOURCE_REMOVE;
 		}
+		more = message.header.type != UMMS_IPC_PING && message.header.id == UMMS_IPC_MORE;
 		struct umms_ipc_reader r;
 		umms_ipc_reader_init(&r, message.payload, message.header.length);
 		bool malformed = message.n_fds > 0;
@@ -538,6 +630,7 @@ umms_worker_create(int sock, GError **error)
 	struct umms_worker *worker = g_new0(struct umms_worker, 1);
 	worker->sock = sock;
 	worker->rate = 1.0;
+	worker->expect_target = worker->expect_away_from = -1;
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);
@@ -580,6 +673,7 @@ umms_worker_destroy(struct umms_worker *worker)
 		g_source_destroy(worker->io);
 	umms_source_clear(&worker->status_timer);
 	umms_source_clear(&worker->warm_source);
+	umms_source_clear(&worker->settle_timer);
 	if (worker->warm)
 		g_ptr_array_free(worker->warm, TRUE);
 	/* Frames first: their memory goes back to pools the engine still has. */

@@ -224,7 +224,7 @@ test_socket(void)
 
 	/* Over the size limit: refused by the sender, cut (MSG_TRUNC) at the receiver. */
 	umms_ipc_writer_init(&w);
-	g_autofree char *big = g_malloc0(UMMS_IPC_MAX_MESSAGE);
+	g_autofree char *big = g_malloc0(UMMS_IPC_MAX_MESSAGE + 16);
 	g_byte_array_append(w.data, (const guint8 *)big, UMMS_IPC_MAX_MESSAGE);
 	g_assert_false(umms_ipc_send(fds[0], UMMS_IPC_INFO, 0, &w, true, &error));
 	g_clear_error(&error);

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "socket-name.h"
+#include "umms-config.h"
 
 enum key_type {
 	KEY_BOOL,
@@ -18,6 +19,7 @@ enum key_type {
 	KEY_LOG_SCOPES,
 	KEY_AUDIO_OUTPUT,
 	KEY_COUNT,          /* a whole number, or "auto" (-1) */
+	KEY_ISOLATION,
 };
 
 struct key {
@@ -55,6 +57,11 @@ static const struct key keys[] = {
 	UKEY("engine", "trickmode-rate", engine.trickmode_rate, 1, 64),
 	UKEY("engine", "subtitle-size", engine.subtitle_size, 10, 500),
 	UKEY("engine", "subtitle-margin", engine.subtitle_margin, 0, 900),
+	KEY("engine", "isolation", KEY_ISOLATION, engine.isolation),
+	KEY("engine", "worker", KEY_STRING, engine.worker),
+	UKEY("engine", "hang-timeout", engine.hang_timeout, 100, 600000),
+	UKEY("engine", "worker-memory-max", engine.worker_memory_max, 0, 1048576),
+	UKEY("engine", "spare-workers", engine.spare_workers, 0, 1),
 	KEY("video", "enabled", KEY_BOOL, video.enabled),
 	KEY("video", "socket", KEY_STRING, video.socket),
 	UKEY("video", "max-held-frames", video.max_held, 1, 64),
@@ -120,6 +127,11 @@ umms_config_init(struct umms_config *config)
 			.trickmode_rate = 2,
 			.subtitle_size = 50,
 			.subtitle_margin = 50,
+			.isolation = UMMS_ISOLATION_WORKER,
+			.worker = g_strdup(UMMS_LIBEXECDIR "/umms-engine"),
+			.hang_timeout = 5000,
+			.worker_memory_max = 1024,
+			.spare_workers = 1,
 		},
 		.video = {
 			.enabled = true,
@@ -164,6 +176,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->log.scopes);
 	g_free(config->log.gst_debug);
 	g_strfreev(config->engine.disable_decoders);
+	g_free(config->engine.worker);
 	g_free(config->video.socket);
 	g_free(config->display.renderer);
 	g_free(config->display.drm_device);
@@ -305,6 +318,14 @@ set_key(struct umms_config *config, const struct key *key, const char *value,
 		else
 			goto bad;
 		return true;
+	case KEY_ISOLATION:
+		if (strcmp(text, "worker") == 0)
+			*(enum umms_engine_isolation *)field = UMMS_ISOLATION_WORKER;
+		else if (strcmp(text, "in-process") == 0)
+			*(enum umms_engine_isolation *)field = UMMS_ISOLATION_IN_PROCESS;
+		else
+			goto bad;
+		return true;
 	}
 bad:
 	g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
@@ -333,6 +354,9 @@ umms_config_set(struct umms_config *config, const char *dotted_key,
 	return set_key(config, key, value, error);
 }
 
+static bool load_keys(struct umms_config *config, GKeyFile *file, const char *path,
+	GError **error);
+
 bool
 umms_config_load_file(struct umms_config *config, const char *path,
 	bool must_exist, GError **error)
@@ -346,7 +370,31 @@ umms_config_load_file(struct umms_config *config, const char *path,
 		g_set_error(error, local->domain, local->code, "%s: %s", path, local->message);
 		return false;
 	}
+	if (!load_keys(config, file, path, error))
+		return false;
+	g_free(config->loaded_file);
+	config->loaded_file = g_strdup(path);
+	umms_debug("loaded %s", path);
+	return true;
+}
 
+bool
+umms_config_load_data(struct umms_config *config, const char *data, size_t length,
+	const char *name, GError **error)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autoptr(GError) local = NULL;
+	if (!g_key_file_load_from_data(file, data, length, G_KEY_FILE_NONE, &local)) {
+		g_set_error(error, local->domain, local->code, "%s: %s", name, local->message);
+		return false;
+	}
+	return load_keys(config, file, name, error);
+}
+
+static bool
+load_keys(struct umms_config *config, GKeyFile *file, const char *path, GError **error)
+{
+	g_autoptr(GError) local = NULL;
 	g_auto(GStrv) sections = g_key_file_get_groups(file, NULL);
 	for (char **section = sections; *section; section++) {
 		g_auto(GStrv) names = g_key_file_get_keys(file, *section, NULL, NULL);
@@ -365,9 +413,6 @@ umms_config_load_file(struct umms_config *config, const char *path,
 			}
 		}
 	}
-	g_free(config->loaded_file);
-	config->loaded_file = g_strdup(path);
-	umms_debug("loaded %s", path);
 	return true;
 }
 
@@ -398,6 +443,9 @@ key_text(const struct umms_config *config, const struct key *key)
 	case KEY_AUDIO_OUTPUT:
 		return g_strdup(*(const enum umms_audio_output *)field == UMMS_AUDIO_NONE ?
 			"none" : "auto");
+	case KEY_ISOLATION:
+		return g_strdup(*(const enum umms_engine_isolation *)field ==
+			UMMS_ISOLATION_IN_PROCESS ? "in-process" : "worker");
 	}
 	return g_strdup("");
 }

@@ -29,6 +29,11 @@ enum umms_audio_output {
 	UMMS_AUDIO_NONE,   /* decoded and clocked, never heard (tests) */
 };
 
+enum umms_engine_isolation {
+	UMMS_ISOLATION_WORKER,     /* each player's engine in an umms-engine process */
+	UMMS_ISOLATION_IN_PROCESS, /* engines inside ummsd (debugging, fallback) */
+};
+
 /* The codecs whose hardware decoders are counted in [resources] (decoders.CODEC). */
 #define UMMS_RESOURCE_CODECS 7
 extern const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS];
@@ -60,6 +65,11 @@ struct umms_config {
 		unsigned trickmode_rate;  /* |rate| above which only key frames play */
 		unsigned subtitle_size;   /* ‰ of the picture's height, subtitle text */
 		unsigned subtitle_margin; /* ‰ of the picture's height, under subtitles */
+		enum umms_engine_isolation isolation;
+		char *worker;             /* the umms-engine binary */
+		unsigned hang_timeout;    /* ms a worker may leave a ping unanswered */
+		unsigned worker_memory_max; /* MB of resident memory per worker, 0: no limit */
+		unsigned spare_workers;   /* workers kept started for the next SetUri: 0 or 1 */
 	} engine;
 	struct {
 		bool enabled;             /* serve umms_video_v1 */
@@ -115,6 +125,10 @@ char *umms_config_default_path(void);
  */
 bool umms_config_load_file(struct umms_config *config, const char *path,
 	bool must_exist, GError **error);
+
+/* The same from text in key file syntax (what umms_config_print writes); @name for errors. */
+bool umms_config_load_data(struct umms_config *config, const char *data, size_t length,
+	const char *name, GError **error);
 
 /* Sets one key, "section.key", from its text form (as in the file). */
 bool umms_config_set(struct umms_config *config, const char *dotted_key,

@@ -10,6 +10,8 @@ static const GDBusErrorEntry error_entries[] = {
 	{ UMMS_ERROR_NO_RESOURCE, "org.umms.Error.NoResource" },
 	{ UMMS_ERROR_FAILED, "org.umms.Error.Failed" },
 	{ UMMS_ERROR_ACCESS_DENIED, "org.umms.Error.AccessDenied" },
+	{ UMMS_ERROR_ENGINE_CRASHED, "org.umms.Error.EngineCrashed" },
+	{ UMMS_ERROR_ENGINE_HUNG, "org.umms.Error.EngineHung" },
 };
 
 G_STATIC_ASSERT(G_N_ELEMENTS(error_entries) == UMMS_ERROR_N_CODES);

@@ -21,6 +21,8 @@ enum umms_error_code {
 	UMMS_ERROR_NO_RESOURCE,
 	UMMS_ERROR_FAILED,
 	UMMS_ERROR_ACCESS_DENIED,
+	UMMS_ERROR_ENGINE_CRASHED, /* the engine's worker process died or passed its memory limit */
+	UMMS_ERROR_ENGINE_HUNG,    /* the engine's worker process stopped answering */
 	UMMS_ERROR_N_CODES,
 };
 

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "subpicture.h"
@@ -79,6 +80,51 @@ umms_subpicture_seal(struct umms_subpicture *subpicture, GError **error)
 	}
 	subpicture->data = data;
 	return true;
+}
+
+struct umms_subpicture *
+umms_subpicture_adopt(int fd, uint32_t stride, int x, int y, int width, int height,
+	int picture_width, int picture_height, GError **error)
+{
+	if (width < 1 || height < 1 || width > UMMS_SUBPICTURE_MAX_SIDE ||
+			height > UMMS_SUBPICTURE_MAX_SIDE || stride != (uint32_t)width * 4 ||
+			picture_width < 1 || picture_height < 1) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"a subtitle image of %dx%d pixels, stride %u, is not one", width, height,
+			stride);
+		return NULL;
+	}
+	size_t size = (size_t)stride * (size_t)height;
+	int seals = fcntl(fd, F_GET_SEALS);
+	int needed = F_SEAL_SHRINK | F_SEAL_WRITE;
+	struct stat st;
+	if (seals < 0 || (seals & needed) != needed || fstat(fd, &st) < 0 ||
+			(size_t)st.st_size < size) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+			"a subtitle image is not in a sealed memfd of %zu bytes", size);
+		return NULL;
+	}
+	void *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (data == MAP_FAILED) {
+		int err = errno;
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"cannot map a subtitle image: %s", g_strerror(err));
+		return NULL;
+	}
+	struct umms_subpicture *subpicture = g_new0(struct umms_subpicture, 1);
+	subpicture->refs = 1;
+	subpicture->serial = (uint64_t)__atomic_fetch_add(&next_serial, 1, __ATOMIC_RELAXED);
+	subpicture->fd = fd;
+	subpicture->size = size;
+	subpicture->data = data;
+	subpicture->stride = stride;
+	subpicture->x = x;
+	subpicture->y = y;
+	subpicture->width = width;
+	subpicture->height = height;
+	subpicture->picture_width = picture_width;
+	subpicture->picture_height = picture_height;
+	return subpicture;
 }
 
 struct umms_subpicture *

@@ -52,6 +52,14 @@ struct umms_subpicture *umms_subpicture_create(int width, int height, int pictur
 	int picture_height, GError **error);
 /* No more writes: seals the memfd (write, grow, shrink). */
 bool umms_subpicture_seal(struct umms_subpicture *subpicture, GError **error);
+/*
+ * A subpicture made elsewhere (an engine worker), from its sealed memfd
+ * (taken on success): checks the seals (no shrinking, no writing), the size
+ * against stride × height and the sides, maps it read-only and gives it a
+ * serial of this process. NULL with @error when anything is off.
+ */
+struct umms_subpicture *umms_subpicture_adopt(int fd, uint32_t stride, int x, int y,
+	int width, int height, int picture_width, int picture_height, GError **error);
 struct umms_subpicture *umms_subpicture_ref(struct umms_subpicture *subpicture);
 /* NULL is a no-op. */
 void umms_subpicture_unref(struct umms_subpicture *subpicture);

@@ -268,7 +268,7 @@ def _children(pid):
 class Umms:
     """dbus-daemon and ummsd on a private session bus, plus our own bus connection."""
 
-    def __init__(self, runtime_dir):
+    def __init__(self, runtime_dir, isolation="worker"):
         from gi.repository import Gio
         self.Gio = Gio
         self.runtime_dir = runtime_dir
@@ -282,7 +282,10 @@ class Umms:
         env.update(DBUS_SESSION_BUS_ADDRESS=self.address, XDG_RUNTIME_DIR=runtime_dir,
                    XDG_CONFIG_HOME=self.config_dir)
         self.env = env
-        self.ummsd = spawn([UMMSD, "--set", "engine.audio-output=none"], env=env)
+        # The engine worker of this build (issue 15), or engines inside ummsd.
+        self.ummsd = spawn([UMMSD, "--set", "engine.audio-output=none",
+                            "--set", "engine.worker=" + os.path.join(BUILD, "worker", "umms-engine"),
+                            "--set", "engine.isolation=" + isolation], env=env)
         flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
                  Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
         self.conn = Gio.DBusConnection.new_for_address_sync(self.address, flags, None, None)

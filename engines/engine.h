@@ -41,7 +41,8 @@
  * Mandatory members: name, probe_uri, create, destroy, open, set_state,
  * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
  * get_position, get_stats, set_video_output, set_video_delay. Optional: init, finish,
- * list_hardware_decoders, set_hardware_codecs, get_seek_range, set_subtitle_delay.
+ * list_hardware_decoders, set_hardware_codecs, get_seek_range, set_subtitle_delay,
+ * check_video_output.
  */
 #ifndef UMMS_SERVICE_ENGINE_H
 #define UMMS_SERVICE_ENGINE_H
@@ -146,6 +147,12 @@ struct umms_engine_impl {
 	 */
 	bool (*set_video_output)(struct umms_engine *engine, bool wanted,
 		const uint32_t *formats, size_t n, GError **error);
+	/*
+	 * Optional, no engine needed: whether set_video_output would take
+	 * @formats, with its error if not (for a proxy that must refuse as
+	 * the engine would, service/engine-proxy.c).
+	 */
+	bool (*check_video_output)(const uint32_t *formats, size_t n, GError **error);
 	/*
 	 * Optional, immediate. Which dma-bufs (a hardware decoder's frames)
 	 * the output takes as they are: @any (ummsd's own screen, which scans

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dbus-iface.h"
+#include "engine-proxy.h"
 #include "error.h"
 #include "log.h"
 #include "player-dbus.h"
@@ -107,6 +108,8 @@ stats_variant(struct umms_player *player)
 	g_variant_dict_insert(&dict, "frames-displayed", "t", player->frames_displayed);
 	g_variant_dict_insert(&dict, "frames-discarded", "t", player->frames_discarded);
 	g_variant_dict_insert(&dict, "display-latency", "x", player->display_latency_ns / 1000);
+	g_variant_dict_insert(&dict, "engine-pid", "t",
+		(guint64)umms_engine_proxy_pid(player->engine));
 	return g_variant_dict_end(&dict);
 }
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engine-proxy.h"
 #include "error.h"
 #include "log.h"
 #include "player.h"
@@ -410,7 +411,8 @@ static bool
 open_engine(struct umms_player *player, const char *uri, const char *why,
 	umms_player_done_fn done, void *data, GError **error)
 {
-	const struct umms_engine_impl *impl = umms_engines_select(uri, error);
+	/* In a worker process of its own when isolation allows (engine-proxy.h). */
+	const struct umms_engine_impl *impl = umms_engine_proxy_wrap(umms_engines_select(uri, error));
 	if (!impl || !attach_engine(player, impl, error))
 		return false;
 	complete_all(player, UMMS_ERROR_INVALID_STATE, why);
@@ -722,7 +724,9 @@ umms_player_describe_decoder(struct umms_player *player)
 const char *
 umms_player_engine_name(struct umms_player *player)
 {
-	return player->engine ? player->engine->impl->name : "";
+	if (!player->engine)
+		return "";
+	return umms_engine_proxy_real_name(player->engine);
 }
 
 bool

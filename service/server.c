@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 
 #include "engine.h"
+#include "engine-supervisor.h"
 #include "error.h"
 #include "log.h"
 #include "manager.h"
@@ -76,6 +77,7 @@ umms_server_create(const struct umms_config *config, GError **error)
 		goto fail;
 	if (!umms_engines_init(config, error))
 		goto fail;
+	umms_supervisor_init(config);
 
 	server->bus_address = bus_address(config, error);
 	if (!server->bus_address)
@@ -124,6 +126,8 @@ umms_server_destroy(struct umms_server *base)
 	umms_display_destroy(server->display);
 	umms_video_server_destroy(server->video);
 	umms_manager_destroy(server->manager);
+	/* The players' workers were released; the spare and any left go now. */
+	umms_supervisor_finish();
 	if (server->connection) {
 		g_signal_handler_disconnect(server->connection, server->closed_handler);
 		/* Flushes what is queued (last replies and signals), then closes. */

@@ -331,6 +331,12 @@ umms_test_service_start(const char *const *overrides)
 	 * whether media opens, not how fast. A test of the timeout sets its own.
 	 */
 	g_assert_true(umms_config_set(&service->config, "engine.open-timeout", "60000", &error));
+	/* The engine worker just built, not an installed one. */
+	if (harness.build_root) {
+		g_autofree char *worker = g_build_filename(harness.build_root, "worker",
+			"umms-engine", NULL);
+		g_assert_true(umms_config_set(&service->config, "engine.worker", worker, &error));
+	}
 	if (harness.verbose)
 		service->config.log.level = UMMS_LOG_DEBUG;
 	for (const char *const *o = overrides; o && *o; o++) {

@@ -17,7 +17,8 @@ headers() {
 rules='base|engines targets service client
 engines|targets service client
 targets|engines service
-client|engines targets service'
+client|engines targets service
+worker|targets service client'
 
 n=0
 failed=0

@@ -306,6 +306,7 @@ void gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *
 GstElement *gst_video_create_sink(struct gst_engine *engine, GError **error);
 void gst_video_finish(struct gst_engine *engine);
 /* wl_shm formats the output may produce, preferred first; none: any. */
+bool gst_video_check_formats(const uint32_t *shm_formats, size_t n, GError **error);
 bool gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_formats, size_t n,
 	GError **error);
 /* Whether frames are built and emitted, or only counted. */

@@ -232,6 +232,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.set_subtitle_delay = engine_set_subtitle_delay,
 	.set_volume = engine_set_volume,
 	.set_video_output = engine_set_video_output,
+	.check_video_output = gst_video_check_formats,
 	.set_video_dmabuf = engine_set_video_dmabuf,
 	.set_video_delay = engine_set_video_delay,
 	.set_hardware_codecs = engine_set_hardware_codecs,

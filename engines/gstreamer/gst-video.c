@@ -192,6 +192,19 @@ caps_for(const uint32_t *shm_formats, size_t n)
 }
 
 bool
+gst_video_check_formats(const uint32_t *shm_formats, size_t n, GError **error)
+{
+	GstCaps *caps = caps_for(shm_formats, n);
+	if (!caps) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"none of the %zu formats the client can show is one this engine makes", n);
+		return false;
+	}
+	gst_caps_unref(caps);
+	return true;
+}
+
+bool
 gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_formats, size_t n,
 	GError **error)
 {

@@ -1,0 +1,438 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <glib-unix.h>
+
+#include "engine-supervisor.h"
+#include "error.h"
+#include "log.h"
+#include "source.h"
+
+#define SPARE_DELAY_MS 0
+
+struct umms_worker_process {
+	int refs;
+	unsigned number;
+	pid_t pid;
+	int pidfd;
+	int sock;
+	char *config_text;
+	GSource *io, *exit_watch;
+	bool reaped, hung_up;
+	bool ready;              /* said READY: its main loop runs */
+	int code;                /* the reason to report, once a kill was decided */
+	char *why;
+	const struct umms_worker_handler *handler;
+	void *data;
+};
+
+static struct {
+	bool enabled;
+	const struct umms_config *config;
+	char *config_text;
+	unsigned next_number;
+	GList *all;              /* every process not yet reaped */
+	struct umms_worker_process *spare;
+	GSource *spare_idle;
+} sup;
+
+static char *
+config_text(const struct umms_config *config)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	if (!out)
+		return g_strdup("");
+	umms_config_print(config, out);
+	fclose(out);
+	char *copy = g_strdup(text);
+	free(text);
+	return copy;
+}
+
+bool
+umms_supervisor_enabled(void)
+{
+	return sup.enabled;
+}
+
+struct umms_worker_process *
+umms_worker_process_ref(struct umms_worker_process *process)
+{
+	process->refs++;
+	return process;
+}
+
+void
+umms_worker_process_unref(struct umms_worker_process *process)
+{
+	if (!process || --process->refs > 0)
+		return;
+	g_assert(process->reaped);
+	g_free(process->config_text);
+	g_free(process->why);
+	g_free(process);
+}
+
+static void
+close_socket(struct umms_worker_process *process)
+{
+	if (process->io) {
+		g_source_destroy(process->io);
+		g_source_unref(process->io);
+		process->io = NULL;
+	}
+	if (process->sock >= 0)
+		close(process->sock);
+	process->sock = -1;
+}
+
+static char *
+describe_exit(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		const char *abbrev = sigabbrev_np(sig);
+		return g_strdup_printf("crashed (signal %d, SIG%s)", sig, abbrev ? abbrev : "?");
+	}
+	return g_strdup_printf("ended unexpectedly (exit status %d)",
+		WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* The process is gone: tell whoever is attached, once, and forget it. */
+static void
+reaped(struct umms_worker_process *process, int status)
+{
+	process->reaped = true;
+	sup.all = g_list_remove(sup.all, process);
+	close_socket(process);
+	if (process->pidfd >= 0)
+		close(process->pidfd);
+	process->pidfd = -1;
+	if (sup.spare == process)
+		sup.spare = NULL;
+	if (process->handler) {
+		g_autofree char *why = process->why ? g_strdup(process->why) : describe_exit(status);
+		int code = process->why ? process->code : UMMS_ERROR_ENGINE_CRASHED;
+		umms_warn("engine worker %u (pid %d) %s", process->number, process->pid, why);
+		const struct umms_worker_handler *handler = process->handler;
+		process->handler = NULL;
+		handler->died(process->data, code, why);
+	} else {
+		umms_debug("engine worker %u (pid %d) ended", process->number, process->pid);
+	}
+}
+
+static gboolean
+exit_cb(gint fd, GIOCondition condition, gpointer data)
+{
+	struct umms_worker_process *process = data;
+	int status = 0;
+	pid_t got;
+	do
+		got = waitpid(process->pid, &status, WNOHANG);
+	while (got < 0 && errno == EINTR);
+	if (got == 0)
+		return G_SOURCE_CONTINUE;
+	g_source_unref(process->exit_watch);
+	process->exit_watch = NULL;
+	reaped(process, status);
+	umms_worker_process_unref(process); /* the watch's */
+	return G_SOURCE_REMOVE;
+}
+
+void
+umms_worker_process_kill(struct umms_worker_process *process, int code, const char *why)
+{
+	if (process->reaped)
+		return;
+	if (!process->why) {
+		process->code = code;
+		process->why = g_strdup(why);
+	}
+	close_socket(process);
+	kill(process->pid, SIGKILL);
+}
+
+static gboolean
+io_cb(gint fd, GIOCondition condition, gpointer data)
+{
+	struct umms_worker_process *process = data;
+	umms_worker_process_ref(process);
+	for (int i = 0; i < 64 && process->sock >= 0; i++) {
+		struct umms_ipc_message message;
+		bool again = false;
+		g_autoptr(GError) error = NULL;
+		int got = umms_ipc_receive(process->sock, &message, &again, &error);
+		if (got == 0 && again)
+			break;
+		if (got == 0) {
+			/* Hung up: the exit status (a signal, likely) says why, once reaped. */
+			close_socket(process);
+			kill(process->pid, SIGKILL);
+			break;
+		}
+		if (got < 0) {
+			umms_warn("engine worker %u: %s", process->number, error->message);
+			umms_worker_process_kill(process, UMMS_ERROR_ENGINE_CRASHED,
+				"sent a malformed message");
+			break;
+		}
+		if (message.header.type == UMMS_IPC_READY)
+			process->ready = true;
+		if (process->handler)
+			process->handler->message(process->data, &message);
+		umms_ipc_message_clear(&message);
+	}
+	umms_worker_process_unref(process);
+	return G_SOURCE_CONTINUE;
+}
+
+static struct umms_worker_process *
+spawn(const struct umms_config *config, const char *text, GError **error)
+{
+	int pair[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+			"no socket for an engine worker: %s", g_strerror(errno));
+		return NULL;
+	}
+	const char *argv[] = { config->engine.worker, NULL };
+	int source_fds[] = { pair[1] };
+	int target_fds[] = { UMMS_IPC_FD };
+	GPid pid = 0;
+	GError *spawn_error = NULL;
+	if (!g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+			NULL, NULL, -1, -1, -1, source_fds, target_fds, 1, &pid, NULL, NULL, NULL,
+			&spawn_error)) {
+		close(pair[0]);
+		close(pair[1]);
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"cannot start the engine worker %s: %s", config->engine.worker,
+			spawn_error->message);
+		g_error_free(spawn_error);
+		return NULL;
+	}
+	close(pair[1]);
+	struct umms_worker_process *process = g_new0(struct umms_worker_process, 1);
+	process->refs = 2; /* the caller's, the exit watch's */
+	process->number = ++sup.next_number;
+	process->pid = pid;
+	process->sock = pair[0];
+	process->config_text = g_strdup(text);
+	fcntl(process->sock, F_SETFL, fcntl(process->sock, F_GETFL) | O_NONBLOCK);
+	process->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (process->pidfd < 0) {
+		umms_warn("pidfd_open: %s; the worker cannot be watched", g_strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		process->reaped = true;
+		close(process->sock);
+		g_free(process->config_text);
+		g_free(process);
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"an engine worker cannot be watched on this system");
+		return NULL;
+	}
+	sup.all = g_list_prepend(sup.all, process);
+	process->exit_watch = g_unix_fd_source_new(process->pidfd, G_IO_IN);
+	g_source_set_callback(process->exit_watch, G_SOURCE_FUNC(exit_cb), process, NULL);
+	g_source_attach(process->exit_watch, g_main_context_get_thread_default());
+	process->io = g_unix_fd_source_new(process->sock, G_IO_IN | G_IO_HUP | G_IO_ERR);
+	g_source_set_callback(process->io, G_SOURCE_FUNC(io_cb), process, NULL);
+	g_source_attach(process->io, g_main_context_get_thread_default());
+
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u32(&w, process->number);
+	umms_ipc_put_string(&w, text);
+	umms_worker_process_send(process, UMMS_IPC_INIT, 0, &w);
+	umms_ipc_writer_finish(&w);
+	umms_debug("engine worker %u started: pid %d", process->number, pid);
+	return process;
+}
+
+static gboolean
+spare_cb(gpointer data)
+{
+	umms_source_forget(&sup.spare_idle);
+	if (sup.enabled && !sup.spare && sup.config && sup.config->engine.spare_workers > 0) {
+		g_autoptr(GError) error = NULL;
+		sup.spare = spawn(sup.config, sup.config_text, &error);
+		if (!sup.spare)
+			umms_warn("no spare engine worker: %s", error->message);
+	}
+	return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_spare(unsigned delay_ms)
+{
+	if (!sup.enabled || sup.spare || sup.spare_idle || !sup.config->engine.spare_workers)
+		return;
+	/*
+	 * A second on, at low priority: the process and GStreamer starting
+	 * would otherwise take the CPU from the first frames of what was just
+	 * opened.
+	 */
+	sup.spare_idle = delay_ms ? g_timeout_source_new(delay_ms) : g_idle_source_new();
+	g_source_set_priority(sup.spare_idle, G_PRIORITY_LOW);
+	g_source_set_callback(sup.spare_idle, spare_cb, NULL, NULL);
+	g_source_attach(sup.spare_idle, g_main_context_get_thread_default());
+}
+
+void
+umms_supervisor_refill(void)
+{
+	schedule_spare(SPARE_DELAY_MS);
+}
+
+bool
+umms_supervisor_init(const struct umms_config *config)
+{
+	sup.config = config;
+	g_free(sup.config_text);
+	sup.config_text = config_text(config);
+	sup.enabled = config->engine.isolation == UMMS_ISOLATION_WORKER;
+	if (sup.enabled && !g_file_test(config->engine.worker, G_FILE_TEST_IS_EXECUTABLE)) {
+		umms_warn("engine.worker %s is not an executable file: engines run inside "
+			"ummsd, and a crash in one takes every player down", config->engine.worker);
+		sup.enabled = false;
+	}
+	if (sup.enabled)
+		schedule_spare(0); /* at start-up nothing plays yet: at once */
+	return sup.enabled;
+}
+
+void
+umms_supervisor_finish(void)
+{
+	umms_source_clear(&sup.spare_idle);
+	if (sup.spare) {
+		struct umms_worker_process *spare = sup.spare;
+		sup.spare = NULL;
+		umms_worker_process_release(spare);
+	}
+	/* Nobody waits for them any more: end and reap them now. */
+	while (sup.all) {
+		struct umms_worker_process *process = sup.all->data;
+		process->handler = NULL;
+		close_socket(process);
+		kill(process->pid, SIGKILL);
+		int status = 0;
+		while (waitpid(process->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (process->exit_watch) {
+			g_source_destroy(process->exit_watch);
+			g_source_unref(process->exit_watch);
+			process->exit_watch = NULL;
+		}
+		reaped(process, status);
+		umms_worker_process_unref(process);
+	}
+	sup.enabled = false;
+	sup.config = NULL;
+	g_clear_pointer(&sup.config_text, g_free);
+}
+
+struct umms_worker_process *
+umms_worker_process_take(const struct umms_config *config, GError **error)
+{
+	struct umms_worker_process *process = NULL;
+	g_autofree char *text = config == sup.config ? NULL : config_text(config);
+	const char *wanted = text ? text : sup.config_text;
+	if (sup.spare && !sup.spare->reaped && sup.spare->sock >= 0 &&
+			strcmp(sup.spare->config_text, wanted) == 0) {
+		process = sup.spare;
+		sup.spare = NULL;
+		umms_debug("engine worker %u: the spare taken", process->number);
+	} else {
+		process = spawn(config, wanted, error);
+	}
+	return process;
+}
+
+void
+umms_worker_process_attach(struct umms_worker_process *process,
+	const struct umms_worker_handler *handler, void *data)
+{
+	process->handler = handler;
+	process->data = data;
+}
+
+void
+umms_worker_process_release(struct umms_worker_process *process)
+{
+	if (!process)
+		return;
+	process->handler = NULL;
+	/* Hung up, the worker ends by itself; its exit watch reaps it. */
+	close_socket(process);
+	if (!process->reaped)
+		kill(process->pid, SIGTERM);
+	umms_worker_process_unref(process);
+}
+
+bool
+umms_worker_process_send(struct umms_worker_process *process, uint32_t type, uint32_t id,
+	const struct umms_ipc_writer *writer)
+{
+	if (process->sock < 0)
+		return false;
+	g_autoptr(GError) error = NULL;
+	if (umms_ipc_send(process->sock, type, id, writer, true, &error))
+		return true;
+	umms_warn("engine worker %u: cannot send: %s", process->number, error->message);
+	/* A full socket: the worker reads nothing any more. */
+	bool full = errno == EAGAIN || errno == EWOULDBLOCK;
+	umms_worker_process_kill(process, full ? UMMS_ERROR_ENGINE_HUNG : UMMS_ERROR_ENGINE_CRASHED,
+		full ? "stopped reading its requests" : "hung up");
+	return false;
+}
+
+bool
+umms_worker_process_alive(const struct umms_worker_process *process)
+{
+	return process && !process->reaped && process->sock >= 0;
+}
+
+bool
+umms_worker_process_ready(const struct umms_worker_process *process)
+{
+	return process->ready;
+}
+
+pid_t
+umms_worker_process_pid(const struct umms_worker_process *process)
+{
+	return process->pid;
+}
+
+unsigned
+umms_worker_process_number(const struct umms_worker_process *process)
+{
+	return process->number;
+}
+
+uint64_t
+umms_worker_process_rss(const struct umms_worker_process *process)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)process->pid);
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return 0;
+	unsigned long long size = 0, resident = 0;
+	if (sscanf(text, "%llu %llu", &size, &resident) != 2)
+		return 0;
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}

@@ -1,0 +1,334 @@
+/*
+ * Crash isolation (issue 15): each player's engine runs in an umms-engine
+ * process of its own. A source that crashes, wedges or eats memory in one
+ * player (tests/fault-plugin/: umms-fault:// URIs) must end that player's
+ * media with org.umms.Error.EngineCrashed or EngineHung and a sentence,
+ * while the other players keep presenting frames (no gap over 1 s) and a
+ * recording running meanwhile stays whole; the failed player then plays
+ * the next URI it is given. No engine process is left behind.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <gio/gio.h>
+#include <gst/gst.h>
+
+#include "harness.h"
+#include "sources.h"
+
+#define RECORDER1 "org.umms.Recorder1"
+#define RECORDING1 "org.umms.Recording1"
+#define DISPLAY "/org/umms/display/0"
+#define DISPLAY1 "org.umms.Display1"
+
+/* Engine workers among this process's children (ummsd runs in it), and zombies. */
+static unsigned
+children(unsigned *zombies)
+{
+	unsigned n = 0;
+	*zombies = 0;
+	DIR *dir = opendir("/proc");
+	g_assert_nonnull(dir);
+	struct dirent *entry;
+	while ((entry = readdir(dir))) {
+		if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+			continue;
+		g_autofree char *path = g_strdup_printf("/proc/%s/stat", entry->d_name);
+		g_autofree char *text = NULL;
+		if (!g_file_get_contents(path, &text, NULL, NULL))
+			continue;
+		/* pid (comm) state ppid: comm may hold spaces, so from the last ')'. */
+		const char *close = strrchr(text, ')');
+		const char *open = strchr(text, '(');
+		char state = 0;
+		int ppid = 0;
+		if (!close || !open || sscanf(close + 1, " %c %d", &state, &ppid) != 2 ||
+				ppid != getpid())
+			continue;
+		/* Zombies of any kind; live processes only of the engine's. */
+		bool engine = g_str_has_prefix(open + 1, "umms-engine");
+		if (state != 'Z' && !engine)
+			continue;
+		n++;
+		if (state == 'Z')
+			(*zombies)++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* With no spare kept, no player: no engine process, and no zombie. */
+static void
+assert_no_workers_left(struct umms_test *t)
+{
+	const char *const overrides[] = { "engine.spare-workers=0", NULL };
+	umms_test_restart(t, overrides);
+	unsigned zombies = 0, n = 0;
+	for (int i = 0; i < 100; i++) {
+		n = children(&zombies);
+		if (n == 0)
+			break;
+		umms_test_sleep(50);
+	}
+	g_assert_cmpuint(zombies, ==, 0);
+	g_assert_cmpuint(n, ==, 0);
+}
+
+static char *
+play(struct umms_test *t, const char *clip)
+{
+	char *player = umms_test_open(t->bus, clip);
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	return player;
+}
+
+struct error_watch {
+	char *name, *message;
+	guint id;
+};
+
+static void
+error_cb(GDBusConnection *bus, const char *sender, const char *path, const char *iface,
+	const char *signal, GVariant *params, gpointer data)
+{
+	struct error_watch *watch = data;
+	if (watch->name)
+		return;
+	g_variant_get(params, "(ss)", &watch->name, &watch->message);
+}
+
+static void
+watch_errors(struct umms_test *t, const char *player, struct error_watch *watch)
+{
+	memset(watch, 0, sizeof(*watch));
+	watch->id = g_dbus_connection_signal_subscribe(t->bus, NULL, UMMS_PLAYER, "Error",
+		player, NULL, G_DBUS_SIGNAL_FLAGS_NONE, error_cb, watch, NULL);
+}
+
+static void
+unwatch_errors(struct umms_test *t, struct error_watch *watch)
+{
+	g_dbus_connection_signal_unsubscribe(t->bus, watch->id);
+	g_free(watch->name);
+	g_free(watch->message);
+}
+
+/*
+ * Waits up to @ms for @watch's Error, checking every 100 ms that each of
+ * @others presented a frame within the last second. Returns the wait in ms.
+ */
+static double
+wait_error_others_playing(struct umms_test *t, struct error_watch *watch, char **others,
+	unsigned ms)
+{
+	guint n = g_strv_length(others);
+	g_autofree guint64 *last = g_new0(guint64, n);
+	g_autofree gint64 *since = g_new0(gint64, n);
+	gint64 start = g_get_monotonic_time();
+	for (guint i = 0; i < n; i++) {
+		last[i] = umms_test_stat(t->bus, others[i], "frames-presented");
+		since[i] = start;
+	}
+	double took = -1;
+	/* Until the error and one more second: the others go on afterwards too. */
+	while (g_get_monotonic_time() - start < (gint64)ms * 1000) {
+		umms_test_sleep(100);
+		gint64 now = g_get_monotonic_time();
+		for (guint i = 0; i < n; i++) {
+			guint64 presented = umms_test_stat(t->bus, others[i], "frames-presented");
+			if (presented > last[i]) {
+				last[i] = presented;
+				since[i] = now;
+			}
+			if (now - since[i] > G_USEC_PER_SEC)
+				g_error("%s presented nothing for %.1f s", others[i],
+					(double)(now - since[i]) / 1e6);
+		}
+		if (watch->name && took < 0)
+			took = (double)(now - start) / 1000;
+		if (took >= 0 && now - start > (gint64)(took + 1000) * 1000)
+			break;
+	}
+	g_assert_nonnull(watch->name);
+	return took;
+}
+
+/* A live stream recorded while the faults happen. */
+struct recording {
+	GstElement *sender;
+	char *path;
+	gint64 started;
+};
+
+static void
+recording_start(struct umms_test *t, struct recording *rec)
+{
+	int port = umms_test_free_udp_port();
+	rec->sender = umms_test_live_udp_start(port, 5, NULL);
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", port);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1, "Record",
+		g_variant_new("(ss@a{sv})", uri, "isolation.mkv",
+			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
+	g_variant_get(r, "(o)", &rec->path);
+	rec->started = g_get_monotonic_time();
+}
+
+/* Stops it; its file must play, as long as the recording ran (±1.5 s). */
+static void
+recording_check(struct umms_test *t, struct recording *rec)
+{
+	g_autoptr(GVariant) state = umms_test_get(t->bus, rec->path, RECORDING1, "State");
+	g_assert_cmpstr(g_variant_get_string(state, NULL), ==, "recording");
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, rec->path, RECORDING1, "Cancel", NULL);
+	double seconds = (double)(g_get_monotonic_time() - rec->started) / 1e6;
+	for (int i = 0; i < 200; i++) {
+		g_autoptr(GVariant) s = umms_test_get(t->bus, rec->path, RECORDING1, "State");
+		if (strcmp(g_variant_get_string(s, NULL), "recording") != 0)
+			break;
+		umms_test_sleep(50);
+	}
+	umms_test_live_udp_stop(rec->sender);
+	g_autoptr(GVariant) dest = umms_test_get(t->bus, rec->path, RECORDING1, "Destination");
+	g_autofree char *uri = gst_filename_to_uri(g_variant_get_string(dest, NULL), NULL);
+	g_autofree char *player = umms_test_create_player(t->bus, "{}");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	int64_t duration = umms_test_get_int64(t->bus, player, "Duration");
+	g_test_message("recorded %.2f s in %.2f s", (double)duration / 1e6, seconds);
+	g_assert_true(umms_test_get_bool(t->bus, player, "HasVideo"));
+	g_assert_cmpint(duration, >=, US(seconds - 1.5));
+	g_assert_cmpint(duration, <=, US(seconds + 1.5));
+	/* It plays to its end. */
+	umms_test_player_do(t->bus, player, "SetPosition", g_variant_new("(x)",
+		MAX(0, duration - US(0.5))));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("stopped"), 10000);
+	g_free(rec->path);
+}
+
+/* The player that failed plays the next URI, in a fresh worker. */
+static void
+plays_again(struct umms_test *t, const char *player, pid_t old_pid)
+{
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_wait_position(t->bus, player, US(1), false, 10000);
+	pid_t pid = (pid_t)umms_test_stat(t->bus, player, "engine-pid");
+	g_assert_cmpint(pid, >, 0);
+	g_assert_cmpint(pid, !=, old_pid);
+}
+
+static void
+fault_among_others(struct umms_test *t, const char *fault, const char *error_name,
+	const char *words, unsigned within_ms)
+{
+	g_auto(GStrv) others = g_new0(char *, 3);
+	others[0] = play(t, "long.mkv");
+	others[1] = play(t, "long.mkv");
+	struct recording rec;
+	recording_start(t, &rec);
+	g_autofree char *victim = play(t, "long.mkv");
+	umms_test_wait_position(t->bus, victim, US(0.5), false, 10000);
+	pid_t old_pid = (pid_t)umms_test_stat(t->bus, victim, "engine-pid");
+
+	struct error_watch watch;
+	watch_errors(t, victim, &watch);
+	g_autofree char *uri = g_strdup_printf("umms-fault://%s?after=25", fault);
+	umms_test_player_do(t->bus, victim, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, victim, "Play", NULL);
+	double took = wait_error_others_playing(t, &watch, others, within_ms);
+	g_test_message("%s: %s after %.0f ms: %s", fault, watch.name, took, watch.message);
+	g_assert_cmpstr(watch.name, ==, error_name);
+	g_assert_nonnull(strstr(watch.message, words));
+	g_assert_nonnull(strstr(watch.message, uri));
+	unwatch_errors(t, &watch);
+	g_autofree char *state = umms_test_get_string(t->bus, victim, "State");
+	g_assert_cmpstr(state, ==, "stopped");
+	g_assert_cmpuint(umms_test_stat(t->bus, victim, "engine-pid"), ==, 0);
+	/* The others never noticed. */
+	for (int i = 0; others[i]; i++) {
+		g_autofree char *s = umms_test_get_string(t->bus, others[i], "State");
+		g_assert_cmpstr(s, ==, "playing");
+	}
+	recording_check(t, &rec);
+	plays_again(t, victim, old_pid);
+}
+
+static void
+test_crash(struct umms_test *t, gconstpointer data)
+{
+	fault_among_others(t, "crash", "org.umms.Error.EngineCrashed", "SIGSEGV", 8000);
+	assert_no_workers_left(t);
+}
+
+static void
+test_hang(struct umms_test *t, gconstpointer data)
+{
+	const char *const overrides[] = { "engine.hang-timeout=1000", NULL };
+	umms_test_restart(t, overrides);
+	/* One second of frames, then the hang-timeout, then at most a second more. */
+	fault_among_others(t, "hang", "org.umms.Error.EngineHung", "stopped answering",
+		1000 + 1000 + 1000 + 3000);
+	assert_no_workers_left(t);
+}
+
+static void
+test_leak(struct umms_test *t, gconstpointer data)
+{
+	const char *const overrides[] = { "engine.worker-memory-max=800", NULL };
+	umms_test_restart(t, overrides);
+	fault_among_others(t, "leak", "org.umms.Error.EngineCrashed", "memory", 10000);
+	assert_no_workers_left(t);
+}
+
+/*
+ * The engine really runs elsewhere: another process, whose frames reach
+ * the screen as fds (never copied); killing it from outside is a crash too.
+ */
+static void
+test_process(struct umms_test *t, gconstpointer data)
+{
+	const char *const overrides[] = { "display.enabled=true", "display.headless=true",
+		"display.renderer=pixman", "display.mode=320x240", "display.compositor=false",
+		"display.input=false", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *player = play(t, "colors.mkv");
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", player));
+	pid_t pid = (pid_t)umms_test_stat(t->bus, player, "engine-pid");
+	g_assert_cmpint(pid, >, 0);
+	g_assert_cmpint(pid, !=, getpid());
+	for (int i = 0; i < 100 && umms_test_stat(t->bus, player, "frames-displayed") < 10; i++)
+		umms_test_sleep(50);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "frames-displayed"), >=, 10);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "copies"), ==, 0);
+
+	/* SIGKILL from outside (the OOM killer, say): EngineCrashed, naming the signal. */
+	struct error_watch watch;
+	watch_errors(t, player, &watch);
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	for (int i = 0; i < 100 && !watch.name; i++)
+		umms_test_sleep(50);
+	g_assert_cmpstr(watch.name, ==, "org.umms.Error.EngineCrashed");
+	g_assert_nonnull(strstr(watch.message, "SIGKILL"));
+	unwatch_errors(t, &watch);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("stopped"), 2000);
+	/* Play without a new URI: there is none to play. */
+	g_autofree char *message = umms_test_call_error(t->bus, player, UMMS_PLAYER, "Play", NULL,
+		"org.umms.Error.InvalidState");
+	plays_again(t, player, pid);
+	assert_no_workers_left(t);
+}
+
+int
+main(int argc, char **argv)
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/isolation/process", test_process);
+	UMMS_TEST_ADD("/isolation/crash", test_crash);
+	UMMS_TEST_ADD("/isolation/hang", test_hang);
+	UMMS_TEST_ADD("/isolation/leak", test_leak);
+	return g_test_run();
+}

@@ -1,0 +1,686 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib-unix.h>
+#include <gst/gst.h>
+
+#include "config.h"
+#include "engine.h"
+#include "error.h"
+#include "ipc.h"
+#include "log.h"
+#include "source.h"
+#include "subpicture.h"
+#include "worker.h"
+
+struct umms_worker {
+	int sock;
+	struct umms_config config;
+	bool config_loaded;
+	struct umms_engine *engine;
+	double rate;
+	GMainLoop *loop;
+	GSource *io;
+	GSource *status_timer;
+	unsigned status_period;  /* ms, 0: none */
+	GHashTable *frames;      /* frame id (uint64_t *) → struct umms_frame * (a reference) */
+	uint64_t next_frame_id;
+	int status;              /* exit status */
+	/*
+	 * What the requests since the last settle should show in the position
+	 * once done: a seek's target, or a step's move away from where it was
+	 * (-1: nothing). The engine may settle a moment before the frame it
+	 * landed on is shown (and so its position read): SETTLED waits for it
+	 * a little (SETTLE_WAIT_MS at most), so ummsd's answers from its
+	 * status are exact right after a seek or a step, as in-process.
+	 */
+	int64_t expect_target, expect_away_from;
+	bool settle_deferred;
+	GSource *settle_timer;
+	guint settle_polls;
+	GPtrArray *warm;         /* element factories to load while idle */
+	guint warm_next;
+	gint64 warm_start;
+	GSource *warm_source;
+
+	struct wl_listener settled, info, eos, error, frame, cue;
+};
+
+static void
+fill_status(struct umms_worker *worker, struct umms_ipc_status *status)
+{
+	struct umms_engine *engine = worker->engine;
+	memset(status, 0, sizeof(*status));
+	status->state = engine->state;
+	status->position = engine->impl->get_position(engine);
+	if (status->position < -1)
+		status->position = -1;
+	status->taken_ns = g_get_monotonic_time() * 1000;
+	status->rate = worker->rate;
+	if (engine->impl->get_seek_range)
+		status->has_range = engine->impl->get_seek_range(engine, &status->range_start,
+			&status->range_end);
+	struct umms_engine_stats stats = { 0 };
+	engine->impl->get_stats(engine, &stats);
+	status->decoded = stats.decoded;
+	status->presented = stats.presented;
+	status->dropped = stats.dropped;
+	status->copies = stats.copies;
+	status->dmabuf = stats.dmabuf;
+}
+
+static void
+send_message(struct umms_worker *worker, uint32_t type, uint32_t id, struct umms_ipc_writer *w)
+{
+	g_autoptr(GError) error = NULL;
+	/* Blocking: ummsd reads; if it does not, it has hung up or will kill us. */
+	if (!umms_ipc_send(worker->sock, type, id, w, false, &error)) {
+		umms_debug("worker: cannot send to ummsd: %s", error->message);
+		g_main_loop_quit(worker->loop);
+	}
+}
+
+static void update_status_timer(struct umms_worker *worker);
+static void flush_settled(struct umms_worker *worker);
+
+/* An event: the status block, then whatever @error and @info add. */
+static void
+send_event(struct umms_worker *worker, uint32_t type, const GError *error, bool optional_error)
+{
+	/* Whatever else happens comes after a settle still waited for. */
+	if (type != UMMS_IPC_SETTLED && type != UMMS_IPC_STATUS)
+		flush_settled(worker);
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	struct umms_ipc_status status;
+	fill_status(worker, &status);
+	umms_ipc_put_status(&w, &status);
+	if (optional_error)
+		umms_ipc_put_u8(&w, error != NULL);
+	if (error)
+		umms_ipc_put_error(&w, error);
+	if (type == UMMS_IPC_INFO)
+		umms_ipc_put_media_info(&w, &worker->engine->info);
+	send_message(worker, type, 0, &w);
+	umms_ipc_writer_finish(&w);
+	update_status_timer(worker);
+}
+
+static gboolean
+status_cb(gpointer data)
+{
+	struct umms_worker *worker = data;
+	send_event(worker, UMMS_IPC_STATUS, NULL, false);
+	return G_SOURCE_CONTINUE;
+}
+
+/*
+ * Statuses while playing; while paused only for media whose seek range may
+ * move meanwhile (live, or of no known length: a time-shift ring that
+ * grows). A paused file wakes nobody.
+ */
+static void
+update_status_timer(struct umms_worker *worker)
+{
+	struct umms_engine *engine = worker->engine;
+	unsigned period = 0;
+	if (engine && engine->state == UMMS_ENGINE_PLAYING)
+		period = UMMS_IPC_STATUS_MS;
+	else if (engine && engine->state == UMMS_ENGINE_PAUSED &&
+			(engine->info.live || engine->info.duration < 0))
+		period = UMMS_IPC_STATUS_MS * 5;
+	if (period != worker->status_period)
+		umms_source_clear(&worker->status_timer);
+	worker->status_period = period;
+	if (period && !worker->status_timer)
+		worker->status_timer = umms_source_timeout(period, status_cb, worker);
+}
+
+#define SETTLE_POLL_MS 5
+#define SETTLE_WAIT_MS 250
+
+static bool
+position_shows_requests(struct umms_worker *worker)
+{
+	struct umms_engine *engine = worker->engine;
+	if (engine->state != UMMS_ENGINE_PAUSED)
+		return true;
+	int64_t position = engine->impl->get_position(engine);
+	if (worker->expect_target >= 0 && llabs(position - worker->expect_target) > 500000)
+		return false;
+	if (worker->expect_away_from >= 0 && position == worker->expect_away_from)
+		return false;
+	return true;
+}
+
+static void
+flush_settled(struct umms_worker *worker)
+{
+	if (!worker->settle_deferred)
+		return;
+	worker->settle_deferred = false;
+	umms_source_clear(&worker->settle_timer);
+	worker->expect_target = worker->expect_away_from = -1;
+	send_event(worker, UMMS_IPC_SETTLED, NULL, true);
+}
+
+static gboolean
+settle_poll_cb(gpointer data)
+{
+	struct umms_worker *worker = data;
+	if (++worker->settle_polls < SETTLE_WAIT_MS / SETTLE_POLL_MS &&
+			!position_shows_requests(worker))
+		return G_SOURCE_CONTINUE;
+	umms_source_forget(&worker->settle_timer);
+	flush_settled(worker);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+settled_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, settled);
+	const GError *error = data;
+	flush_settled(worker);
+	if (error || position_shows_requests(worker)) {
+		/* A seek while idle is kept for the next preroll: so is what it shows. */
+		if (error || worker->engine->state != UMMS_ENGINE_IDLE)
+			worker->expect_target = worker->expect_away_from = -1;
+		send_event(worker, UMMS_IPC_SETTLED, error, true);
+		return;
+	}
+	worker->settle_deferred = true;
+	worker->settle_polls = 0;
+	worker->settle_timer = umms_source_timeout(SETTLE_POLL_MS, settle_poll_cb, worker);
+}
+
+static void
+info_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, info);
+	send_event(worker, UMMS_IPC_INFO, NULL, false);
+}
+
+static void
+eos_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, eos);
+	send_event(worker, UMMS_IPC_EOS, NULL, false);
+}
+
+static void
+error_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, error);
+	send_event(worker, UMMS_IPC_ERROR, data, false);
+}
+
+static void
+frame_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, frame);
+	struct umms_frame *frame = data;
+	/* The frame a settle waited for is shown now: the settle goes first. */
+	flush_settled(worker);
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	struct umms_ipc_frame f = {
+		.frame_id = ++worker->next_frame_id,
+		.kind = frame->kind,
+		.format = frame->format,
+		.width = frame->width, .height = frame->height,
+		.crop_x = frame->crop_x, .crop_y = frame->crop_y,
+		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
+		.par_n = frame->par_n, .par_d = frame->par_d,
+		.modifier = frame->modifier,
+		.n_planes = (uint32_t)frame->n_planes,
+		.memory_id = frame->memory_id,
+		.present_ns = frame->present_ns,
+		.position = frame->position,
+	};
+	for (int i = 0; i < frame->n_planes && i < UMMS_FRAME_MAX_PLANES; i++) {
+		f.planes[i].fd_index = (uint32_t)umms_ipc_put_fd(&w, frame->planes[i].fd);
+		f.planes[i].offset = frame->planes[i].offset;
+		f.planes[i].stride = frame->planes[i].stride;
+	}
+	struct umms_subpicture *sub = frame->subpicture;
+	if (sub) {
+		f.has_subpicture = true;
+		f.subpicture.fd_index = (uint32_t)umms_ipc_put_fd(&w, sub->fd);
+		f.subpicture.serial = sub->serial;
+		f.subpicture.stride = sub->stride;
+		f.subpicture.x = sub->x;
+		f.subpicture.y = sub->y;
+		f.subpicture.width = sub->width;
+		f.subpicture.height = sub->height;
+		f.subpicture.picture_width = sub->picture_width;
+		f.subpicture.picture_height = sub->picture_height;
+	}
+	umms_ipc_put_frame(&w, &f);
+	uint64_t *key = g_new(uint64_t, 1);
+	*key = f.frame_id;
+	g_hash_table_insert(worker->frames, key, umms_frame_ref(frame));
+	send_message(worker, UMMS_IPC_FRAME, 0, &w);
+	umms_ipc_writer_finish(&w);
+}
+
+static void
+cue_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, cue);
+	const struct umms_subtitle_cue *cue = data;
+	flush_settled(worker);
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i64(&w, cue->start);
+	umms_ipc_put_i64(&w, cue->end);
+	umms_ipc_put_string(&w, cue->text ? cue->text : "");
+	umms_ipc_put_string(&w, cue->markup ? cue->markup : "");
+	umms_ipc_put_string(&w, cue->format ? cue->format : "pango");
+	send_message(worker, UMMS_IPC_CUE, 0, &w);
+	umms_ipc_writer_finish(&w);
+}
+
+static void
+detach_engine(struct umms_worker *worker)
+{
+	if (!worker->engine)
+		return;
+	wl_list_remove(&worker->settled.link);
+	wl_list_remove(&worker->info.link);
+	wl_list_remove(&worker->eos.link);
+	wl_list_remove(&worker->error.link);
+	wl_list_remove(&worker->frame.link);
+	wl_list_remove(&worker->cue.link);
+	umms_engine_destroy(worker->engine);
+	worker->engine = NULL;
+}
+
+static bool
+attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, GError **error)
+{
+	if (worker->engine && worker->engine->impl == impl)
+		return true;
+	struct umms_engine *engine = impl->create(&worker->config, error);
+	if (!engine)
+		return false;
+	detach_engine(worker);
+	worker->engine = engine;
+	worker->settled.notify = settled_cb;
+	wl_signal_add(&engine->events.settled, &worker->settled);
+	worker->info.notify = info_cb;
+	wl_signal_add(&engine->events.info, &worker->info);
+	worker->eos.notify = eos_cb;
+	wl_signal_add(&engine->events.eos, &worker->eos);
+	worker->error.notify = error_cb;
+	wl_signal_add(&engine->events.error, &worker->error);
+	worker->frame.notify = frame_cb;
+	wl_signal_add(&engine->events.frame, &worker->frame);
+	worker->cue.notify = cue_cb;
+	wl_signal_add(&engine->events.subtitle_cue, &worker->cue);
+	return true;
+}
+
+/* One request; false with @error when the engine refuses it. */
+static bool
+handle_request(struct umms_worker *worker, const struct umms_ipc_message *message,
+	struct umms_ipc_reader *r, bool *malformed, GError **error)
+{
+	struct umms_engine *engine = worker->engine;
+	const struct umms_engine_impl *impl = engine->impl;
+	bool ok = true;
+	switch (message->header.type) {
+	case UMMS_IPC_PING:
+		if (!umms_ipc_reader_done(r))
+			break;
+		send_message(worker, UMMS_IPC_PONG, message->header.id, NULL);
+		return true;
+	case UMMS_IPC_OPEN: {
+		g_autofree char *uri = umms_ipc_get_string(r);
+		if (!umms_ipc_reader_done(r) || !uri)
+			break;
+		/* Taken: what is still unloaded is for this media to load, if it needs it. */
+		umms_source_clear(&worker->warm_source);
+		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
+		if (!chosen || !attach_engine(worker, chosen, error))
+			return false;
+		worker->rate = 1.0;
+		worker->expect_target = worker->expect_away_from = -1;
+		return worker->engine->impl->open(worker->engine, uri, error);
+	}
+	case UMMS_IPC_SET_STATE: {
+		uint32_t state = umms_ipc_get_u32(r);
+		if (!umms_ipc_reader_done(r) || state > UMMS_ENGINE_PLAYING)
+			break;
+		if (state == UMMS_ENGINE_IDLE)
+			worker->expect_target = worker->expect_away_from = -1;
+		return impl->set_state(engine, (enum umms_engine_state)state, error);
+	}
+	case UMMS_IPC_SEEK: {
+		int64_t position = umms_ipc_get_i64(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		if (!impl->seek(engine, position, error))
+			return false;
+		worker->expect_target = position;
+		worker->expect_away_from = -1;
+		return true;
+	}
+	case UMMS_IPC_SET_RATE: {
+		double rate = umms_ipc_get_f64(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		ok = impl->set_rate(engine, rate, error);
+		if (ok)
+			worker->rate = rate;
+		return ok;
+	}
+	case UMMS_IPC_STEP: {
+		int32_t frames = umms_ipc_get_i32(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		int64_t from = impl->get_position(engine);
+		if (!impl->step(engine, frames, error))
+			return false;
+		if (frames != 0 && worker->expect_target < 0)
+			worker->expect_away_from = from;
+		return true;
+	}
+	case UMMS_IPC_SELECT_TRACK: {
+		uint32_t kind = umms_ipc_get_u32(r);
+		int32_t index = umms_ipc_get_i32(r);
+		if (!umms_ipc_reader_done(r) || kind >= UMMS_TRACK_KINDS)
+			break;
+		return impl->select_track(engine, (enum umms_track_kind)kind, index, error);
+	}
+	case UMMS_IPC_SET_SUBTITLE_URI: {
+		g_autofree char *uri = umms_ipc_get_string(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		return impl->set_subtitle_uri(engine, uri, error);
+	}
+	case UMMS_IPC_SET_VOLUME: {
+		double volume = umms_ipc_get_f64(r);
+		bool mute = umms_ipc_get_bool(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		impl->set_volume(engine, volume, mute);
+		return true;
+	}
+	case UMMS_IPC_SET_VIDEO_OUTPUT: {
+		bool wanted = umms_ipc_get_bool(r);
+		uint32_t n = umms_ipc_get_u32(r);
+		if (r->failed || n > UMMS_IPC_MAX_FORMATS)
+			break;
+		uint32_t formats[UMMS_IPC_MAX_FORMATS];
+		for (uint32_t i = 0; i < n; i++)
+			formats[i] = umms_ipc_get_u32(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		return impl->set_video_output(engine, wanted, formats, n, error);
+	}
+	case UMMS_IPC_SET_VIDEO_DMABUF: {
+		bool any = umms_ipc_get_bool(r);
+		uint32_t n = umms_ipc_get_u32(r);
+		if (r->failed || n > UMMS_IPC_MAX_FORMATS)
+			break;
+		struct umms_frame_dmabuf_format formats[UMMS_IPC_MAX_FORMATS];
+		for (uint32_t i = 0; i < n; i++) {
+			formats[i].format = umms_ipc_get_u32(r);
+			formats[i].modifier = umms_ipc_get_u64(r);
+		}
+		if (!umms_ipc_reader_done(r))
+			break;
+		if (impl->set_video_dmabuf)
+			impl->set_video_dmabuf(engine, any, formats, n);
+		return true;
+	}
+	case UMMS_IPC_SET_VIDEO_DELAY:
+	case UMMS_IPC_SET_SUBTITLE_DELAY: {
+		int64_t value = umms_ipc_get_i64(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		if (message->header.type == UMMS_IPC_SET_VIDEO_DELAY)
+			impl->set_video_delay(engine, value);
+		else if (impl->set_subtitle_delay)
+			impl->set_subtitle_delay(engine, value);
+		return true;
+	}
+	case UMMS_IPC_SET_HARDWARE_CODECS: {
+		int32_t n = umms_ipc_get_i32(r);
+		if (r->failed || n < -1 || n > UMMS_IPC_MAX_CODECS)
+			break;
+		g_auto(GStrv) codecs = n < 0 ? NULL : g_new0(char *, (gsize)n + 1);
+		for (int32_t i = 0; i < n && !r->failed; i++)
+			codecs[i] = umms_ipc_get_string(r);
+		if (!umms_ipc_reader_done(r) || (codecs && n > 0 && !codecs[n - 1]))
+			break;
+		if (impl->set_hardware_codecs)
+			impl->set_hardware_codecs(engine, (const char *const *)codecs);
+		return true;
+	}
+	case UMMS_IPC_RELEASE: {
+		uint64_t id = umms_ipc_get_u64(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		g_hash_table_remove(worker->frames, &id);
+		return true;
+	}
+	default:
+		break;
+	}
+	*malformed = true;
+	return false;
+}
+
+static gboolean
+io_cb(gint fd, GIOCondition condition, gpointer data)
+{
+	struct umms_worker *worker = data;
+	bool more = false;
+	for (int i = 0; i < 64 || more; i++) {
+		struct umms_ipc_message message;
+		bool again = false;
+		g_autoptr(GError) error = NULL;
+		int got = umms_ipc_receive(worker->sock, &message, &again, &error);
+		if (got == 0 && again) {
+			if (!more)
+				return G_SOURCE_CONTINUE;
+			/* The rest of a batch is on its way: the engine waits for it. */
+			struct pollfd pfd = { .fd = worker->sock, .events = POLLIN };
+			if (poll(&pfd, 1, 1000) <= 0)
+				more = false;
+			continue;
+		}
+		if (got <= 0) {
+			/* ummsd hung up (or sent nonsense): this worker's work is over. */
+			if (got < 0) {
+				umms_warn("worker: from ummsd: %s", error->message);
+				worker->status = 1;
+			}
+			worker->io = NULL;
+			g_main_loop_quit(worker->loop);
+			return G_SOURCE_REMOVE;
+		}
+		more = message.header.type != UMMS_IPC_PING && message.header.id == UMMS_IPC_MORE;
+		struct umms_ipc_reader r;
+		umms_ipc_reader_init(&r, message.payload, message.header.length);
+		bool malformed = message.n_fds > 0;
+		if (!malformed && !handle_request(worker, &message, &r, &malformed, &error) &&
+				!malformed) {
+			/* Refused outright: ummsd's proxy reports it as a failed settle. */
+			send_event(worker, UMMS_IPC_REFUSED, error, false);
+		}
+		umms_ipc_message_clear(&message);
+		if (malformed) {
+			umms_warn("worker: malformed request %u from ummsd", message.header.type);
+			worker->status = 1;
+			worker->io = NULL;
+			g_main_loop_quit(worker->loop);
+			return G_SOURCE_REMOVE;
+		}
+		update_status_timer(worker);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static bool
+receive_init(struct umms_worker *worker, GError **error)
+{
+	struct pollfd pfd = { .fd = worker->sock, .events = POLLIN };
+	if (poll(&pfd, 1, -1) < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "poll: %s", g_strerror(errno));
+		return false;
+	}
+	struct umms_ipc_message message;
+	bool again = false;
+	int got = umms_ipc_receive(worker->sock, &message, &again, error);
+	if (got <= 0) {
+		if (got == 0)
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "ummsd hung up before INIT");
+		return false;
+	}
+	struct umms_ipc_reader r;
+	umms_ipc_reader_init(&r, message.payload, message.header.length);
+	uint32_t number = umms_ipc_get_u32(&r);
+	g_autofree char *text = umms_ipc_get_string(&r);
+	bool ok = message.header.type == UMMS_IPC_INIT && message.n_fds == 0 && text &&
+		umms_ipc_reader_done(&r);
+	umms_ipc_message_clear(&message);
+	if (!ok) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "the first message is not INIT");
+		return false;
+	}
+	g_autofree char *name = g_strdup_printf("ummsd's configuration (worker %u)", number);
+	return umms_config_load_data(&worker->config, text, strlen(text), name, error);
+}
+
+/*
+ * What a first SetUri would otherwise load on its way to the first frame:
+ * the plugins of the demuxers, parsers and software decoders playbin
+ * autoplugs first (rank primary or above), and their classes. Loaded one
+ * at a time at idle priority while this worker waits as the spare, and
+ * given up at the first OPEN (which loads what it needs itself): never on a
+ * player's path.
+ */
+static GPtrArray *
+warm_up_list(void)
+{
+	GPtrArray *list = g_ptr_array_new_with_free_func(gst_object_unref);
+	GList *features = gst_registry_get_feature_list(gst_registry_get(),
+		GST_TYPE_ELEMENT_FACTORY);
+	for (GList *l = features; l; l = l->next) {
+		const char *klass = gst_element_factory_get_metadata(l->data,
+			GST_ELEMENT_METADATA_KLASS);
+		if (gst_plugin_feature_get_rank(l->data) < GST_RANK_PRIMARY || !klass ||
+				strstr(klass, "Hardware") ||
+				!(strstr(klass, "Demuxer") || strstr(klass, "Parser") ||
+				strstr(klass, "Decoder")))
+			continue;
+		g_ptr_array_add(list, gst_object_ref(l->data));
+	}
+	gst_plugin_feature_list_free(features);
+	return list;
+}
+
+static gboolean
+warm_up_cb(gpointer data)
+{
+	struct umms_worker *worker = data;
+	if (worker->warm_next >= worker->warm->len) {
+		umms_debug("worker: warmed up %u elements in %.0f ms", worker->warm->len,
+			(double)(g_get_monotonic_time() - worker->warm_start) / 1000);
+		umms_source_forget(&worker->warm_source);
+		return G_SOURCE_REMOVE;
+	}
+	GstPluginFeature *feature = gst_plugin_feature_load(
+		worker->warm->pdata[worker->warm_next++]);
+	if (feature) {
+		GType type = gst_element_factory_get_element_type(GST_ELEMENT_FACTORY(feature));
+		if (type)
+			g_type_class_unref(g_type_class_ref(type));
+		gst_object_unref(feature);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static void
+warm_up_start(struct umms_worker *worker)
+{
+	worker->warm = warm_up_list();
+	worker->warm_start = g_get_monotonic_time();
+	worker->warm_source = g_idle_source_new();
+	g_source_set_priority(worker->warm_source, G_PRIORITY_LOW);
+	g_source_set_callback(worker->warm_source, warm_up_cb, worker, NULL);
+	g_source_attach(worker->warm_source, NULL);
+}
+
+static void
+frame_unref(gpointer data)
+{
+	umms_frame_unref(data);
+}
+
+struct umms_worker *
+umms_worker_create(int sock, GError **error)
+{
+	struct umms_worker *worker = g_new0(struct umms_worker, 1);
+	worker->sock = sock;
+	worker->rate = 1.0;
+	worker->expect_target = worker->expect_away_from = -1;
+	umms_config_init(&worker->config);
+	worker->config_loaded = true;
+	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);
+	worker->loop = g_main_loop_new(NULL, FALSE);
+	if (!receive_init(worker, error))
+		goto fail;
+	umms_log_set_level(worker->config.log.level);
+	if (worker->config.log.scopes && !umms_log_set_scopes(worker->config.log.scopes, error))
+		goto fail;
+	if (!umms_engines_init(&worker->config, error))
+		goto fail;
+	/* The first engine, ready for the first URI: its pipeline costs nothing later. */
+	if (!attach_engine(worker, umms_engines_list()[0], error))
+		goto fail;
+	return worker;
+fail:
+	umms_worker_destroy(worker);
+	return NULL;
+}
+
+int
+umms_worker_run(struct umms_worker *worker)
+{
+	send_event(worker, UMMS_IPC_READY, NULL, false);
+	worker->io = g_unix_fd_source_new(worker->sock, G_IO_IN | G_IO_HUP | G_IO_ERR);
+	g_source_set_callback(worker->io, G_SOURCE_FUNC(io_cb), worker, NULL);
+	g_source_attach(worker->io, NULL);
+	g_source_unref(worker->io);
+	warm_up_start(worker);
+	g_main_loop_run(worker->loop);
+	return worker->status;
+}
+
+void
+umms_worker_destroy(struct umms_worker *worker)
+{
+	if (!worker)
+		return;
+	if (worker->io)
+		g_source_destroy(worker->io);
+	umms_source_clear(&worker->status_timer);
+	umms_source_clear(&worker->warm_source);
+	umms_source_clear(&worker->settle_timer);
+	if (worker->warm)
+		g_ptr_array_free(worker->warm, TRUE);
+	/* Frames first: their memory goes back to pools the engine still has. */
+	g_hash_table_destroy(worker->frames);
+	detach_engine(worker);
+	umms_engines_finish();
+	g_main_loop_unref(worker->loop);
+	umms_config_finish(&worker->config);
+	g_free(worker);
+}

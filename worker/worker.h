@@ -1,0 +1,26 @@
+/*
+ * The worker side of an engine worker (umms-engine): hosts one real engine
+ * (engine.h) for ummsd's engine proxy (service/engine-proxy.c), turning the
+ * requests of worker/ipc.h into calls and the engine's events into
+ * messages. One player's media at a time; the process ends when ummsd
+ * closes its end of the socket.
+ */
+#ifndef UMMS_WORKER_WORKER_H
+#define UMMS_WORKER_WORKER_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+struct umms_worker;
+
+/*
+ * Waits for INIT on @sock, takes ummsd's configuration from it, loads the
+ * media library and creates the engine, then says READY. NULL with @error
+ * when any of it fails.
+ */
+struct umms_worker *umms_worker_create(int sock, GError **error);
+/* Serves requests until ummsd hangs up; returns the exit status. */
+int umms_worker_run(struct umms_worker *worker);
+void umms_worker_destroy(struct umms_worker *worker);
+
+#endif

@@ -290,6 +290,13 @@ add_rules(scmp_filter_ctx ctx, const struct umms_sandbox_policy *p, GError **err
 			!allow_masked(ctx, "open", 1, open_mask, O_RDONLY, error))
 		return false;
 	/*
+	 * policy.devices: read-write opens of files that exist (VA-API opens
+	 * /dev/dri/renderD*), still no creating or truncating.
+	 */
+	if (p->devices && (!allow_masked(ctx, "openat", 2, open_mask, O_RDWR, error) ||
+			!allow_masked(ctx, "open", 1, open_mask, O_RDWR, error)))
+		return false;
+	/*
 	 * fcntl without F_SETOWN, F_SETOWN_EX, F_SETSIG: with O_ASYNC they
 	 * would send SIGIO (which kills by default) to any process of the user.
 	 */
@@ -336,12 +343,20 @@ add_rules(scmp_filter_ctx ctx, const struct umms_sandbox_policy *p, GError **err
 	}
 	if (!allow_eq(ctx, "socketpair", 0, AF_UNIX, error) || !add_ioctls(ctx, p->network, error))
 		return false;
+	/*
+	 * policy.audio: the sound server's socket (PulseAudio, PipeWire):
+	 * socket(AF_UNIX) and connect, nothing that listens.
+	 */
+	if (p->audio && !allow_eq(ctx, "socket", 0, AF_UNIX, error))
+		return false;
+	if ((p->audio || p->network) && !add_rule(ctx, SCMP_ACT_ALLOW, "connect", 0, NULL, error))
+		return false;
 	if (!p->network)
 		return true;
 	if (!allow_eq(ctx, "socket", 0, AF_INET, error) ||
 			!allow_eq(ctx, "socket", 0, AF_INET6, error))
 		return false;
-	static const char *const network[] = { "connect", "bind", "listen", "accept", "accept4" };
+	static const char *const network[] = { "bind", "listen", "accept", "accept4" };
 	for (size_t i = 0; i < G_N_ELEMENTS(network); i++) {
 		if (!add_rule(ctx, SCMP_ACT_ALLOW, network[i], 0, NULL, error))
 			return false;

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "ipc.h"
 #include "log.h"
+#include "sandbox.h"
 #include "source.h"
 #include "subpicture.h"
 #include "worker.h"
@@ -45,6 +46,10 @@ struct umms_worker {
 	guint warm_next;
 	gint64 warm_start;
 	GSource *warm_source;
+	bool ranked;             /* umms_sandbox_rank_plugins() done */
+	bool sandboxed;          /* entered at the first OPEN */
+	bool hardware;           /* hardware decoders allowed (SET_HARDWARE_CODECS) */
+	GError *sandbox_error;   /* could not enter: nothing is served */
 
 	struct wl_listener settled, info, eos, error, frame, cue;
 };
@@ -54,6 +59,8 @@ fill_status(struct umms_worker *worker, struct umms_ipc_status *status)
 {
 	struct umms_engine *engine = worker->engine;
 	memset(status, 0, sizeof(*status));
+	if (!engine)
+		return; /* none since the sandbox failed */
 	status->state = engine->state;
 	status->position = engine->impl->get_position(engine);
 	if (status->position < -1)
@@ -324,15 +331,93 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 	return true;
 }
 
+/* Ranks first (~85 ms): in the spare's warm-up, or at the first OPEN. */
+static bool
+rank_plugins(struct umms_worker *worker, GError **error)
+{
+	if (worker->ranked || !worker->config.engine.sandbox)
+		return true;
+	gint64 start = g_get_monotonic_time();
+	if (!umms_sandbox_rank_plugins(NULL, error))
+		return false;
+	worker->ranked = true;
+	umms_debug("worker: plugin ranks in %.0f ms",
+		(double)(g_get_monotonic_time() - start) / 1000);
+	return true;
+}
+
+/* A render node VA-API would open (read-write). */
+static bool
+any_render_node(void)
+{
+	g_autoptr(GDir) dir = g_dir_open("/dev/dri", 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)))
+		if (g_str_has_prefix(name, "renderD"))
+			return true;
+	return false;
+}
+
+/*
+ * At the first OPEN, from the main loop's thread, before the media is
+ * touched: the policy depends on @uri, and seccomp rules cannot be relaxed
+ * later (ummsd gives a URI needing another policy a fresh worker).
+ */
+static bool
+enter_sandbox(struct umms_worker *worker, const char *uri, GError **error)
+{
+	if (worker->sandbox_error) {
+		*error = g_error_copy(worker->sandbox_error);
+		return false;
+	}
+	if (worker->sandboxed || !worker->config.engine.sandbox)
+		return true;
+	g_autoptr(GError) local = NULL;
+	const int keep[] = { worker->sock };
+	struct umms_sandbox_policy policy = {
+		.network = umms_ipc_uri_is_network(uri),
+		.audio = worker->config.engine.audio_output != UMMS_AUDIO_NONE,
+		.devices = worker->hardware && any_render_node(),
+		.max_fds = 1024,
+		.keep_fds = keep,
+		.n_keep = G_N_ELEMENTS(keep),
+	};
+	gint64 start = g_get_monotonic_time();
+	/*
+	 * The engine made for the spare holds descriptors of its own (its
+	 * pipeline's bus, GstPoll's sockets) that the sandbox would close under
+	 * it: it goes, and a new one is made inside.
+	 */
+	detach_engine(worker);
+	if (!rank_plugins(worker, &local) || !umms_sandbox_enter(&policy, &local)) {
+		/* Part of it may be in force: this worker serves nothing more. */
+		worker->sandbox_error = g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
+			"the engine's sandbox could not be set up: %s", local->message);
+		umms_warn("worker: %s", worker->sandbox_error->message);
+		*error = g_error_copy(worker->sandbox_error);
+		return false;
+	}
+	worker->sandboxed = true;
+	umms_debug("worker: sandboxed (network %d, audio %d, devices %d) in %.1f ms",
+		policy.network, policy.audio, policy.devices,
+		(double)(g_get_monotonic_time() - start) / 1000);
+	return true;
+}
+
 /* One request; false with @error when the engine refuses it. */
 static bool
 handle_request(struct umms_worker *worker, const struct umms_ipc_message *message,
 	struct umms_ipc_reader *r, bool *malformed, GError **error)
 {
+	bool ok = true;
+	uint32_t type = message->header.type;
+	if (worker->sandbox_error && type != UMMS_IPC_PING && type != UMMS_IPC_RELEASE) {
+		*error = g_error_copy(worker->sandbox_error);
+		return false;
+	}
 	struct umms_engine *engine = worker->engine;
 	const struct umms_engine_impl *impl = engine->impl;
-	bool ok = true;
-	switch (message->header.type) {
+	switch (type) {
 	case UMMS_IPC_PING:
 		if (!umms_ipc_reader_done(r))
 			break;
@@ -344,6 +429,8 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 			break;
 		/* Taken: what is still unloaded is for this media to load, if it needs it. */
 		umms_source_clear(&worker->warm_source);
+		if (!enter_sandbox(worker, uri, error))
+			return false;
 		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
 		if (!chosen || !attach_engine(worker, chosen, error))
 			return false;
@@ -458,6 +545,7 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 			codecs[i] = umms_ipc_get_string(r);
 		if (!umms_ipc_reader_done(r) || (codecs && n > 0 && !codecs[n - 1]))
 			break;
+		worker->hardware = !codecs || codecs[0];
 		if (impl->set_hardware_codecs)
 			impl->set_hardware_codecs(engine, (const char *const *)codecs);
 		return true;
@@ -590,6 +678,14 @@ static gboolean
 warm_up_cb(gpointer data)
 {
 	struct umms_worker *worker = data;
+	if (!worker->ranked && worker->config.engine.sandbox) {
+		g_autoptr(GError) error = NULL;
+		/* On failure the first OPEN tries again, and reports it. */
+		if (!rank_plugins(worker, &error))
+			umms_warn("worker: %s", error->message);
+		worker->ranked = true;
+		return G_SOURCE_CONTINUE;
+	}
 	if (worker->warm_next >= worker->warm->len) {
 		umms_debug("worker: warmed up %u elements in %.0f ms", worker->warm->len,
 			(double)(g_get_monotonic_time() - worker->warm_start) / 1000);
@@ -631,6 +727,7 @@ umms_worker_create(int sock, GError **error)
 	worker->sock = sock;
 	worker->rate = 1.0;
 	worker->expect_target = worker->expect_away_from = -1;
+	worker->hardware = true;
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);
@@ -649,6 +746,12 @@ umms_worker_create(int sock, GError **error)
 fail:
 	umms_worker_destroy(worker);
 	return NULL;
+}
+
+bool
+umms_worker_sandboxed(const struct umms_worker *worker)
+{
+	return worker->sandboxed;
 }
 
 int
@@ -682,5 +785,6 @@ umms_worker_destroy(struct umms_worker *worker)
 	umms_engines_finish();
 	g_main_loop_unref(worker->loop);
 	umms_config_finish(&worker->config);
+	g_clear_error(&worker->sandbox_error);
 	g_free(worker);
 }

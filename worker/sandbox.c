@@ -245,8 +245,14 @@ allow_masked(scmp_filter_ctx ctx, const char *name, unsigned arg, uint64_t mask,
 }
 
 static bool
-add_ioctls(scmp_filter_ctx ctx, bool network, GError **error)
+add_ioctls(scmp_filter_ctx ctx, bool network, bool devices, GError **error)
 {
+	/*
+	 * policy.devices: V4L2 ('V') for memory-to-memory decoders
+	 * (v4l2slh264dec...), which a camera would answer too.
+	 */
+	if (devices && !allow_masked(ctx, "ioctl", 1, 0xff00, 'V' << 8, error))
+		return false;
 	/* Whole families by the type byte of _IOC: dma-buf, DRM, sync_file. */
 	static const unsigned types[] = { 'b', 'd', '>' };
 	for (size_t i = 0; i < G_N_ELEMENTS(types); i++) {
@@ -341,7 +347,7 @@ add_rules(scmp_filter_ctx ctx, const struct umms_sandbox_policy *p, GError **err
 		if (!allow_eq(ctx, signals[i], 0, pid, error))
 			return false;
 	}
-	if (!allow_eq(ctx, "socketpair", 0, AF_UNIX, error) || !add_ioctls(ctx, p->network, error))
+	if (!allow_eq(ctx, "socketpair", 0, AF_UNIX, error) || !add_ioctls(ctx, p->network, p->devices, error))
 		return false;
 	/*
 	 * policy.audio: the sound server's socket (PulseAudio, PipeWire):

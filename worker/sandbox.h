@@ -76,7 +76,8 @@
  *   a render node the parent opened), sync_file ('>'), and FIONREAD,
  *   FIONBIO, FIOCLEX, FIONCLEX, TCGETS, TIOCGWINSZ (isatty); with network
  *   also SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFCONF (multicast interfaces).
- *   V4L2 ('V') is not allowed: a read-only fd on a camera can capture.
+ *   V4L2 ('V') only with policy.devices: a read-only fd on a camera can
+ *   capture.
  * - signals: rt_sig*, sigaltstack, restart_syscall; kill, tgkill,
  *   rt_sigqueueinfo and rt_tgsigqueueinfo only to the process itself
  *   (pid == getpid() at entry).
@@ -114,7 +115,7 @@
  * What does not work inside:
  * - without policy.devices, hardware decoders that open their device
  *   themselves: VA, V4L2, NVDEC open /dev nodes read-write, which is
- *   refused (V4L2 and NVDEC need ioctls refused even with it).
+ *   refused (NVDEC needs ioctls refused even with it).
  * - without policy.audio, audio output: autoaudiosink's sound server is an
  *   AF_UNIX path socket (refused); ALSA devices need read-write opens and
  *   their ioctls (refused either way).
@@ -141,9 +142,11 @@ struct umms_sandbox_policy {
 	 */
 	bool audio;
 	/*
-	 * Allow read-write opens of files that exist (no O_CREAT, O_TRUNC):
-	 * hardware decoders open /dev/dri/renderD* themselves. The hole: a
-	 * compromised worker can then change any file the user may write.
+	 * Allow read-write opens of files that exist (no O_CREAT, O_TRUNC)
+	 * and V4L2 ioctls: hardware decoders open /dev/dri/renderD* (VA-API)
+	 * or /dev/video* (V4L2 codecs) themselves. The hole: a compromised
+	 * worker can then change any file the user may write, and capture
+	 * from a camera the user may open.
 	 */
 	bool devices;
 	/* How much the data segment may grow (RLIMIT_DATA, see above); 0 = no limit. */

@@ -12,7 +12,7 @@
 #include "error.h"
 #include "ipc.h"
 #include "log.h"
-#include "sandbox.h"
+#include "worker-sandbox.h"
 #include "source.h"
 #include "subpicture.h"
 #include "worker.h"
@@ -46,10 +46,7 @@ struct umms_worker {
 	guint warm_next;
 	gint64 warm_start;
 	GSource *warm_source;
-	bool ranked;             /* umms_sandbox_rank_plugins() done */
-	bool sandboxed;          /* entered at the first OPEN */
-	bool hardware;           /* hardware decoders allowed (SET_HARDWARE_CODECS) */
-	GError *sandbox_error;   /* could not enter: nothing is served */
+	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
 
 	struct wl_listener settled, info, eos, error, frame, cue;
 };
@@ -331,77 +328,25 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 	return true;
 }
 
-/* Ranks first (~85 ms): in the spare's warm-up, or at the first OPEN. */
-static bool
-rank_plugins(struct umms_worker *worker, GError **error)
-{
-	if (worker->ranked || !worker->config.engine.sandbox)
-		return true;
-	gint64 start = g_get_monotonic_time();
-	if (!umms_sandbox_rank_plugins(NULL, error))
-		return false;
-	worker->ranked = true;
-	umms_debug("worker: plugin ranks in %.0f ms",
-		(double)(g_get_monotonic_time() - start) / 1000);
-	return true;
-}
+static bool handle_request(struct umms_worker *worker, const struct umms_ipc_message *message,
+	struct umms_ipc_reader *r, bool *malformed, GError **error);
 
-/* A render node VA-API would open (read-write). */
-static bool
-any_render_node(void)
+/* The spare's settings, on the engine made inside the sandbox. */
+static void
+replay_settings(struct umms_worker *worker)
 {
-	g_autoptr(GDir) dir = g_dir_open("/dev/dri", 0, NULL);
-	const char *name;
-	while (dir && (name = g_dir_read_name(dir)))
-		if (g_str_has_prefix(name, "renderD"))
-			return true;
-	return false;
-}
-
-/*
- * At the first OPEN, from the main loop's thread, before the media is
- * touched: the policy depends on @uri, and seccomp rules cannot be relaxed
- * later (ummsd gives a URI needing another policy a fresh worker).
- */
-static bool
-enter_sandbox(struct umms_worker *worker, const char *uri, GError **error)
-{
-	if (worker->sandbox_error) {
-		*error = g_error_copy(worker->sandbox_error);
-		return false;
+	GArray *settings = umms_worker_sandbox_take_settings(&worker->sandbox);
+	for (guint i = 0; settings && i < settings->len; i++) {
+		struct umms_ipc_message *m = &g_array_index(settings, struct umms_ipc_message, i);
+		struct umms_ipc_reader r;
+		umms_ipc_reader_init(&r, m->payload, m->header.length);
+		bool malformed = false;
+		g_autoptr(GError) error = NULL;
+		/* Taken once already: a refusal now is only logged. */
+		if (!handle_request(worker, m, &r, &malformed, &error) && error)
+			umms_debug("worker: setting %u again: %s", m->header.type, error->message);
 	}
-	if (worker->sandboxed || !worker->config.engine.sandbox)
-		return true;
-	g_autoptr(GError) local = NULL;
-	const int keep[] = { worker->sock };
-	struct umms_sandbox_policy policy = {
-		.network = umms_ipc_uri_is_network(uri),
-		.audio = worker->config.engine.audio_output != UMMS_AUDIO_NONE,
-		.devices = worker->hardware && any_render_node(),
-		.max_fds = 1024,
-		.keep_fds = keep,
-		.n_keep = G_N_ELEMENTS(keep),
-	};
-	gint64 start = g_get_monotonic_time();
-	/*
-	 * The engine made for the spare holds descriptors of its own (its
-	 * pipeline's bus, GstPoll's sockets) that the sandbox would close under
-	 * it: it goes, and a new one is made inside.
-	 */
-	detach_engine(worker);
-	if (!rank_plugins(worker, &local) || !umms_sandbox_enter(&policy, &local)) {
-		/* Part of it may be in force: this worker serves nothing more. */
-		worker->sandbox_error = g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,
-			"the engine's sandbox could not be set up: %s", local->message);
-		umms_warn("worker: %s", worker->sandbox_error->message);
-		*error = g_error_copy(worker->sandbox_error);
-		return false;
-	}
-	worker->sandboxed = true;
-	umms_debug("worker: sandboxed (network %d, audio %d, devices %d) in %.1f ms",
-		policy.network, policy.audio, policy.devices,
-		(double)(g_get_monotonic_time() - start) / 1000);
-	return true;
+	umms_worker_sandbox_free_settings(settings);
 }
 
 /* One request; false with @error when the engine refuses it. */
@@ -411,8 +356,8 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 {
 	bool ok = true;
 	uint32_t type = message->header.type;
-	if (worker->sandbox_error && type != UMMS_IPC_PING && type != UMMS_IPC_RELEASE) {
-		*error = g_error_copy(worker->sandbox_error);
+	if (worker->sandbox.error && type != UMMS_IPC_PING && type != UMMS_IPC_RELEASE) {
+		*error = g_error_copy(worker->sandbox.error);
 		return false;
 	}
 	struct umms_engine *engine = worker->engine;
@@ -429,11 +374,18 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 			break;
 		/* Taken: what is still unloaded is for this media to load, if it needs it. */
 		umms_source_clear(&worker->warm_source);
-		if (!enter_sandbox(worker, uri, error))
+		/*
+		 * The spare's engine goes: entering would close its pipeline's
+		 * descriptors under it. A new one is made inside.
+		 */
+		if (worker->sandbox.enabled && !worker->sandbox.entered)
+			detach_engine(worker);
+		if (!umms_worker_sandbox_enter(&worker->sandbox, worker->sock, uri, error))
 			return false;
 		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
 		if (!chosen || !attach_engine(worker, chosen, error))
 			return false;
+		replay_settings(worker);
 		worker->rate = 1.0;
 		worker->expect_target = worker->expect_away_from = -1;
 		return worker->engine->impl->open(worker->engine, uri, error);
@@ -545,7 +497,7 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 			codecs[i] = umms_ipc_get_string(r);
 		if (!umms_ipc_reader_done(r) || (codecs && n > 0 && !codecs[n - 1]))
 			break;
-		worker->hardware = !codecs || codecs[0];
+		worker->sandbox.hardware = !codecs || codecs[0];
 		if (impl->set_hardware_codecs)
 			impl->set_hardware_codecs(engine, (const char *const *)codecs);
 		return true;
@@ -597,8 +549,10 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 		struct umms_ipc_reader r;
 		umms_ipc_reader_init(&r, message.payload, message.header.length);
 		bool malformed = message.n_fds > 0;
-		if (!malformed && !handle_request(worker, &message, &r, &malformed, &error) &&
-				!malformed) {
+		bool ok = !malformed && handle_request(worker, &message, &r, &malformed, &error);
+		if (ok)
+			umms_worker_sandbox_keep(&worker->sandbox, &message);
+		else if (!malformed) {
 			/* Refused outright: ummsd's proxy reports it as a failed settle. */
 			send_event(worker, UMMS_IPC_REFUSED, error, false);
 		}
@@ -678,12 +632,11 @@ static gboolean
 warm_up_cb(gpointer data)
 {
 	struct umms_worker *worker = data;
-	if (!worker->ranked && worker->config.engine.sandbox) {
+	if (worker->sandbox.enabled && !worker->sandbox.rank_tried) {
 		g_autoptr(GError) error = NULL;
 		/* On failure the first OPEN tries again, and reports it. */
-		if (!rank_plugins(worker, &error))
+		if (!umms_worker_sandbox_rank(&worker->sandbox, &error))
 			umms_warn("worker: %s", error->message);
-		worker->ranked = true;
 		return G_SOURCE_CONTINUE;
 	}
 	if (worker->warm_next >= worker->warm->len) {
@@ -727,13 +680,13 @@ umms_worker_create(int sock, GError **error)
 	worker->sock = sock;
 	worker->rate = 1.0;
 	worker->expect_target = worker->expect_away_from = -1;
-	worker->hardware = true;
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);
 	worker->loop = g_main_loop_new(NULL, FALSE);
 	if (!receive_init(worker, error))
 		goto fail;
+	umms_worker_sandbox_init(&worker->sandbox, &worker->config);
 	umms_log_set_level(worker->config.log.level);
 	if (worker->config.log.scopes && !umms_log_set_scopes(worker->config.log.scopes, error))
 		goto fail;
@@ -751,7 +704,7 @@ fail:
 bool
 umms_worker_sandboxed(const struct umms_worker *worker)
 {
-	return worker->sandboxed;
+	return worker->sandbox.entered;
 }
 
 int
@@ -785,6 +738,6 @@ umms_worker_destroy(struct umms_worker *worker)
 	umms_engines_finish();
 	g_main_loop_unref(worker->loop);
 	umms_config_finish(&worker->config);
-	g_clear_error(&worker->sandbox_error);
+	umms_worker_sandbox_finish(&worker->sandbox);
 	g_free(worker);
 }

@@ -431,10 +431,12 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	struct proxy *proxy = proxy_from(base);
 	/*
 	 * The worker's sandbox allows the network or not for good, as its
-	 * first URI needed: a URI of the other kind takes a fresh worker.
+	 * first URI needed: a network URI after a file takes a fresh worker.
+	 * A file after a network URI stays in the worker that has the network
+	 * (a time-shift ring after its live source: the same engine goes on).
 	 */
 	bool network = umms_ipc_uri_is_network(uri);
-	if (proxy->link && proxy->link_opened && proxy->link_network != network &&
+	if (proxy->link && proxy->link_opened && network && !proxy->link_network &&
 			proxy->config->engine.sandbox)
 		drop_worker(proxy);
 	if (!proxy->link) {

@@ -234,7 +234,7 @@ bool umms_ipc_get_frame(struct umms_ipc_reader *r, int n_fds, struct umms_ipc_fr
  * Whether a worker opening @uri needs the network in its sandbox: anything
  * but file: (http, https, rtsp, udp, rtp, HLS and DASH manifests...), as
  * the engine's reply-timeout counts network sources. Both ends decide alike:
- * ummsd gives a URI of the other kind a fresh worker.
+ * ummsd gives a network URI after a file a fresh worker.
  */
 bool umms_ipc_uri_is_network(const char *uri);
 

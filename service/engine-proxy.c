@@ -25,6 +25,8 @@ struct proxy {
 	const struct umms_engine_impl *real; /* what the worker runs (by URI) */
 	char *uri;               /* open in the worker */
 	bool lost;               /* the worker died with the media open */
+	bool link_opened;        /* the worker has had an OPEN: it is sandboxed... */
+	bool link_network;       /* ...with the network allowed or not */
 	bool hold_status;        /* until settled: statuses sent before a stop are stale */
 	struct umms_ipc_status status;
 	int64_t pending_seek;    /* µs, -1 for none */
@@ -427,13 +429,28 @@ static bool
 proxy_open(struct umms_engine *base, const char *uri, GError **error)
 {
 	struct proxy *proxy = proxy_from(base);
+	/*
+	 * The worker's sandbox allows the network or not for good, as its
+	 * first URI needed: a network URI after a file takes a fresh worker.
+	 * A file after a network URI stays in the worker that has the network
+	 * (a time-shift ring after its live source: the same engine goes on).
+	 */
+	bool network = umms_ipc_uri_is_network(uri);
+	if (proxy->link && proxy->link_opened && network && !proxy->link_network &&
+			proxy->config->engine.sandbox)
+		drop_worker(proxy);
 	if (!proxy->link) {
 		struct umms_worker_process *process = umms_worker_process_take(proxy->config, error);
 		if (!process)
 			return false;
 		proxy->link = umms_proxy_link_new(process);
+		proxy->link_opened = false;
 		umms_worker_process_attach(process, &handler, proxy);
 		send_settings(proxy);
+	}
+	if (!proxy->link_opened) {
+		proxy->link_opened = true;
+		proxy->link_network = network;
 	}
 	proxy->real = umms_engines_select(uri, NULL);
 	proxy->lost = false;

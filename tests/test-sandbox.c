@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -140,6 +141,73 @@ test_socket(void)
 	g_assert_cmpint(child_value(n, "inet6"), !=, EPERM);
 	EXPECT(n,
 		{ "unix", EPERM }, { "netlink", EPERM }, { "received", 1 });
+}
+
+/* policy.audio: a sound server's unix socket may be reached, nothing else more. */
+static void
+audio_child(int out, const void *data)
+{
+	struct umms_sandbox_policy policy = child_default_policy;
+	policy.audio = true;
+	child_enter(out, policy);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	child_report(out, "unix", child_result(fd));
+	struct sockaddr_un address = { .sun_family = AF_UNIX };
+	g_snprintf(address.sun_path, sizeof(address.sun_path), "%s/server", tmpdir);
+	child_report(out, "connect", fd < 0 ? -1 :
+		child_result(connect(fd, (struct sockaddr *)&address, sizeof(address))));
+	int other = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un mine = { .sun_family = AF_UNIX };
+	g_snprintf(mine.sun_path, sizeof(mine.sun_path), "%s/listener", tmpdir);
+	child_report(out, "bind", other < 0 ? -1 :
+		child_result(bind(other, (struct sockaddr *)&mine, sizeof(mine))));
+	child_report(out, "inet", child_result(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)));
+	child_report(out, "netlink", child_result(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0)));
+}
+
+static void
+test_audio(void)
+{
+	g_autofree char *path = g_build_filename(tmpdir, "server", NULL);
+	int server = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	g_assert_cmpint(server, >=, 0);
+	struct sockaddr_un address = { .sun_family = AF_UNIX };
+	g_strlcpy(address.sun_path, path, sizeof(address.sun_path));
+	g_assert_cmpint(bind(server, (struct sockaddr *)&address, sizeof(address)), ==, 0);
+	g_assert_cmpint(listen(server, 4), ==, 0);
+	g_autoptr(GHashTable) r = child_run(audio_child, NULL, 20);
+	EXPECT(r,
+		{ "unix", 0 }, { "connect", 0 }, { "bind", EPERM }, { "inet", EPERM },
+		{ "netlink", EPERM });
+	close(server);
+	g_unlink(path);
+}
+
+/* policy.devices: read-write opens of what exists, still no creating. */
+static void
+devices_child(int out, const void *data)
+{
+	g_autofree char *existing = g_build_filename(tmpdir, "device", NULL);
+	g_autofree char *created = g_build_filename(tmpdir, "created-device", NULL);
+	struct umms_sandbox_policy policy = child_default_policy;
+	policy.devices = true;
+	child_enter(out, policy);
+	child_report(out, "rdwr", child_result(open(existing, O_RDWR | O_CLOEXEC)));
+	child_report(out, "create", child_result(open(created, O_RDWR | O_CREAT | O_CLOEXEC, 0600)));
+	child_report(out, "truncate", child_result(open(existing, O_RDWR | O_TRUNC | O_CLOEXEC)));
+	child_report(out, "wronly", child_result(open(existing, O_WRONLY | O_CLOEXEC)));
+}
+
+static void
+test_devices(void)
+{
+	g_autofree char *existing = g_build_filename(tmpdir, "device", NULL);
+	g_assert_true(g_file_set_contents(existing, "umms", -1, NULL));
+	g_autoptr(GHashTable) r = child_run(devices_child, NULL, 20);
+	EXPECT(r,
+		{ "rdwr", 0 }, { "create", EPERM }, { "truncate", EPERM }, { "wronly", EPERM });
+	g_autofree char *created = g_build_filename(tmpdir, "created-device", NULL);
+	g_assert_false(g_file_test(created, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -470,6 +538,8 @@ main(int argc, char *argv[])
 	g_test_add_func("/sandbox/exec", test_exec);
 	g_test_add_func("/sandbox/open", test_open);
 	g_test_add_func("/sandbox/socket", test_socket);
+	g_test_add_func("/sandbox/audio", test_audio);
+	g_test_add_func("/sandbox/devices", test_devices);
 	g_test_add_func("/sandbox/ptrace", test_ptrace);
 	g_test_add_func("/sandbox/threads", test_threads);
 	g_test_add_func("/sandbox/memfd", test_memfd);

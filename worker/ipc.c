@@ -543,3 +543,10 @@ umms_ipc_get_frame(struct umms_ipc_reader *r, int n_fds, struct umms_ipc_frame *
 	}
 	return !r->failed;
 }
+
+bool
+umms_ipc_uri_is_network(const char *uri)
+{
+	g_autofree char *scheme = uri ? g_uri_parse_scheme(uri) : NULL;
+	return !scheme || g_ascii_strcasecmp(scheme, "file") != 0;
+}

@@ -230,4 +230,12 @@ void umms_ipc_put_frame(struct umms_ipc_writer *w, const struct umms_ipc_frame *
 /* Checks counts and that fd indexes are below @n_fds; geometry is the caller's. */
 bool umms_ipc_get_frame(struct umms_ipc_reader *r, int n_fds, struct umms_ipc_frame *frame);
 
+/*
+ * Whether a worker opening @uri needs the network in its sandbox: anything
+ * but file: (http, https, rtsp, udp, rtp, HLS and DASH manifests...), as
+ * the engine's reply-timeout counts network sources. Both ends decide alike:
+ * ummsd gives a network URI after a file a fresh worker.
+ */
+bool umms_ipc_uri_is_network(const char *uri);
+
 #endif

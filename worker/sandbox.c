@@ -245,8 +245,14 @@ allow_masked(scmp_filter_ctx ctx, const char *name, unsigned arg, uint64_t mask,
 }
 
 static bool
-add_ioctls(scmp_filter_ctx ctx, bool network, GError **error)
+add_ioctls(scmp_filter_ctx ctx, bool network, bool devices, GError **error)
 {
+	/*
+	 * policy.devices: V4L2 ('V') for memory-to-memory decoders
+	 * (v4l2slh264dec...), which a camera would answer too.
+	 */
+	if (devices && !allow_masked(ctx, "ioctl", 1, 0xff00, 'V' << 8, error))
+		return false;
 	/* Whole families by the type byte of _IOC: dma-buf, DRM, sync_file. */
 	static const unsigned types[] = { 'b', 'd', '>' };
 	for (size_t i = 0; i < G_N_ELEMENTS(types); i++) {
@@ -288,6 +294,13 @@ add_rules(scmp_filter_ctx ctx, const struct umms_sandbox_policy *p, GError **err
 	const uint64_t open_mask = O_ACCMODE | O_CREAT | O_TRUNC;
 	if (!allow_masked(ctx, "openat", 2, open_mask, O_RDONLY, error) ||
 			!allow_masked(ctx, "open", 1, open_mask, O_RDONLY, error))
+		return false;
+	/*
+	 * policy.devices: read-write opens of files that exist (VA-API opens
+	 * /dev/dri/renderD*), still no creating or truncating.
+	 */
+	if (p->devices && (!allow_masked(ctx, "openat", 2, open_mask, O_RDWR, error) ||
+			!allow_masked(ctx, "open", 1, open_mask, O_RDWR, error)))
 		return false;
 	/*
 	 * fcntl without F_SETOWN, F_SETOWN_EX, F_SETSIG: with O_ASYNC they
@@ -334,14 +347,22 @@ add_rules(scmp_filter_ctx ctx, const struct umms_sandbox_policy *p, GError **err
 		if (!allow_eq(ctx, signals[i], 0, pid, error))
 			return false;
 	}
-	if (!allow_eq(ctx, "socketpair", 0, AF_UNIX, error) || !add_ioctls(ctx, p->network, error))
+	if (!allow_eq(ctx, "socketpair", 0, AF_UNIX, error) || !add_ioctls(ctx, p->network, p->devices, error))
+		return false;
+	/*
+	 * policy.audio: the sound server's socket (PulseAudio, PipeWire):
+	 * socket(AF_UNIX) and connect, nothing that listens.
+	 */
+	if (p->audio && !allow_eq(ctx, "socket", 0, AF_UNIX, error))
+		return false;
+	if ((p->audio || p->network) && !add_rule(ctx, SCMP_ACT_ALLOW, "connect", 0, NULL, error))
 		return false;
 	if (!p->network)
 		return true;
 	if (!allow_eq(ctx, "socket", 0, AF_INET, error) ||
 			!allow_eq(ctx, "socket", 0, AF_INET6, error))
 		return false;
-	static const char *const network[] = { "connect", "bind", "listen", "accept", "accept4" };
+	static const char *const network[] = { "bind", "listen", "accept", "accept4" };
 	for (size_t i = 0; i < G_N_ELEMENTS(network); i++) {
 		if (!add_rule(ctx, SCMP_ACT_ALLOW, network[i], 0, NULL, error))
 			return false;

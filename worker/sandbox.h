@@ -52,7 +52,9 @@
  * - files: openat/open only when read-only: O_ACCMODE == O_RDONLY and
  *   neither O_CREAT nor O_TRUNC (media, plugins, /proc/self; O_TMPFILE
  *   needs write access). Opening for writing or creating fails with
- *   EPERM; openat2 fails with ENOSYS (its flags are in memory). read/write and their p/v variants, lseek,
+ *   EPERM (but with policy.devices, which allows O_RDWR opens of existing
+ *   files: a render node, and any file the user may write); openat2 fails
+ *   with ENOSYS (its flags are in memory). read/write and their p/v variants, lseek,
  *   fstat/stat/newfstatat/statx, statfs, access, readlink(at), getdents,
  *   getcwd, fcntl (but F_SETOWN, F_SETOWN_EX, F_SETSIG: SIGIO to
  *   another process), dup*, close, close_range, ftruncate, fallocate, fsync,
@@ -66,13 +68,16 @@
  *   recvfrom, shutdown, get/setsockopt, getsockname, getpeername (GLib's
  *   GSocket asks these of any fd it wraps). With policy.network only:
  *   socket(AF_INET, AF_INET6), connect, bind, listen, accept, accept4.
+ *   With policy.audio only: socket(AF_UNIX) and connect (the sound server;
+ *   then any unix socket the user can reach, the session bus included).
  *   Without it, no socket reaches anything new: AF_UNIX paths (D-Bus, the
  *   sound server), netlink and the network are all unreachable.
  * - ioctl: dma-buf (type 'b': DMA_BUF_IOCTL_SYNC), DRM ('d', for VA-API on
  *   a render node the parent opened), sync_file ('>'), and FIONREAD,
  *   FIONBIO, FIOCLEX, FIONCLEX, TCGETS, TIOCGWINSZ (isatty); with network
  *   also SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFCONF (multicast interfaces).
- *   V4L2 ('V') is not allowed: a read-only fd on a camera can capture.
+ *   V4L2 ('V') only with policy.devices: a read-only fd on a camera can
+ *   capture.
  * - signals: rt_sig*, sigaltstack, restart_syscall; kill, tgkill,
  *   rt_sigqueueinfo and rt_tgsigqueueinfo only to the process itself
  *   (pid == getpid() at entry).
@@ -108,12 +113,12 @@
  *   address.
  *
  * What does not work inside:
- * - hardware decoders that open their device themselves: VA, V4L2, NVDEC
- *   open /dev nodes read-write, which is refused; a VA display must be
- *   handed in on an fd opened before entering.
- * - audio output: autoaudiosink's sound server is an AF_UNIX path socket
- *   (refused) and ALSA devices need read-write opens (refused): audio
- *   must leave the worker another way (or through a pre-connected fd).
+ * - without policy.devices, hardware decoders that open their device
+ *   themselves: VA, V4L2, NVDEC open /dev nodes read-write, which is
+ *   refused (NVDEC needs ioctls refused even with it).
+ * - without policy.audio, audio output: autoaudiosink's sound server is an
+ *   AF_UNIX path socket (refused); ALSA devices need read-write opens and
+ *   their ioctls (refused either way).
  * - LeakSanitizer cannot run in the sandbox (it needs ptrace and a
  *   non-thread clone): a sanitizer build should leave with _exit() or
  *   run the worker with detect_leaks=0.
@@ -130,6 +135,20 @@
 struct umms_sandbox_policy {
 	/* Allow socket(AF_INET/AF_INET6), connect, bind...: network URIs. */
 	bool network;
+	/*
+	 * Allow socket(AF_UNIX) and connect: the sound server (pulsesink,
+	 * pipewiresink). The hole: a compromised worker can then connect to
+	 * any unix socket the user can (the session bus, ssh-agent, X11...).
+	 */
+	bool audio;
+	/*
+	 * Allow read-write opens of files that exist (no O_CREAT, O_TRUNC)
+	 * and V4L2 ioctls: hardware decoders open /dev/dri/renderD* (VA-API)
+	 * or /dev/video* (V4L2 codecs) themselves. The hole: a compromised
+	 * worker can then change any file the user may write, and capture
+	 * from a camera the user may open.
+	 */
+	bool devices;
 	/* How much the data segment may grow (RLIMIT_DATA, see above); 0 = no limit. */
 	uint64_t memory_bytes;
 	/* RLIMIT_NOFILE; 0 = unchanged. */

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 #include <gst/gst.h>
 
 #include "ipc.h"
@@ -36,12 +37,21 @@ main(int argc, char **argv)
 	}
 
 	/*
-	 * SANDBOX: umms_sandbox_enter() (worker/sandbox.h) goes here: GStreamer
-	 * is loaded and the engine created, nothing has been served yet.
+	 * The sandbox (worker/sandbox.h) is entered by the worker at the first
+	 * OPEN: a spare is started before its URI is known, and the URI decides
+	 * whether the network is allowed. The plugin ranks it needs are set
+	 * while the spare waits.
 	 */
-
 	int status = umms_worker_run(worker);
+	bool sandboxed = umms_worker_sandboxed(worker);
 	umms_worker_destroy(worker);
+	/*
+	 * Torn down in order; but inside the sandbox the exit handlers would
+	 * run LeakSanitizer, which cannot work there (it needs ptrace and a new
+	 * process): leave without them.
+	 */
+	if (sandboxed)
+		_exit(status);
 	gst_deinit();
 	return status;
 }

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "ipc.h"
 #include "log.h"
+#include "worker-sandbox.h"
 #include "source.h"
 #include "subpicture.h"
 #include "worker.h"
@@ -45,6 +46,7 @@ struct umms_worker {
 	guint warm_next;
 	gint64 warm_start;
 	GSource *warm_source;
+	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
 
 	struct wl_listener settled, info, eos, error, frame, cue;
 };
@@ -54,6 +56,8 @@ fill_status(struct umms_worker *worker, struct umms_ipc_status *status)
 {
 	struct umms_engine *engine = worker->engine;
 	memset(status, 0, sizeof(*status));
+	if (!engine)
+		return; /* none since the sandbox failed */
 	status->state = engine->state;
 	status->position = engine->impl->get_position(engine);
 	if (status->position < -1)
@@ -324,15 +328,41 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 	return true;
 }
 
+static bool handle_request(struct umms_worker *worker, const struct umms_ipc_message *message,
+	struct umms_ipc_reader *r, bool *malformed, GError **error);
+
+/* The spare's settings, on the engine made inside the sandbox. */
+static void
+replay_settings(struct umms_worker *worker)
+{
+	GArray *settings = umms_worker_sandbox_take_settings(&worker->sandbox);
+	for (guint i = 0; settings && i < settings->len; i++) {
+		struct umms_ipc_message *m = &g_array_index(settings, struct umms_ipc_message, i);
+		struct umms_ipc_reader r;
+		umms_ipc_reader_init(&r, m->payload, m->header.length);
+		bool malformed = false;
+		g_autoptr(GError) error = NULL;
+		/* Taken once already: a refusal now is only logged. */
+		if (!handle_request(worker, m, &r, &malformed, &error) && error)
+			umms_debug("worker: setting %u again: %s", m->header.type, error->message);
+	}
+	umms_worker_sandbox_free_settings(settings);
+}
+
 /* One request; false with @error when the engine refuses it. */
 static bool
 handle_request(struct umms_worker *worker, const struct umms_ipc_message *message,
 	struct umms_ipc_reader *r, bool *malformed, GError **error)
 {
+	bool ok = true;
+	uint32_t type = message->header.type;
+	if (worker->sandbox.error && type != UMMS_IPC_PING && type != UMMS_IPC_RELEASE) {
+		*error = g_error_copy(worker->sandbox.error);
+		return false;
+	}
 	struct umms_engine *engine = worker->engine;
 	const struct umms_engine_impl *impl = engine->impl;
-	bool ok = true;
-	switch (message->header.type) {
+	switch (type) {
 	case UMMS_IPC_PING:
 		if (!umms_ipc_reader_done(r))
 			break;
@@ -344,9 +374,18 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 			break;
 		/* Taken: what is still unloaded is for this media to load, if it needs it. */
 		umms_source_clear(&worker->warm_source);
+		/*
+		 * The spare's engine goes: entering would close its pipeline's
+		 * descriptors under it. A new one is made inside.
+		 */
+		if (worker->sandbox.enabled && !worker->sandbox.entered)
+			detach_engine(worker);
+		if (!umms_worker_sandbox_enter(&worker->sandbox, worker->sock, uri, error))
+			return false;
 		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
 		if (!chosen || !attach_engine(worker, chosen, error))
 			return false;
+		replay_settings(worker);
 		worker->rate = 1.0;
 		worker->expect_target = worker->expect_away_from = -1;
 		return worker->engine->impl->open(worker->engine, uri, error);
@@ -458,6 +497,7 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 			codecs[i] = umms_ipc_get_string(r);
 		if (!umms_ipc_reader_done(r) || (codecs && n > 0 && !codecs[n - 1]))
 			break;
+		worker->sandbox.hardware = !codecs || codecs[0];
 		if (impl->set_hardware_codecs)
 			impl->set_hardware_codecs(engine, (const char *const *)codecs);
 		return true;
@@ -509,8 +549,10 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 		struct umms_ipc_reader r;
 		umms_ipc_reader_init(&r, message.payload, message.header.length);
 		bool malformed = message.n_fds > 0;
-		if (!malformed && !handle_request(worker, &message, &r, &malformed, &error) &&
-				!malformed) {
+		bool ok = !malformed && handle_request(worker, &message, &r, &malformed, &error);
+		if (ok)
+			umms_worker_sandbox_keep(&worker->sandbox, &message);
+		else if (!malformed) {
 			/* Refused outright: ummsd's proxy reports it as a failed settle. */
 			send_event(worker, UMMS_IPC_REFUSED, error, false);
 		}
@@ -590,6 +632,13 @@ static gboolean
 warm_up_cb(gpointer data)
 {
 	struct umms_worker *worker = data;
+	if (worker->sandbox.enabled && !worker->sandbox.rank_tried) {
+		g_autoptr(GError) error = NULL;
+		/* On failure the first OPEN tries again, and reports it. */
+		if (!umms_worker_sandbox_rank(&worker->sandbox, &error))
+			umms_warn("worker: %s", error->message);
+		return G_SOURCE_CONTINUE;
+	}
 	if (worker->warm_next >= worker->warm->len) {
 		umms_debug("worker: warmed up %u elements in %.0f ms", worker->warm->len,
 			(double)(g_get_monotonic_time() - worker->warm_start) / 1000);
@@ -637,6 +686,7 @@ umms_worker_create(int sock, GError **error)
 	worker->loop = g_main_loop_new(NULL, FALSE);
 	if (!receive_init(worker, error))
 		goto fail;
+	umms_worker_sandbox_init(&worker->sandbox, &worker->config);
 	umms_log_set_level(worker->config.log.level);
 	if (worker->config.log.scopes && !umms_log_set_scopes(worker->config.log.scopes, error))
 		goto fail;
@@ -649,6 +699,12 @@ umms_worker_create(int sock, GError **error)
 fail:
 	umms_worker_destroy(worker);
 	return NULL;
+}
+
+bool
+umms_worker_sandboxed(const struct umms_worker *worker)
+{
+	return worker->sandbox.entered;
 }
 
 int
@@ -682,5 +738,6 @@ umms_worker_destroy(struct umms_worker *worker)
 	umms_engines_finish();
 	g_main_loop_unref(worker->loop);
 	umms_config_finish(&worker->config);
+	umms_worker_sandbox_finish(&worker->sandbox);
 	g_free(worker);
 }

@@ -21,6 +21,12 @@ struct umms_worker;
 struct umms_worker *umms_worker_create(int sock, GError **error);
 /* Serves requests until ummsd hangs up; returns the exit status. */
 int umms_worker_run(struct umms_worker *worker);
+/*
+ * Whether the worker entered its sandbox (worker/sandbox.h): it does at
+ * the first OPEN, when the URI decides the policy, unless [engine] sandbox
+ * is false.
+ */
+bool umms_worker_sandboxed(const struct umms_worker *worker);
 void umms_worker_destroy(struct umms_worker *worker);
 
 #endif

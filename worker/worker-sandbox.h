@@ -1,0 +1,51 @@
+/*
+ * The engine worker's use of its sandbox (sandbox.h): when to enter, with
+ * what policy, and the settings its spare's engine took before (issue 15).
+ *
+ * A spare is started before its URI is known, and the URI decides whether
+ * the network is allowed, which seccomp cannot relax later: the worker
+ * enters at its first OPEN. The allow-list's ranks (~85 ms) are set while
+ * the spare waits. The engine the spare made holds descriptors of its own
+ * (its pipeline's bus) that entering would close under it: it is destroyed
+ * first and a new one made inside, which takes again the settings (volume,
+ * video output...) the first one had been given.
+ */
+#ifndef UMMS_WORKER_WORKER_SANDBOX_H
+#define UMMS_WORKER_WORKER_SANDBOX_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+#include "config.h"
+#include "ipc.h"
+
+struct umms_worker_sandbox {
+	bool enabled;            /* [engine] sandbox */
+	bool ranked;             /* umms_sandbox_rank_plugins() done */
+	bool rank_tried;         /* by the warm-up: an OPEN tries again */
+	bool entered;
+	bool hardware;           /* hardware decoders allowed (SET_HARDWARE_CODECS) */
+	bool audio;              /* audio-output is not none */
+	GError *error;           /* could not enter: nothing is served */
+	GArray *settings;        /* struct umms_ipc_message, payloads owned */
+};
+
+void umms_worker_sandbox_init(struct umms_worker_sandbox *sb, const struct umms_config *config);
+void umms_worker_sandbox_finish(struct umms_worker_sandbox *sb);
+/* Sets the ranks once (before entering, from the warm-up or at OPEN). */
+bool umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error);
+/*
+ * Enters for @uri keeping @sock; on failure sb->error is set for good:
+ * "the engine's sandbox could not be set up: ...". True when disabled or
+ * already in.
+ */
+bool umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *uri,
+	GError **error);
+/* Keeps a copy of @message if it is a setting taken before entering. */
+void umms_worker_sandbox_keep(struct umms_worker_sandbox *sb,
+	const struct umms_ipc_message *message);
+/* The settings kept (caller frees with umms_worker_sandbox_free_settings), or NULL. */
+GArray *umms_worker_sandbox_take_settings(struct umms_worker_sandbox *sb);
+void umms_worker_sandbox_free_settings(GArray *settings);
+
+#endif

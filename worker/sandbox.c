@@ -415,6 +415,8 @@ const char *const umms_sandbox_default_elements[] = {
 	"urisourcebin", "playbin", "playbin3", "umms*",
 	/* sources: files, HTTP (and HLS/DASH fragments), RTSP (and its UDP), UDP, memory */
 	"filesrc", "souphttpsrc", "rtspsrc", "udpsrc", "appsrc", "dataurisrc",
+	/* capture devices (v4l2://), opened read-write under the devices flag */
+	"v4l2src",
 	/* containers */
 	"qtdemux", "matroskademux", "tsdemux", "oggdemux", "flvdemux", "avidemux",
 	"mpegpsdemux", "wavparse", "id3demux", "apedemux", "icydemux",

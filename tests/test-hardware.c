@@ -401,11 +401,18 @@ assert_decoding(struct umms_test *t, const char *path)
 			before, after);
 }
 
+/*
+ * The test decoder is registered in this process only (ranked by
+ * hw_decoder_enable), so players that should plug it decode here, not in
+ * an engine worker, which would never see it.
+ */
+static const char *const in_process[] = { "engine.isolation=in-process", NULL };
+
 static void
 test_element_pool(struct umms_test *t, gconstpointer data)
 {
 	hw_decoder_enable(true);
-	umms_test_restart(t, NULL);
+	umms_test_restart(t, in_process);
 	g_autoptr(GVariant) h264 = pool(t, "Decoders", "decoder:h264");
 	guint32 total = 0;
 	const char *source = NULL;
@@ -437,7 +444,7 @@ static void
 test_element_policy_zero(struct umms_test *t, gconstpointer data)
 {
 	hw_decoder_enable(true);
-	const char *const none[] = { "resources.decoders.h264=0", NULL };
+	const char *const none[] = { "resources.decoders.h264=0", in_process[0], NULL };
 	umms_test_restart(t, none);
 	/* No pool: the element is never plugged, whatever the priority. */
 	g_autoptr(GVariant) all = pools(t, "Decoders");
@@ -459,7 +466,7 @@ static void
 test_element_preempt(struct umms_test *t, gconstpointer data)
 {
 	hw_decoder_enable(true);
-	umms_test_restart(t, NULL);
+	umms_test_restart(t, in_process);
 	g_autofree char *bg = playing(t, "background");
 	struct umms_test_signals *bg_signals = umms_test_signals_watch(t->bus, bg);
 	wait_holders(t, bg);

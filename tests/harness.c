@@ -36,6 +36,7 @@ static struct {
 	const char *source_root;
 	bool verbose;            /* UMMS_TEST_VERBOSE: the in-process ummsd logs at debug */
 	bool long_runs;          /* UMMS_TEST_LONG: randomized tests run a long campaign */
+	bool in_process;         /* umms_test_engines_in_process() */
 	guint32 seed;            /* UMMS_TEST_SEED, else a random one */
 	char *failure_logs[16];  /* printed when the test aborts */
 	unsigned n_failure_logs;
@@ -337,6 +338,9 @@ umms_test_service_start(const char *const *overrides)
 			"umms-engine", NULL);
 		g_assert_true(umms_config_set(&service->config, "engine.worker", worker, &error));
 	}
+	if (harness.in_process)
+		g_assert_true(umms_config_set(&service->config, "engine.isolation", "in-process",
+			&error));
 	if (harness.verbose)
 		service->config.log.level = UMMS_LOG_DEBUG;
 	for (const char *const *o = overrides; o && *o; o++) {
@@ -763,4 +767,11 @@ umms_test_ummsctl(const char *first, ...)
 	g_test_message("%s", out);
 	g_assert_cmpint(g_subprocess_get_exit_status(ctl), ==, 0);
 	return out;
+}
+
+void
+umms_test_engines_in_process(const char *why)
+{
+	g_test_message("engines run inside ummsd in this program: %s", why);
+	harness.in_process = true;
 }

@@ -38,6 +38,13 @@ struct umms_test {
 /* Parses test options, starts the bus. */
 void umms_test_init(int *argc, char ***argv);
 /*
+ * Every ummsd this program starts decodes inside itself
+ * (engine.isolation=in-process), for the reason @why, said in the log:
+ * a test element registered in this process only, which a worker would
+ * not have, or a VM whose emulated CPU makes each worker's start slow.
+ */
+void umms_test_engines_in_process(const char *why);
+/*
  * A program's own option "@prefix VALUE" (@prefix ends in "="), taken out
  * of argv before umms_test_init() sees it: VALUE, or NULL if not given.
  */

@@ -238,6 +238,10 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
+	umms_test_engines_in_process(
+		"the VM runs under TCG emulation, where starting a sanitized engine "
+		"worker per player takes seconds; tests/test-isolation.c covers workers");
+
 	gst_init(NULL, NULL);
 	UMMS_TEST_ADD("/capture/listed", test_listed);
 	UMMS_TEST_ADD("/capture/play", test_play);

@@ -422,6 +422,10 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
+	umms_test_engines_in_process(
+		"the FWHT parser and typefinder are registered in this process "
+		"(tests/fwht-parse.c)");
+
 	umms_test_fwht_log_undrained();
 	if (access("/dev/dri/card0", F_OK) != 0)
 		g_error("no /dev/dri/card0: this test runs in the KMS test VM "

@@ -564,6 +564,10 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
+	umms_test_engines_in_process(
+		"the VM runs under TCG emulation, where starting a sanitized engine "
+		"worker per player takes seconds; tests/test-isolation.c covers workers");
+
 	if (access("/dev/dri/card0", F_OK) != 0)
 		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test kms)");
 	UMMS_TEST_ADD("/kms/overlay", test_overlay);

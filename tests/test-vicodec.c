@@ -332,6 +332,10 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
+	umms_test_engines_in_process(
+		"the FWHT parser and typefinder are registered in this process "
+		"(tests/fwht-parse.c)");
+
 	umms_test_fwht_log_undrained();
 	gst_init(NULL, NULL);
 	if (access(CARD, F_OK) != 0)

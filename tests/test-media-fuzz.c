@@ -437,23 +437,36 @@ answer(GObject *source, GAsyncResult *result, char **message)
 	return name ? name : g_strdup("(no D-Bus error name)");
 }
 
-static void
-played(GObject *source, GAsyncResult *result, gpointer data)
+/*
+ * The answer to @method for a slot: its slot when the call succeeded and
+ * the slot still plays the clip it was made for; NULL when the clip moved
+ * on, or it ended here (a named error ends it, anything else fails it).
+ */
+static struct slot *
+slot_answered(GObject *source, GAsyncResult *result, struct pending *p, const char *method)
 {
-	struct pending *p = data;
 	struct slot *s = p->slot;
 	g_autofree char *message = NULL;
 	g_autofree char *name = answer(source, result, &message);
 	bool current = p->generation == s->generation;
 	g_free(p);
 	if (!current)
-		return;
+		return NULL;
 	if (name) {
-		g_autofree char *what = g_strdup_printf("Play: %s: %s", name, message);
+		g_autofree char *what = g_strdup_printf("%s: %s: %s", method, name, message);
 		slot_end(s, name, g_str_has_prefix(name, "org.umms.Error.") ? NULL : what);
 		slot_next(s);
-		return;
+		return NULL;
 	}
+	return s;
+}
+
+static void
+played(GObject *source, GAsyncResult *result, gpointer data)
+{
+	struct slot *s = slot_answered(source, result, data, "Play");
+	if (!s)
+		return;
 	s->phase = PLAYING;
 	if (s->signalled)
 		slot_next(s);
@@ -462,20 +475,9 @@ played(GObject *source, GAsyncResult *result, gpointer data)
 static void
 opened(GObject *source, GAsyncResult *result, gpointer data)
 {
-	struct pending *p = data;
-	struct slot *s = p->slot;
-	g_autofree char *message = NULL;
-	g_autofree char *name = answer(source, result, &message);
-	bool current = p->generation == s->generation;
-	g_free(p);
-	if (!current)
+	struct slot *s = slot_answered(source, result, data, "SetUri");
+	if (!s)
 		return;
-	if (name) {
-		g_autofree char *what = g_strdup_printf("SetUri: %s: %s", name, message);
-		slot_end(s, name, g_str_has_prefix(name, "org.umms.Error.") ? NULL : what);
-		slot_next(s);
-		return;
-	}
 	s->phase = STARTING;
 	g_dbus_connection_call(s->c->bus, UMMS_NAME, s->player, UMMS_PLAYER, "Play", NULL,
 		G_VARIANT_TYPE("()"), G_DBUS_CALL_FLAGS_NONE, 60000, NULL, played, pending_new(s));

@@ -628,15 +628,22 @@ proxy_set_video_dmabuf(struct umms_engine *base, bool any,
 	send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
 }
 
+/* A request whose one argument is a 64-bit integer. */
+static void
+send_i64(struct proxy *proxy, uint32_t type, int64_t value)
+{
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_i64(&w, value);
+	send_request(proxy, type, &w);
+}
+
 static void
 proxy_set_video_delay(struct umms_engine *base, int64_t ns)
 {
 	struct proxy *proxy = proxy_from(base);
 	proxy->video_delay = ns;
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	umms_ipc_put_i64(&w, ns);
-	send_request(proxy, UMMS_IPC_SET_VIDEO_DELAY, &w);
+	send_i64(proxy, UMMS_IPC_SET_VIDEO_DELAY, ns);
 }
 
 static void
@@ -644,10 +651,7 @@ proxy_set_subtitle_delay(struct umms_engine *base, int64_t us)
 {
 	struct proxy *proxy = proxy_from(base);
 	proxy->subtitle_delay = us;
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	umms_ipc_put_i64(&w, us);
-	send_request(proxy, UMMS_IPC_SET_SUBTITLE_DELAY, &w);
+	send_i64(proxy, UMMS_IPC_SET_SUBTITLE_DELAY, us);
 }
 
 static void

@@ -332,10 +332,13 @@ umms_test_service_start(const char *const *overrides)
 	 * whether media opens, not how fast. A test of the timeout sets its own.
 	 */
 	g_assert_true(umms_config_set(&service->config, "engine.open-timeout", "60000", &error));
-	/* The engine worker just built, not an installed one. */
-	if (harness.build_root) {
-		g_autofree char *worker = g_build_filename(harness.build_root, "worker",
-			"umms-engine", NULL);
+	/*
+	 * The engine worker just built, not an installed one, through a script
+	 * that gives it ASan's fast unwinder (tests/umms-engine-fast-unwind).
+	 */
+	if (harness.build_root && harness.source_root) {
+		g_autofree char *worker = g_build_filename(harness.source_root, "tests",
+			"umms-engine-fast-unwind", NULL);
 		g_assert_true(umms_config_set(&service->config, "engine.worker", worker, &error));
 	}
 	if (harness.in_process)

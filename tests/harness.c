@@ -37,6 +37,7 @@ static struct {
 	bool verbose;            /* UMMS_TEST_VERBOSE: the in-process ummsd logs at debug */
 	bool long_runs;          /* UMMS_TEST_LONG: randomized tests run a long campaign */
 	bool in_process;         /* umms_test_engines_in_process() */
+	bool no_fixture_service; /* umms_test_fixture_without_service() */
 	guint32 seed;            /* UMMS_TEST_SEED, else a random one */
 	char *failure_logs[16];  /* printed when the test aborts */
 	unsigned n_failure_logs;
@@ -668,7 +669,8 @@ umms_test_fd_count(void)
 void
 umms_test_setup(struct umms_test *t, gconstpointer data)
 {
-	t->service = umms_test_service_start(NULL);
+	if (!harness.no_fixture_service)
+		t->service = umms_test_service_start(NULL);
 	t->bus = umms_test_connect();
 }
 
@@ -777,4 +779,10 @@ umms_test_engines_in_process(const char *why)
 {
 	g_test_message("engines run inside ummsd in this program: %s", why);
 	harness.in_process = true;
+}
+
+void
+umms_test_fixture_without_service(void)
+{
+	harness.no_fixture_service = true;
 }

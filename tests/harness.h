@@ -187,6 +187,13 @@ unsigned umms_test_fd_count(void);
 void umms_test_setup(struct umms_test *t, gconstpointer data);
 /* Replaces the fixture's service with one configured with @overrides. */
 void umms_test_restart(struct umms_test *t, const char *const *overrides);
+/*
+ * The fixture starts no service: each test of this program starts its own
+ * with umms_test_restart() before it calls it, so that none is started
+ * (with a spare engine worker) only to be stopped at once: seconds a test
+ * in the emulated VM. A call before then fails: no service owns the name.
+ */
+void umms_test_fixture_without_service(void);
 void umms_test_teardown(struct umms_test *t, gconstpointer data);
 
 /* Seconds to µs. */

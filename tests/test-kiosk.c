@@ -642,5 +642,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kiosk/demo", test_demo);
 	UMMS_TEST_ADD("/kiosk/subtitles", test_subtitles);
 	UMMS_TEST_ADD("/kiosk/bitmap-subtitles", test_bitmap_subtitles);
+	/* Every test starts ummsd configured for it (start()). */
+	umms_test_fixture_without_service();
 	return g_test_run();
 }

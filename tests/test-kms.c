@@ -580,5 +580,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kms/kiosk-demo", test_kiosk_demo);
 	UMMS_TEST_ADD("/kms/subtitles", test_subtitles);
 	UMMS_TEST_ADD("/kms/captions", test_captions);
+	/* Every test starts ummsd configured for it (start()). */
+	umms_test_fixture_without_service();
 	return g_test_run();
 }

@@ -585,6 +585,24 @@ wait_settled(GDBusConnection *bus, unsigned fds)
 		umms_test_sleep(50);
 }
 
+/*
+ * Waits until no player is left and the descriptors have stayed the same
+ * for 2 s (at most 20 s in all): the baseline, taken once the workers of
+ * the destroyed players are gone and the next spare has started.
+ */
+static void
+wait_baseline(GDBusConnection *bus)
+{
+	gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+	unsigned fds = umms_test_fd_count(), same = 0;
+	while (g_get_monotonic_time() < end && same < 40) {
+		umms_test_sleep(50);
+		unsigned now = umms_test_fd_count();
+		same = now == fds && player_count(bus) == 0 ? same + 1 : 0;
+		fds = now;
+	}
+}
+
 /* ---- The test ---- */
 
 /* ummsd's unique name on the bus. */
@@ -664,7 +682,7 @@ test_clips(struct umms_test *t, gconstpointer data)
 	c.strict = false;
 	campaign_run(&c, G_N_ELEMENTS(sources), PARALLEL);
 	g_assert_cmpuint(c.failed, ==, 0);
-	wait_settled(t->bus, 0);
+	wait_baseline(t->bus);
 	unsigned fds = umms_test_fd_count();
 	long rss = rss_kib();
 	gint64 memory = memory_bytes();

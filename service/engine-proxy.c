@@ -170,7 +170,9 @@ handle_message(void *data, struct umms_ipc_message *message)
 	case UMMS_IPC_ERROR: {
 		bool failed = type != UMMS_IPC_SETTLED || umms_ipc_get_bool(&r);
 		g_autoptr(GError) error = failed ? umms_ipc_get_error(&r) : NULL;
-		if (!umms_ipc_reader_done(&r) || (failed && !error))
+		/* A lost engine is ummsd's to declare (handle_died), never the worker's. */
+		if (!umms_ipc_reader_done(&r) || (failed && !error) ||
+				umms_engine_error_is_lost(error))
 			goto malformed;
 		proxy->hold_status = false;
 		take_status(proxy, &status);

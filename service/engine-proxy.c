@@ -66,6 +66,7 @@ static void send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_wri
 struct queued {
 	uint32_t type;
 	GByteArray *data;
+	int fd;                  /* sent with it (owned), -1 none */
 };
 
 static void
@@ -74,6 +75,8 @@ queued_free(gpointer data)
 	struct queued *q = data;
 	if (q->data)
 		g_byte_array_unref(q->data);
+	if (q->fd >= 0)
+		close(q->fd);
 	g_free(q);
 }
 
@@ -92,6 +95,8 @@ flush_cb(gpointer data)
 	struct queued *q;
 	while ((q = g_queue_pop_head(&proxy->out))) {
 		struct umms_ipc_writer w = { .data = q->data };
+		if (q->fd >= 0)
+			umms_ipc_put_fd(&w, q->fd);
 		bool more = !g_queue_is_empty(&proxy->out);
 		if (proxy->link && umms_worker_process_alive(proxy->link->process))
 			umms_worker_process_send(proxy->link->process, q->type,
@@ -330,6 +335,8 @@ static void
 send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
 {
 	if (!proxy->link) {
+		if (w && w->n_fds == 1)
+			close(w->fds[0]);
 		if (w)
 			umms_ipc_writer_finish(w);
 		return;
@@ -343,6 +350,8 @@ send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
 	struct queued *q = g_new0(struct queued, 1);
 	q->type = type;
 	q->data = w ? g_byte_array_ref(w->data) : NULL;
+	/* A request's one descriptor (a media file) is the queue's now. */
+	q->fd = w && w->n_fds == 1 ? w->fds[0] : -1;
 	g_queue_push_tail(&proxy->out, q);
 	if (w)
 		umms_ipc_writer_finish(w);
@@ -433,18 +442,32 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	struct proxy *proxy = proxy_from(base);
 	/*
 	 * The worker's sandbox allows the network or not for good, as its
-	 * first URI needed: a network URI after a file takes a fresh worker.
-	 * A file after a network URI stays in the worker that has the network
-	 * (a time-shift ring after its live source: the same engine goes on).
+	 * first URI needed: a network URI after a file takes a fresh worker,
+	 * and so does a file after a network URI (no network left to it), and
+	 * a file after a file where Landlock keeps a worker to the media it
+	 * was given first. But a time-shift ring after its live source stays:
+	 * a worker given the ring as its first URI presents nothing (not
+	 * understood yet), so a network worker is given the rings' folder.
 	 */
+	bool sandbox = proxy->config->engine.sandbox;
 	bool network = umms_ipc_uri_is_network(uri);
-	if (proxy->link && proxy->link_opened && network && !proxy->link_network &&
-			proxy->config->engine.sandbox)
+	bool ring = !network && proxy->link && proxy->link_opened && proxy->link_network &&
+		umms_proxy_is_ring(proxy->config, uri);
+	if (proxy->link && proxy->link_opened && sandbox && !ring &&
+			(network != proxy->link_network || (!network && umms_proxy_landlock())))
 		drop_worker(proxy);
+	int media_fd = -1;
+	if (sandbox && !ring && !umms_proxy_media_fd(uri, true, &media_fd, error))
+		return false;
+	if (sandbox && network && (!proxy->link || !proxy->link_opened))
+		media_fd = umms_proxy_ring_folder(proxy->config);
 	if (!proxy->link) {
 		struct umms_worker_process *process = umms_worker_process_take(proxy->config, error);
-		if (!process)
+		if (!process) {
+			if (media_fd >= 0)
+				close(media_fd);
 			return false;
+		}
 		proxy->link = umms_proxy_link_new(process);
 		proxy->link_opened = false;
 		umms_worker_process_attach(process, &handler, proxy);
@@ -467,6 +490,8 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_string(&w, uri);
+	if (media_fd >= 0)
+		umms_ipc_put_fd(&w, media_fd);
 	send_queued(proxy, UMMS_IPC_OPEN, &w);
 	return true;
 }

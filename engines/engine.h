@@ -139,6 +139,14 @@ struct umms_engine_impl {
 	/* External subtitles; NULL removes them. */
 	bool (*set_subtitle_uri)(struct umms_engine *engine, const char *uri,
 		GError **error);
+	/*
+	 * Optional: external subtitles read from @fd (taken, closed by the
+	 * engine even on failure), the file @uri names, opened by someone who
+	 * may (a sandboxed worker cannot open it). @uri still names the format
+	 * (by its extension) and the language.
+	 */
+	bool (*set_subtitle_file)(struct umms_engine *engine, const char *uri, int fd,
+		GError **error);
 
 	/* Immediate. */
 	void (*set_volume)(struct umms_engine *engine, double volume, bool mute);

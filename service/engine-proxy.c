@@ -590,9 +590,15 @@ proxy_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **error
 	struct proxy *proxy = proxy_from(base);
 	if (uri && !umms_engines_select(uri, error))
 		return false;
+	/* A local file, opened here: a sandboxed worker reads the descriptor. */
+	int fd = -1;
+	if (proxy->config->engine.sandbox && !umms_proxy_media_fd(uri, false, &fd, error))
+		return false;
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_string(&w, uri);
+	if (fd >= 0)
+		umms_ipc_put_fd(&w, fd);
 	send_queued(proxy, UMMS_IPC_SET_SUBTITLE_URI, &w);
 	return true;
 }

@@ -440,8 +440,14 @@ handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 	}
 	case UMMS_IPC_SET_SUBTITLE_URI: {
 		g_autofree char *uri = umms_ipc_get_string(r);
-		if (!umms_ipc_reader_done(r))
+		if (!umms_ipc_reader_done(r) || (message->n_fds > 0 && !uri))
 			break;
+		/* A local file comes opened: read from the descriptor, not the path. */
+		if (message->n_fds == 1 && impl->set_subtitle_file) {
+			int fd = message->fds[0];
+			message->fds[0] = -1;
+			return impl->set_subtitle_file(engine, uri, fd, error);
+		}
 		return impl->set_subtitle_uri(engine, uri, error);
 	}
 	case UMMS_IPC_SET_VOLUME: {

@@ -17,6 +17,7 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include <string.h>
+#include <unistd.h>
 #include <gst/app/app.h>
 #include <gst/base/base.h>
 #include <gst/pbutils/pbutils.h>
@@ -33,6 +34,7 @@
 struct gst_subtitles {
 	struct gst_engine *engine;
 	char *uri;
+	int fd;                 /* the file, opened by ummsd (fdsrc reads it); -1 none */
 	GstElement *pipeline;   /* reading the bytes, then parsing them */
 	GstElement *sink;
 	GSource *timeout;
@@ -196,6 +198,11 @@ stop_pipeline(struct gst_subtitles *subtitles)
 	gst_element_set_state(subtitles->pipeline, GST_STATE_NULL);
 	gst_clear_object(&subtitles->pipeline);
 	subtitles->sink = NULL;
+	/* Read (or given up): the file is not needed any more. */
+	if (subtitles->fd >= 0) {
+		close(subtitles->fd);
+		subtitles->fd = -1;
+	}
 }
 
 static void
@@ -364,7 +371,7 @@ failed_cb(gpointer data)
 }
 
 struct gst_subtitles *
-gst_subtitles_create(struct gst_engine *engine, const char *uri)
+gst_subtitles_create(struct gst_engine *engine, const char *uri, int fd)
 {
 	struct gst_subtitles *subtitles = g_new0(struct gst_subtitles, 1);
 	subtitles->engine = engine;
@@ -373,7 +380,15 @@ gst_subtitles_create(struct gst_engine *engine, const char *uri)
 	g_mutex_init(&subtitles->lock);
 	subtitles->language = language_from_name(uri);
 
-	GstElement *source = gst_element_make_from_uri(GST_URI_SRC, uri, NULL, NULL);
+	subtitles->fd = fd;
+	GstElement *source = NULL;
+	if (fd >= 0) {
+		source = gst_element_factory_make("fdsrc", NULL);
+		if (source)
+			g_object_set(source, "fd", fd, NULL);
+	} else {
+		source = gst_element_make_from_uri(GST_URI_SRC, uri, NULL, NULL);
+	}
 	if (!source) {
 		/* Reported from the main loop, as every completion is. */
 		subtitles->timeout = umms_source_timeout(0, failed_cb, subtitles);
@@ -397,6 +412,8 @@ gst_subtitles_destroy(struct gst_subtitles *subtitles)
 	if (!subtitles)
 		return;
 	stop_pipeline(subtitles);
+	if (subtitles->fd >= 0)
+		close(subtitles->fd);
 	umms_cues_unref(subtitles->cues);
 	g_byte_array_unref(subtitles->bytes);
 	if (subtitles->caps)

@@ -140,8 +140,8 @@ struct umms_engine_impl {
 	bool (*set_subtitle_uri)(struct umms_engine *engine, const char *uri,
 		GError **error);
 	/*
-	 * Optional: external subtitles read from @fd (taken, closed by the
-	 * engine even on failure), the file @uri names, opened by someone who
+	 * Optional: external subtitles read from @fd (a regular file, read at
+	 * once; taken, closed by the engine even on failure), the file @uri names, opened by someone who
 	 * may (a sandboxed worker cannot open it). @uri still names the format
 	 * (by its extension) and the language.
 	 */

@@ -471,12 +471,8 @@ const char *const umms_sandbox_default_elements[] = {
 	/* the bins that plug the rest, umms's own elements */
 	"decodebin", "decodebin3", "uridecodebin", "uridecodebin3", "parsebin",
 	"urisourcebin", "playbin", "playbin3", "umms*",
-	/*
-	 * sources: files, HTTP (and HLS/DASH fragments), RTSP (and its UDP),
-	 * UDP, memory; fdsrc reads subtitle files ummsd opened (the engines
-	 * refuse fd: URIs)
-	 */
-	"filesrc", "fdsrc", "souphttpsrc", "rtspsrc", "udpsrc", "appsrc", "dataurisrc",
+	/* sources: files, HTTP (and HLS/DASH fragments), RTSP (and its UDP), UDP, memory */
+	"filesrc", "souphttpsrc", "rtspsrc", "udpsrc", "appsrc", "dataurisrc",
 	/* capture devices (v4l2://), opened read-write under the devices flag */
 	"v4l2src",
 	/* containers */

@@ -24,11 +24,28 @@ engine_open(struct umms_engine *base, const char *uri, GError **error)
 	return true;
 }
 
+/*
+ * Whether there is media to change the state of: open, or an open queued
+ * before (a request made with the open in one go, as time-shift's move to
+ * its ring, reaches a fresh engine before the open has run).
+ */
+static bool
+has_media(struct gst_engine *engine)
+{
+	if (engine->uri || (engine->current && engine->current->type == GST_OP_OPEN))
+		return true;
+	for (GList *l = engine->ops.head; l; l = l->next) {
+		if (((struct gst_op *)l->data)->type == GST_OP_OPEN)
+			return true;
+	}
+	return false;
+}
+
 static bool
 engine_set_state(struct umms_engine *base, enum umms_engine_state state, GError **error)
 {
 	struct gst_engine *engine = gst_engine_from_base(base);
-	if (!engine->uri) {
+	if (!has_media(engine)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media is open");
 		return false;
 	}

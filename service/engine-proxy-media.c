@@ -13,7 +13,6 @@
 #include <linux/landlock.h>
 
 #include "engine-proxy-private.h"
-#include "config.h"
 #include "error.h"
 
 bool
@@ -26,35 +25,6 @@ umms_proxy_landlock(void)
 		abi = got > 0 ? 1 : 0;
 	}
 	return abi > 0;
-}
-
-static char *
-ring_base(const struct umms_config *config)
-{
-	const char *base = config->recording.timeshift_directory;
-	if (base && base[0])
-		return g_strdup(base);
-	return g_build_filename(g_get_user_cache_dir(), "umms", "timeshift", NULL);
-}
-
-int
-umms_proxy_ring_folder(const struct umms_config *config)
-{
-	g_autofree char *base = ring_base(config);
-	if (g_mkdir_with_parents(base, 0700) < 0)
-		return -1;
-	return open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
-}
-
-bool
-umms_proxy_is_ring(const struct umms_config *config, const char *uri)
-{
-	if (!uri || g_ascii_strncasecmp(uri, "file:", 5) != 0)
-		return false;
-	g_autofree char *path = g_filename_from_uri(uri, NULL, NULL);
-	g_autofree char *base = ring_base(config);
-	g_autofree char *prefix = g_strconcat(base, "/", NULL);
-	return path && g_str_has_prefix(path, prefix) && !strstr(path, "/../");
 }
 
 /* A playlist or manifest names pieces beside it: its folder goes too. */

@@ -53,14 +53,6 @@ struct umms_frame *umms_proxy_frame_from_message(struct proxy_link *link,
 bool umms_proxy_media_fd(const char *uri, bool folder_allowed, int *fd, GError **error);
 /* Whether this kernel has Landlock, so a worker can open only what it was given. */
 bool umms_proxy_landlock(void);
-/*
- * The folder time-shift rings go in ([recording] timeshift-directory, as
- * recorder/timeshift.c has it), made if missing: its descriptor (O_PATH,
- * -1 on failure) goes with a network URI, so that the worker playing a
- * live source can go on with the player's ring. Whether @uri is a file
- * in it: a ring.
- */
-int umms_proxy_ring_folder(const struct umms_config *config);
-bool umms_proxy_is_ring(const struct umms_config *config, const char *uri);
+
 
 #endif

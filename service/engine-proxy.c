@@ -443,24 +443,18 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	/*
 	 * The worker's sandbox allows the network or not for good, as its
 	 * first URI needed: a network URI after a file takes a fresh worker,
-	 * and so does a file after a network URI (no network left to it), and
-	 * a file after a file where Landlock keeps a worker to the media it
-	 * was given first. But a time-shift ring after its live source stays:
-	 * a worker given the ring as its first URI presents nothing (not
-	 * understood yet), so a network worker is given the rings' folder.
+	 * and so does a file after a network URI (no network left to it: a
+	 * time-shift ring after its live source too), and a file after a file
+	 * where Landlock keeps a worker to the media it was given first.
 	 */
 	bool sandbox = proxy->config->engine.sandbox;
 	bool network = umms_ipc_uri_is_network(uri);
-	bool ring = !network && proxy->link && proxy->link_opened && proxy->link_network &&
-		umms_proxy_is_ring(proxy->config, uri);
-	if (proxy->link && proxy->link_opened && sandbox && !ring &&
+	if (proxy->link && proxy->link_opened && sandbox &&
 			(network != proxy->link_network || (!network && umms_proxy_landlock())))
 		drop_worker(proxy);
 	int media_fd = -1;
-	if (sandbox && !ring && !umms_proxy_media_fd(uri, true, &media_fd, error))
+	if (sandbox && !umms_proxy_media_fd(uri, true, &media_fd, error))
 		return false;
-	if (sandbox && network && (!proxy->link || !proxy->link_opened))
-		media_fd = umms_proxy_ring_folder(proxy->config);
 	if (!proxy->link) {
 		struct umms_worker_process *process = umms_worker_process_take(proxy->config, error);
 		if (!process) {

@@ -1,3 +1,5 @@
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
 /*
  * What a sandboxed engine worker may read: ummsd opens a local file (or a
  * playlist's folder) and passes the descriptor with OPEN or
@@ -14,6 +16,7 @@
 
 #include "engine-proxy-private.h"
 #include "error.h"
+#include "log.h"
 
 bool
 umms_proxy_landlock(void)
@@ -23,6 +26,9 @@ umms_proxy_landlock(void)
 		long got = syscall(SYS_landlock_create_ruleset, NULL, 0,
 			LANDLOCK_CREATE_RULESET_VERSION);
 		abi = got > 0 ? 1 : 0;
+		if (!abi)
+			umms_warn("the kernel has no Landlock: a sandboxed engine worker can "
+				"open any file the user can read");
 	}
 	return abi > 0;
 }

@@ -449,12 +449,14 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	 */
 	bool sandbox = proxy->config->engine.sandbox;
 	bool network = umms_ipc_uri_is_network(uri);
-	if (proxy->link && proxy->link_opened && sandbox &&
-			(network != proxy->link_network || (!network && umms_proxy_landlock())))
-		drop_worker(proxy);
+	bool landlock = sandbox && umms_proxy_landlock(); /* said once where not */
+	/* Opened first: a file that cannot be leaves the worker as it was. */
 	int media_fd = -1;
 	if (sandbox && !umms_proxy_media_fd(uri, true, &media_fd, error))
 		return false;
+	if (proxy->link && proxy->link_opened && sandbox &&
+			(network != proxy->link_network || (!network && landlock)))
+		drop_worker(proxy);
 	if (!proxy->link) {
 		struct umms_worker_process *process = umms_worker_process_take(proxy->config, error);
 		if (!process) {

@@ -85,9 +85,9 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *
 		.media_fds = &media_fd,
 		.n_media = media_fd >= 0 ? 1 : 0,
 	};
+	/* ummsd said it once already (umms_proxy_landlock). */
 	if (!policy.landlock)
-		umms_info("worker: the kernel has no Landlock: the sandbox lets "
-			"every readable file be opened");
+		umms_debug("worker: no Landlock: every readable file can be opened");
 	gint64 start = g_get_monotonic_time();
 	if (!umms_worker_sandbox_rank(sb, &local) || !umms_sandbox_enter(&policy, &local)) {
 		/* Part of it may be in force: this worker serves nothing more. */

@@ -10,6 +10,13 @@ static const struct umms_engine_impl *const engines[] = {
 	NULL,
 };
 
+bool
+umms_engine_error_is_lost(const GError *error)
+{
+	return error && (g_error_matches(error, UMMS_ERROR, UMMS_ERROR_ENGINE_CRASHED) ||
+		g_error_matches(error, UMMS_ERROR, UMMS_ERROR_ENGINE_HUNG));
+}
+
 void
 umms_engine_init(struct umms_engine *engine, const struct umms_engine_impl *impl)
 {

@@ -21,6 +21,9 @@
  *
  * Failures while no request is queued (a decode error during playback) are
  * reported by events.error (data: const GError *) and leave the engine IDLE.
+ * One exception, an engine lost as a whole (a worker that crashed or hung:
+ * umms_engine_error_is_lost): queued requests settle with the error, then
+ * events.error carries it too, as nothing of the media is left.
  * The end of the media emits events.eos; the engine stays where it is until
  * asked to move. events.info (data NULL) says engine->info may have changed;
  * it may be emitted more often than needed. While video output is wanted
@@ -136,6 +139,14 @@ struct umms_engine_impl {
 	/* External subtitles; NULL removes them. */
 	bool (*set_subtitle_uri)(struct umms_engine *engine, const char *uri,
 		GError **error);
+	/*
+	 * Optional: external subtitles read from @fd (a regular file, read at
+	 * once; taken, closed by the engine even on failure), the file @uri names, opened by someone who
+	 * may (a sandboxed worker cannot open it). @uri still names the format
+	 * (by its extension) and the language.
+	 */
+	bool (*set_subtitle_file)(struct umms_engine *engine, const char *uri, int fd,
+		GError **error);
 
 	/* Immediate. */
 	void (*set_volume)(struct umms_engine *engine, double volume, bool mute);
@@ -209,6 +220,9 @@ struct umms_engine {
 		struct wl_signal destroy;
 	} events;
 };
+
+/* Whether @error says the engine was lost (EngineCrashed, EngineHung). */
+bool umms_engine_error_is_lost(const GError *error);
 
 /* For implementations: fills the common part. */
 void umms_engine_init(struct umms_engine *engine, const struct umms_engine_impl *impl);

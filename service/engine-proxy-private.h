@@ -43,4 +43,16 @@ void umms_proxy_link_unref(struct proxy_link *link);
 struct umms_frame *umms_proxy_frame_from_message(struct proxy_link *link,
 	struct umms_ipc_message *message);
 
+/*
+ * The media a sandboxed worker may read (engine-proxy-media.c). For a
+ * local @uri (file:), *@fd is a new descriptor ummsd opened for the
+ * worker: the file read-only, or for a playlist or manifest whose pieces
+ * lie beside it (.m3u8, .m3u, .mpd) its folder (O_PATH); -1 for any other
+ * URI. False with @error when the file cannot be opened.
+ */
+bool umms_proxy_media_fd(const char *uri, bool folder_allowed, int *fd, GError **error);
+/* Whether this kernel has Landlock, so a worker can open only what it was given. */
+bool umms_proxy_landlock(void);
+
+
 #endif

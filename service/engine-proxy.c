@@ -66,6 +66,7 @@ static void send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_wri
 struct queued {
 	uint32_t type;
 	GByteArray *data;
+	int fd;                  /* sent with it (owned), -1 none */
 };
 
 static void
@@ -74,6 +75,8 @@ queued_free(gpointer data)
 	struct queued *q = data;
 	if (q->data)
 		g_byte_array_unref(q->data);
+	if (q->fd >= 0)
+		close(q->fd);
 	g_free(q);
 }
 
@@ -92,6 +95,8 @@ flush_cb(gpointer data)
 	struct queued *q;
 	while ((q = g_queue_pop_head(&proxy->out))) {
 		struct umms_ipc_writer w = { .data = q->data };
+		if (q->fd >= 0)
+			umms_ipc_put_fd(&w, q->fd);
 		bool more = !g_queue_is_empty(&proxy->out);
 		if (proxy->link && umms_worker_process_alive(proxy->link->process))
 			umms_worker_process_send(proxy->link->process, q->type,
@@ -170,7 +175,9 @@ handle_message(void *data, struct umms_ipc_message *message)
 	case UMMS_IPC_ERROR: {
 		bool failed = type != UMMS_IPC_SETTLED || umms_ipc_get_bool(&r);
 		g_autoptr(GError) error = failed ? umms_ipc_get_error(&r) : NULL;
-		if (!umms_ipc_reader_done(&r) || (failed && !error))
+		/* A lost engine is ummsd's to declare (handle_died), never the worker's. */
+		if (!umms_ipc_reader_done(&r) || (failed && !error) ||
+				umms_engine_error_is_lost(error))
 			goto malformed;
 		proxy->hold_status = false;
 		take_status(proxy, &status);
@@ -328,6 +335,8 @@ static void
 send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
 {
 	if (!proxy->link) {
+		if (w && w->n_fds == 1)
+			close(w->fds[0]);
 		if (w)
 			umms_ipc_writer_finish(w);
 		return;
@@ -341,6 +350,8 @@ send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
 	struct queued *q = g_new0(struct queued, 1);
 	q->type = type;
 	q->data = w ? g_byte_array_ref(w->data) : NULL;
+	/* A request's one descriptor (a media file) is the queue's now. */
+	q->fd = w && w->n_fds == 1 ? w->fds[0] : -1;
 	g_queue_push_tail(&proxy->out, q);
 	if (w)
 		umms_ipc_writer_finish(w);
@@ -431,18 +442,28 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	struct proxy *proxy = proxy_from(base);
 	/*
 	 * The worker's sandbox allows the network or not for good, as its
-	 * first URI needed: a network URI after a file takes a fresh worker.
-	 * A file after a network URI stays in the worker that has the network
-	 * (a time-shift ring after its live source: the same engine goes on).
+	 * first URI needed: a network URI after a file takes a fresh worker,
+	 * and so does a file after a network URI (no network left to it: a
+	 * time-shift ring after its live source too), and a file after a file
+	 * where Landlock keeps a worker to the media it was given first.
 	 */
+	bool sandbox = proxy->config->engine.sandbox;
 	bool network = umms_ipc_uri_is_network(uri);
-	if (proxy->link && proxy->link_opened && network && !proxy->link_network &&
-			proxy->config->engine.sandbox)
+	bool landlock = sandbox && umms_proxy_landlock(); /* said once where not */
+	/* Opened first: a file that cannot be leaves the worker as it was. */
+	int media_fd = -1;
+	if (sandbox && !umms_proxy_media_fd(uri, true, &media_fd, error))
+		return false;
+	if (proxy->link && proxy->link_opened && sandbox &&
+			(network != proxy->link_network || (!network && landlock)))
 		drop_worker(proxy);
 	if (!proxy->link) {
 		struct umms_worker_process *process = umms_worker_process_take(proxy->config, error);
-		if (!process)
+		if (!process) {
+			if (media_fd >= 0)
+				close(media_fd);
 			return false;
+		}
 		proxy->link = umms_proxy_link_new(process);
 		proxy->link_opened = false;
 		umms_worker_process_attach(process, &handler, proxy);
@@ -465,6 +486,8 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_string(&w, uri);
+	if (media_fd >= 0)
+		umms_ipc_put_fd(&w, media_fd);
 	send_queued(proxy, UMMS_IPC_OPEN, &w);
 	return true;
 }
@@ -563,9 +586,15 @@ proxy_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **error
 	struct proxy *proxy = proxy_from(base);
 	if (uri && !umms_engines_select(uri, error))
 		return false;
+	/* A local file, opened here: a sandboxed worker reads the descriptor. */
+	int fd = -1;
+	if (proxy->config->engine.sandbox && !umms_proxy_media_fd(uri, false, &fd, error))
+		return false;
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_string(&w, uri);
+	if (fd >= 0)
+		umms_ipc_put_fd(&w, fd);
 	send_queued(proxy, UMMS_IPC_SET_SUBTITLE_URI, &w);
 	return true;
 }

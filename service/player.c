@@ -186,8 +186,12 @@ engine_settled(struct wl_listener *listener, void *data)
 
 	while ((request = g_queue_pop_head(&done)))
 		complete(request, error);
-	/* A caller answered early learns of the failure as everyone does. */
-	if (error && answered)
+	/*
+	 * A caller answered early learns of the failure as everyone does; but
+	 * an engine that was lost (its worker crashed or hung) reports it by
+	 * events.error right after, which sends Error: one is enough.
+	 */
+	if (error && answered && !umms_engine_error_is_lost(error))
 		wl_signal_emit_mutable(&player->events.error, (void *)error);
 	if (seeked && !error) {
 		int64_t position = umms_player_get_position(player);

@@ -8,7 +8,10 @@
  * the next URI it is given. No engine process is left behind.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <linux/landlock.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -322,6 +325,56 @@ test_process(struct umms_test *t, gconstpointer data)
 	assert_no_workers_left(t);
 }
 
+/*
+ * What a worker's source could open, as umms-fault://open says in the
+ * Error it ends with: "open PATH: opened" or the errno's sentence.
+ */
+static char *
+open_from_worker(struct umms_test *t, const char *path)
+{
+	g_autofree char *escaped = g_uri_escape_string(path, "/", FALSE);
+	g_autofree char *uri = g_strdup_printf("umms-fault://open?after=10&path=%s", escaped);
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct error_watch watch;
+	watch_errors(t, player, &watch);
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	for (int i = 0; i < 200 && !watch.name; i++)
+		umms_test_sleep(50);
+	g_assert_nonnull(watch.message);
+	g_test_message("%s", watch.message);
+	char *message = g_strdup(watch.message);
+	unwatch_errors(t, &watch);
+	return message;
+}
+
+/*
+ * Landlock: a sandboxed worker opens no file ummsd did not give it, however
+ * readable (a file beside the test's clips); with the sandbox off it can.
+ * Playing local files, subtitle files and the time-shift ring inside it is
+ * what the worker-sandbox, subtitles and timeshift tests check.
+ */
+static void
+test_landlock(struct umms_test *t, gconstpointer data)
+{
+	if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) <= 0) {
+		g_test_skip("this kernel has no Landlock");
+		return;
+	}
+	g_autofree char *secret = g_build_filename(umms_test_tmpdir(), "not-given.txt", NULL);
+	g_assert_true(g_file_set_contents(secret, "private", -1, NULL));
+	g_autofree char *sandboxed = open_from_worker(t, secret);
+	g_assert_nonnull(strstr(sandboxed, g_strerror(EACCES)));
+	/* A clip the player is not playing: not given either. */
+	g_autofree char *clip = open_from_worker(t, umms_test_clip("av.mkv"));
+	g_assert_nonnull(strstr(clip, g_strerror(EACCES)));
+
+	const char *const overrides[] = { "engine.sandbox=false", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *open = open_from_worker(t, secret);
+	g_assert_nonnull(strstr(open, "opened"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -330,5 +383,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/isolation/crash", test_crash);
 	UMMS_TEST_ADD("/isolation/hang", test_hang);
 	UMMS_TEST_ADD("/isolation/leak", test_leak);
+	UMMS_TEST_ADD("/isolation/landlock", test_landlock);
 	return g_test_run();
 }

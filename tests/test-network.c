@@ -3,6 +3,7 @@
  * download, buffering, a server that hangs up half-way) and a live MPEG-TS
  * stream over UDP, and one nobody sends.
  */
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <gst/gst.h>
@@ -272,6 +273,45 @@ test_live_nothing_arrives(struct umms_test *t, gconstpointer data)
 	umms_test_wait_property(t->bus, p, "State", g_variant_new_string("stopped"), 5000);
 }
 
+static void
+count_cb(GDBusConnection *bus, const char *sender, const char *path, const char *iface,
+	const char *signal, GVariant *params, gpointer data)
+{
+	(*(unsigned *)data)++;
+}
+
+static void
+test_live_silent_crash(struct umms_test *t, gconstpointer data)
+{
+	/*
+	 * Play answered early (reply-timeout) while the worker still works on
+	 * it, then the worker dies: the player sends Error once, not once for
+	 * the request and once for the loss.
+	 */
+	int port = umms_test_free_udp_port();
+	g_autofree char *p = umms_test_create_player(t->bus, NULL);
+	g_autofree char *uri = g_strdup_printf("udp://127.0.0.1:%d", port);
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	g_autofree char *state = umms_test_get_string(t->bus, p, "State");
+	g_assert_cmpstr(state, !=, "playing");
+
+	unsigned errors = 0;
+	guint id = g_dbus_connection_signal_subscribe(t->bus, NULL, UMMS_PLAYER, "Error", p,
+		NULL, G_DBUS_SIGNAL_FLAGS_NONE, count_cb, &errors, NULL);
+	pid_t pid = (pid_t)umms_test_stat(t->bus, p, "engine-pid");
+	g_assert_cmpint(pid, >, 0);
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	for (int i = 0; i < 100 && errors == 0; i++)
+		umms_test_sleep(50);
+	g_assert_cmpuint(errors, ==, 1);
+	/* A second would follow at once: give it time to. */
+	umms_test_sleep(1000);
+	g_assert_cmpuint(errors, ==, 1);
+	g_dbus_connection_signal_unsubscribe(t->bus, id);
+	umms_test_wait_property(t->bus, p, "State", g_variant_new_string("stopped"), 2000);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -281,6 +321,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/network/http-errors", test_http_errors);
 	UMMS_TEST_ADD("/network/live-udp", test_live_udp);
 	UMMS_TEST_ADD("/network/live-silent", test_live_silent);
+	UMMS_TEST_ADD("/network/live-silent-crash", test_live_silent_crash);
 	UMMS_TEST_ADD("/network/live-nothing-arrives", test_live_nothing_arrives);
 	return g_test_run();
 }

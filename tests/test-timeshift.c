@@ -274,6 +274,7 @@ live_player(struct umms_test *t, struct live *live, bool ctl)
 	guint watch = g_dbus_connection_signal_subscribe(t->bus, NULL,
 		"org.freedesktop.DBus.Properties", "PropertiesChanged", player, UMMS_PLAYER,
 		G_DBUS_SIGNAL_FLAGS_NONE, state_changed_cb, states, NULL);
+	guint64 live_worker = umms_test_stat(t->bus, player, "engine-pid");
 	if (ctl) {
 		int status;
 		g_autofree char *out = ummsctl(player, "timeshift", "on", &status);
@@ -287,6 +288,14 @@ live_player(struct umms_test *t, struct live *live, bool ctl)
 	g_test_message("playing from the ring %.1f s after asking; window %.1f to %.1f s",
 		took, s / 1e6, e / 1e6);
 	g_dbus_connection_signal_unsubscribe(t->bus, watch);
+	/*
+	 * The ring plays in a worker of its own (its first URI), without the
+	 * network the live source's worker has.
+	 */
+	guint64 ring_worker = umms_test_stat(t->bus, player, "engine-pid");
+	g_assert_cmpuint(live_worker, >, 0);
+	g_assert_cmpuint(ring_worker, >, 0);
+	g_assert_cmpuint(ring_worker, !=, live_worker);
 	g_test_message("State meanwhile: %s", states->str);
 	g_assert_null(strstr(states->str, "stopped"));
 	g_string_free(states, TRUE);

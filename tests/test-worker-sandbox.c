@@ -4,7 +4,8 @@
  * player's media says seccomp filtering (2) and no new privileges; its
  * descriptors are the IPC socket, the main loop's and GStreamer's own, the
  * media file and frame memory, nothing else; a file, an HTTP stream (the
- * network allowed for it only) and a subtitle file still play and present
+ * network allowed for it only: a fresh worker before and after it) and a
+ * subtitle file still play and present
  * frames; a VOC file, whose demuxer the allow-list ranks out, fails at once
  * with a named error; and [engine] sandbox = false leaves workers unfiltered.
  */
@@ -147,6 +148,23 @@ test_http(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(umms_test_stat(t->bus, p, "frames-presented"), >=, 5);
 	assert_sandboxed(pid);
 	umms_test_http_stop(&server);
+
+	/* Back to a file: a fresh worker again, without the network. */
+	g_autofree char *clip = umms_test_clip_uri("av.mkv");
+	umms_test_player_do(t->bus, p, "SetUri", g_variant_new("(s)", clip));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	pid_t back = 0;
+	for (int i = 0; i < 200; i++) {
+		back = (pid_t)umms_test_stat(t->bus, p, "engine-pid");
+		if (back != pid && back > 0 &&
+				umms_test_stat(t->bus, p, "frames-presented") >= 5)
+			break;
+		umms_test_sleep(50);
+	}
+	g_assert_cmpint(back, !=, pid);
+	g_assert_cmpuint(umms_test_stat(t->bus, p, "frames-presented"), >=, 5);
+	assert_sandboxed(back);
+	assert_fds(back, umms_test_clip("av.mkv"));
 }
 
 static void

@@ -74,13 +74,13 @@ enum umms_ipc_type {
 	/* ummsd → worker */
 	UMMS_IPC_INIT = 1,        /* u32 worker number, string configuration */
 	UMMS_IPC_PING,            /* (id) */
-	UMMS_IPC_OPEN,            /* string uri */
+	UMMS_IPC_OPEN,            /* string uri; fd: what a sandboxed worker may read */
 	UMMS_IPC_SET_STATE,       /* u32 enum umms_engine_state */
 	UMMS_IPC_SEEK,            /* i64 µs */
 	UMMS_IPC_SET_RATE,        /* f64 */
 	UMMS_IPC_STEP,            /* i32 */
 	UMMS_IPC_SELECT_TRACK,    /* u32 kind, i32 index */
-	UMMS_IPC_SET_SUBTITLE_URI, /* string or NULL */
+	UMMS_IPC_SET_SUBTITLE_URI, /* string or NULL; fd: the local file, opened */
 	UMMS_IPC_SET_VOLUME,      /* f64, u8 mute */
 	UMMS_IPC_SET_VIDEO_OUTPUT, /* u8 wanted, u32 n, n × u32 */
 	UMMS_IPC_SET_VIDEO_DMABUF, /* u8 any, u32 n, n × (u32, u64) */
@@ -234,7 +234,8 @@ bool umms_ipc_get_frame(struct umms_ipc_reader *r, int n_fds, struct umms_ipc_fr
  * Whether a worker opening @uri needs the network in its sandbox: anything
  * but file: (http, https, rtsp, udp, rtp, HLS and DASH manifests...), as
  * the engine's reply-timeout counts network sources. Both ends decide alike:
- * ummsd gives a network URI after a file a fresh worker.
+ * ummsd gives a network URI after a file (and a file after one) a fresh
+ * worker.
  */
 bool umms_ipc_uri_is_network(const char *uri);
 

@@ -3,6 +3,7 @@
  * and a seccomp allowlist, then element ranks.
  */
 #include "sandbox.h"
+#include "landlock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,8 +96,12 @@ close_fds(const struct umms_sandbox_policy *p, GError **error)
 {
 	if (p->n_keep > 4096)
 		return fail_errno(error, EINVAL, "too many descriptors to keep");
-	GArray *keep = g_array_sized_new(FALSE, FALSE, sizeof(int), (guint)p->n_keep + 8);
+	if (p->n_media > 16)
+		return fail_errno(error, EINVAL, "too many media descriptors");
+	GArray *keep = g_array_sized_new(FALSE, FALSE, sizeof(int), (guint)p->n_keep + 24);
 	g_array_append_vals(keep, p->keep_fds, (guint)p->n_keep);
+	if (p->n_media)
+		g_array_append_vals(keep, p->media_fds, (guint)p->n_media);
 	GMainContext *thread_default = g_main_context_get_thread_default();
 	if (!add_context_fds(g_main_context_default(), keep, error) ||
 			(thread_default && !add_context_fds(thread_default, keep, error))) {
@@ -396,6 +401,57 @@ out:
 	return ok;
 }
 
+const char *const umms_sandbox_read_paths[] = {
+	"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/var/cache/fontconfig",
+	"/proc/self", "/sys/devices/system/cpu", "/dev/null", "/dev/zero", "/dev/random",
+	"/dev/urandom", NULL,
+};
+
+/* The folders of GStreamer's plugins (loaded lazily, from anywhere). */
+static void
+add_plugin_folders(GPtrArray *paths)
+{
+	if (!gst_is_initialized())
+		return;
+	GList *plugins = gst_registry_get_plugin_list(gst_registry_get());
+	for (GList *l = plugins; l; l = l->next) {
+		const char *file = gst_plugin_get_filename(l->data);
+		if (!file)
+			continue;
+		char *folder = g_path_get_dirname(file);
+		bool seen = false;
+		for (guint i = 0; i < paths->len && !seen; i++)
+			seen = strcmp(paths->pdata[i], folder) == 0;
+		if (seen)
+			g_free(folder);
+		else
+			g_ptr_array_add(paths, folder);
+	}
+	gst_plugin_list_free(plugins);
+}
+
+static bool
+restrict_files(const struct umms_sandbox_policy *p, GError **error)
+{
+	GPtrArray *read = g_ptr_array_new_with_free_func(g_free);
+	for (const char *const *path = umms_sandbox_read_paths; *path; path++)
+		g_ptr_array_add(read, g_strdup(*path));
+	g_ptr_array_add(read, g_build_filename(g_get_user_cache_dir(), "fontconfig", NULL));
+	if (p->audio)
+		g_ptr_array_add(read, g_build_filename(g_get_user_config_dir(), "pulse", NULL));
+	if (p->devices) {
+		g_ptr_array_add(read, g_strdup("/sys"));
+		g_ptr_array_add(read, g_strdup("/run/udev"));
+	}
+	add_plugin_folders(read);
+	g_ptr_array_add(read, NULL);
+	const char *const devices[] = { "/dev", NULL };
+	bool ok = umms_landlock_restrict((const char *const *)read->pdata,
+		p->devices ? devices : NULL, p->media_fds, p->n_media, error);
+	g_ptr_array_unref(read);
+	return ok;
+}
+
 bool
 umms_sandbox_enter(const struct umms_sandbox_policy *p, GError **error)
 {
@@ -406,6 +462,8 @@ umms_sandbox_enter(const struct umms_sandbox_policy *p, GError **error)
 		return fail_errno(error, errno, "PR_SET_NO_NEW_PRIVS");
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return fail_errno(error, errno, "PR_SET_DUMPABLE");
+	if (p->landlock && !restrict_files(p, error))
+		return false;
 	return load_filter(p, error);
 }
 

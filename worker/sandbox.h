@@ -33,7 +33,11 @@
  *    so ummsd cannot inspect them (/proc/PID/stat and status stay
  *    readable), a debugger must attach as root, and no core dumps are
  *    written. The worker itself still reads its own /proc/self files.
- * 5. A seccomp filter (libseccomp), on every thread of the process
+ * 5. Landlock (policy.landlock, landlock.h), where the kernel has it: the
+ *    filesystem shrinks to what GStreamer reads and the media given as
+ *    descriptors. It restricts the calling thread only, so it is refused
+ *    (an error) in a process with more than one thread.
+ * 6. A seccomp filter (libseccomp), on every thread of the process
  *    (TSYNC). Anything not listed fails with EPERM: never a kill, so a
  *    denied call is an error GStreamer reports, not a crash.
  *
@@ -100,7 +104,8 @@
  * Syscalls of another ABI (i386 int 0x80, x32) fail with EPERM too.
  *
  * Not restricted (seccomp cannot see paths or memory):
- * - any path the user can read can be opened read-only, including other
+ * - without Landlock (kernels before 5.13, or with it disabled), any path
+ *   the user can read can be opened read-only, including other
  *   processes' /proc/PID files allowed to the same user. A process of the
  *   same user that stays dumpable (ummsd) can have its /proc/PID/mem read
  *   unless Yama's ptrace_scope is 1 or more: ummsd should be non-dumpable
@@ -161,7 +166,25 @@ struct umms_sandbox_policy {
 	/* Descriptors above 2 that stay open; every other one is closed. */
 	const int *keep_fds;
 	size_t n_keep;
+	/*
+	 * Landlock (landlock.h), where the kernel has it: after entering,
+	 * files open only for reading, and only under the system's folders
+	 * (umms_sandbox_read_paths), the folders of GStreamer's plugins, the
+	 * user's fontconfig cache and sound server settings, and through
+	 * @media_fds (kept open too): a file given, or a folder given and
+	 * what is below it. With devices, /dev read-write and /sys readable.
+	 */
+	bool landlock;
+	const int *media_fds;
+	size_t n_media;
 };
+
+/*
+ * The folders and files readable under Landlock besides plugins and
+ * media: libraries, /usr/share, /etc, this process's /proc entry, the CPU
+ * list in /sys, /dev/null and the random devices. NULL-terminated.
+ */
+extern const char *const umms_sandbox_read_paths[];
 
 /*
  * Enters the sandbox described above, for the whole process and for good.

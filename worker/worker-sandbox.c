@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "log.h"
+#include "landlock.h"
 #include "sandbox.h"
 
 void
@@ -62,7 +63,7 @@ any_device(const char *folder, const char *prefix)
 
 bool
 umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *uri,
-	GError **error)
+	int media_fd, GError **error)
 {
 	if (sb->error) {
 		*error = g_error_copy(sb->error);
@@ -80,7 +81,13 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *
 		.max_fds = 1024,
 		.keep_fds = keep,
 		.n_keep = G_N_ELEMENTS(keep),
+		.landlock = umms_landlock_abi() > 0,
+		.media_fds = &media_fd,
+		.n_media = media_fd >= 0 ? 1 : 0,
 	};
+	/* ummsd said it once already (umms_proxy_landlock). */
+	if (!policy.landlock)
+		umms_debug("worker: no Landlock: every readable file can be opened");
 	gint64 start = g_get_monotonic_time();
 	if (!umms_worker_sandbox_rank(sb, &local) || !umms_sandbox_enter(&policy, &local)) {
 		/* Part of it may be in force: this worker serves nothing more. */
@@ -91,8 +98,8 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *
 		return false;
 	}
 	sb->entered = true;
-	umms_debug("worker: sandboxed (network %d, audio %d, devices %d) in %.1f ms",
-		policy.network, policy.audio, policy.devices,
+	umms_debug("worker: sandboxed (network %d, audio %d, devices %d, Landlock %d) "
+		"in %.1f ms", policy.network, policy.audio, policy.devices, policy.landlock,
 		(double)(g_get_monotonic_time() - start) / 1000);
 	return true;
 }

@@ -328,7 +328,7 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 	return true;
 }
 
-static bool handle_request(struct umms_worker *worker, const struct umms_ipc_message *message,
+static bool handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 	struct umms_ipc_reader *r, bool *malformed, GError **error);
 
 /* The spare's settings, on the engine made inside the sandbox. */
@@ -351,7 +351,7 @@ replay_settings(struct umms_worker *worker)
 
 /* One request; false with @error when the engine refuses it. */
 static bool
-handle_request(struct umms_worker *worker, const struct umms_ipc_message *message,
+handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 	struct umms_ipc_reader *r, bool *malformed, GError **error)
 {
 	bool ok = true;
@@ -380,7 +380,10 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 		 */
 		if (worker->sandbox.enabled && !worker->sandbox.entered)
 			detach_engine(worker);
-		if (!umms_worker_sandbox_enter(&worker->sandbox, worker->sock, uri, error))
+		/* ummsd's descriptor of a local file: the only media left to open. */
+		int media_fd = message->n_fds == 1 ? message->fds[0] : -1;
+		if (!umms_worker_sandbox_enter(&worker->sandbox, worker->sock, uri, media_fd,
+				error))
 			return false;
 		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
 		if (!chosen || !attach_engine(worker, chosen, error))
@@ -437,8 +440,14 @@ handle_request(struct umms_worker *worker, const struct umms_ipc_message *messag
 	}
 	case UMMS_IPC_SET_SUBTITLE_URI: {
 		g_autofree char *uri = umms_ipc_get_string(r);
-		if (!umms_ipc_reader_done(r))
+		if (!umms_ipc_reader_done(r) || (message->n_fds > 0 && !uri))
 			break;
+		/* A local file comes opened: read from the descriptor, not the path. */
+		if (message->n_fds == 1 && impl->set_subtitle_file) {
+			int fd = message->fds[0];
+			message->fds[0] = -1;
+			return impl->set_subtitle_file(engine, uri, fd, error);
+		}
 		return impl->set_subtitle_uri(engine, uri, error);
 	}
 	case UMMS_IPC_SET_VOLUME: {
@@ -548,7 +557,10 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 		more = message.header.type != UMMS_IPC_PING && message.header.id == UMMS_IPC_MORE;
 		struct umms_ipc_reader r;
 		umms_ipc_reader_init(&r, message.payload, message.header.length);
-		bool malformed = message.n_fds > 0;
+		/* One descriptor with OPEN and SET_SUBTITLE_URI (a local file), none else. */
+		uint32_t type = message.header.type;
+		bool malformed = message.n_fds > 1 || (message.n_fds == 1 &&
+			type != UMMS_IPC_OPEN && type != UMMS_IPC_SET_SUBTITLE_URI);
 		bool ok = !malformed && handle_request(worker, &message, &r, &malformed, &error);
 		if (ok)
 			umms_worker_sandbox_keep(&worker->sandbox, &message);

@@ -1,6 +1,7 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include <math.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "gst-engine.h"
@@ -28,6 +29,8 @@ op_free(struct gst_op *op)
 		return;
 	if (op->type == GST_OP_OPEN || op->type == GST_OP_SUBTITLE)
 		g_free(op->uri);
+	if (op->type == GST_OP_SUBTITLE && op->fd >= 0)
+		close(op->fd);
 	g_free(op);
 }
 
@@ -376,7 +379,8 @@ run_subtitle(struct gst_engine *engine, struct gst_op *op, GError **error)
 		gst_engine_emit_info(engine);
 		return true;
 	}
-	engine->subtitles = gst_subtitles_create(engine, op->uri);
+	engine->subtitles = gst_subtitles_create(engine, op->uri, op->fd);
+	op->fd = -1;
 	wait_for(engine, GST_WAIT_SUBTITLES);
 	return true;
 }

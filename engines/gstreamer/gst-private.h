@@ -49,7 +49,10 @@ enum gst_op_type {
 struct gst_op {
 	enum gst_op_type type;
 	union {
-		char *uri;            /* OPEN, SUBTITLE (NULL removes) */
+		struct {
+			char *uri;    /* OPEN, SUBTITLE (NULL removes) */
+			int fd;       /* SUBTITLE: the file, opened (owned); -1 none */
+		};
 		GstState state;       /* STATE: READY, PAUSED or PLAYING */
 		int64_t position;     /* SEEK, µs */
 		double rate;          /* RATE */
@@ -337,7 +340,8 @@ void gst_engine_subtitles_loaded(struct gst_engine *engine, const GError *error)
  * reads) into timed cues; gst_engine_subtitles_loaded() is called from the
  * main loop when done.
  */
-struct gst_subtitles *gst_subtitles_create(struct gst_engine *engine, const char *uri);
+/* @fd: the file @uri names, opened (taken); -1 to open @uri. */
+struct gst_subtitles *gst_subtitles_create(struct gst_engine *engine, const char *uri, int fd);
 void gst_subtitles_destroy(struct gst_subtitles *subtitles);
 bool gst_subtitles_ready(const struct gst_subtitles *subtitles);
 const char *gst_subtitles_codec(const struct gst_subtitles *subtitles);

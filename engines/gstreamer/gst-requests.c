@@ -5,6 +5,7 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include <math.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "gst-engine.h"
@@ -23,11 +24,28 @@ engine_open(struct umms_engine *base, const char *uri, GError **error)
 	return true;
 }
 
+/*
+ * Whether there is media to change the state of: open, or an open queued
+ * before (a request made with the open in one go, as time-shift's move to
+ * its ring, reaches a fresh engine before the open has run).
+ */
+static bool
+has_media(struct gst_engine *engine)
+{
+	if (engine->uri || (engine->current && engine->current->type == GST_OP_OPEN))
+		return true;
+	for (GList *l = engine->ops.head; l; l = l->next) {
+		if (((struct gst_op *)l->data)->type == GST_OP_OPEN)
+			return true;
+	}
+	return false;
+}
+
 static bool
 engine_set_state(struct umms_engine *base, enum umms_engine_state state, GError **error)
 {
 	struct gst_engine *engine = gst_engine_from_base(base);
-	if (!engine->uri) {
+	if (!has_media(engine)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media is open");
 		return false;
 	}
@@ -109,6 +127,26 @@ engine_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **erro
 		return false;
 	struct gst_op *op = gst_op_new(GST_OP_SUBTITLE);
 	op->uri = g_strdup(uri);
+	op->fd = -1;
+	gst_engine_enqueue(engine, op);
+	return true;
+}
+
+static bool
+engine_set_subtitle_file(struct umms_engine *base, const char *uri, int fd, GError **error)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	if (!uri || fd < 0 || !gst_support_probe_uri(uri, error)) {
+		if (fd >= 0)
+			close(fd);
+		if (error && !*error)
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+				"a subtitle file needs its URI and descriptor");
+		return false;
+	}
+	struct gst_op *op = gst_op_new(GST_OP_SUBTITLE);
+	op->uri = g_strdup(uri);
+	op->fd = fd;
 	gst_engine_enqueue(engine, op);
 	return true;
 }
@@ -229,6 +267,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.step = engine_step,
 	.select_track = engine_select_track,
 	.set_subtitle_uri = engine_set_subtitle_uri,
+	.set_subtitle_file = engine_set_subtitle_file,
 	.set_subtitle_delay = engine_set_subtitle_delay,
 	.set_volume = engine_set_volume,
 	.set_video_output = engine_set_video_output,

@@ -6,7 +6,8 @@
  * others, while playback goes on.
  *
  * Two steps, off the main loop: a small pipeline (the URI's source →
- * appsink) reads the bytes (UMMS_CUES_MAX_FILE at most); then what they
+ * appsink) reads the bytes (UMMS_CUES_MAX_FILE at most; a file given
+ * opened, in a sandboxed worker, is read at once); then what they
  * are is decided: GStreamer's typefinding first, the file's extension where
  * the content cannot tell (subparse's typefinder needs 129 bytes, so an SRT
  * file of one short cue was refused). SSA/ASS scripts go to libass whole,
@@ -16,7 +17,9 @@
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <gst/app/app.h>
 #include <gst/base/base.h>
 #include <gst/pbutils/pbutils.h>
@@ -363,8 +366,41 @@ failed_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/* The bytes of a file given as @fd: as bytes_cb collects them from a source. */
+static void
+read_fd(struct gst_subtitles *subtitles, int fd)
+{
+	guint8 chunk[64 * 1024];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (subtitles->bytes->len + (size_t)n > UMMS_CUES_MAX_FILE) {
+			subtitles->too_big = true;
+			break;
+		}
+		g_byte_array_append(subtitles->bytes, chunk, (guint)n);
+	}
+}
+
+static gboolean
+fd_read_cb(gpointer data)
+{
+	struct gst_subtitles *subtitles = data;
+	umms_source_forget(&subtitles->timeout);
+	if (subtitles->too_big)
+		finish_loading(subtitles, g_error_new(UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"subtitles %s: larger than %d MiB", subtitles->uri,
+			UMMS_CUES_MAX_FILE >> 20));
+	else
+		read_done(subtitles);
+	return G_SOURCE_REMOVE;
+}
+
 struct gst_subtitles *
-gst_subtitles_create(struct gst_engine *engine, const char *uri)
+gst_subtitles_create(struct gst_engine *engine, const char *uri, int fd)
 {
 	struct gst_subtitles *subtitles = g_new0(struct gst_subtitles, 1);
 	subtitles->engine = engine;
@@ -373,6 +409,13 @@ gst_subtitles_create(struct gst_engine *engine, const char *uri)
 	g_mutex_init(&subtitles->lock);
 	subtitles->language = language_from_name(uri);
 
+	if (fd >= 0) {
+		/* Given opened (a sandboxed worker): read here, at most the limit. */
+		read_fd(subtitles, fd);
+		close(fd);
+		subtitles->timeout = umms_source_timeout(0, fd_read_cb, subtitles);
+		return subtitles;
+	}
 	GstElement *source = gst_element_make_from_uri(GST_URI_SRC, uri, NULL, NULL);
 	if (!source) {
 		/* Reported from the main loop, as every completion is. */

@@ -216,6 +216,12 @@ gst_support_probe_uri(const char *uri, GError **error)
 		}
 		return true;
 	}
+	/* fd://N would read a descriptor of the service's own. */
+	if (g_ascii_strcasecmp(scheme, "fd") == 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"fd: URIs are not played: give a file's path or URI");
+		return false;
+	}
 	if (!gst_uri_protocol_is_supported(GST_URI_SRC, scheme)) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			"no source for URI scheme \"%s\" is installed", scheme);

@@ -9,21 +9,29 @@
  *                       context) for good, as a wedged demuxer callback would
  *   umms-fault://leak   from then on keeps 16 MB more of touched memory per
  *                       frame, without bound
+ *   umms-fault://open?path=P  tries to open P (an absolute path) for
+ *                       reading and fails playback with an error that says
+ *                       what came of it: "open P: opened" or "open P:
+ *                       <strerror>" (what a sandboxed worker may read)
  *
  * It exists to be played in an engine worker process; played inside the
  * test's own process it would take the test down, as it should.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 #include <gst/gst.h>
 
 #define PACKAGE "umms-tests"
 
-enum fault { FAULT_CRASH, FAULT_HANG, FAULT_LEAK };
+enum fault { FAULT_CRASH, FAULT_HANG, FAULT_LEAK, FAULT_OPEN };
 
 typedef struct {
 	GstBin parent;
 	char *uri;
+	char *path;             /* FAULT_OPEN */
 	enum fault fault;
 	guint after;
 	guint frames;
@@ -59,6 +67,17 @@ frame_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	if (n < self->after)
 		return GST_PAD_PROBE_OK;
 	switch (self->fault) {
+	case FAULT_OPEN: {
+		if (n != self->after)
+			break;
+		int fd = open(self->path, O_RDONLY | O_CLOEXEC);
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
+			("open %s: %s", self->path, fd >= 0 ? "opened" : g_strerror(err)), (NULL));
+		return GST_PAD_PROBE_DROP;
+	}
 	case FAULT_CRASH:
 		signal(SIGSEGV, SIG_DFL);
 		raise(SIGSEGV);
@@ -106,6 +125,7 @@ static void
 finalize(GObject *object)
 {
 	g_free(((UmmsTestFaultSrc *)object)->uri);
+	g_free(((UmmsTestFaultSrc *)object)->path);
 	G_OBJECT_CLASS(umms_test_fault_src_parent_class)->finalize(object);
 }
 
@@ -153,12 +173,24 @@ uri_set_uri(GstURIHandler *handler, const gchar *uri, GError **error)
 		self->fault = FAULT_HANG;
 	else if (g_strcmp0(host, "leak") == 0)
 		self->fault = FAULT_LEAK;
+	else if (g_strcmp0(host, "open") == 0)
+		self->fault = FAULT_OPEN;
 	else
 		ok = FALSE;
 	const char *query = g_uri_get_query(parsed);
-	if (query && g_str_has_prefix(query, "after="))
-		self->after = MAX(1, (guint)g_ascii_strtoull(query + 6, NULL, 10));
+	GHashTable *params = query ? g_uri_parse_params(query, -1, "&", G_URI_PARAMS_NONE,
+		NULL) : NULL;
+	const char *after = params ? g_hash_table_lookup(params, "after") : NULL;
+	if (after)
+		self->after = MAX(1, (guint)g_ascii_strtoull(after, NULL, 10));
+	const char *path = params ? g_hash_table_lookup(params, "path") : NULL;
+	g_free(self->path);
+	self->path = g_strdup(path);
+	if (params)
+		g_hash_table_unref(params);
 	g_uri_unref(parsed);
+	if (ok && self->fault == FAULT_OPEN && (!self->path || self->path[0] != '/'))
+		ok = FALSE;
 	if (!ok) {
 		g_set_error(error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI, "no such fault: %s", uri);
 		return FALSE;

@@ -35,12 +35,12 @@ void umms_worker_sandbox_finish(struct umms_worker_sandbox *sb);
 /* Sets the ranks once (before entering, from the warm-up or at OPEN). */
 bool umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error);
 /*
- * Enters for @uri keeping @sock; on failure sb->error is set for good:
+ * Enters for @uri keeping @sock and @file (a recording's, or -1); on failure sb->error is set for good:
  * "the engine's sandbox could not be set up: ...". True when disabled or
  * already in.
  */
-bool umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *uri,
-	GError **error);
+bool umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
+	const char *uri, GError **error);
 /* Keeps a copy of @message if it is a setting taken before entering. */
 void umms_worker_sandbox_keep(struct umms_worker_sandbox *sb,
 	const struct umms_ipc_message *message);

@@ -65,6 +65,12 @@ umms_supervisor_enabled(void)
 	return sup.enabled;
 }
 
+const struct umms_config *
+umms_supervisor_config(void)
+{
+	return sup.config;
+}
+
 struct umms_worker_process *
 umms_worker_process_ref(struct umms_worker_process *process)
 {

@@ -36,6 +36,8 @@ bool umms_supervisor_init(const struct umms_config *config);
 /* Kills and reaps every worker left (the spare included). */
 void umms_supervisor_finish(void);
 bool umms_supervisor_enabled(void);
+/* The configuration given to umms_supervisor_init() (NULL before). */
+const struct umms_config *umms_supervisor_config(void);
 /*
  * Starts a new spare if none is kept, a second later at low priority:
  * called when the request that took the last one has been served.

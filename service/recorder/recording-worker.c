@@ -1,0 +1,192 @@
+/*
+ * A recording in an engine worker (recording-worker.h): the file opened
+ * here, RECORD with its fd, EOS or ERROR back; pings and the memory limit
+ * watched as for players (engine-proxy.c), through engine-supervisor.h.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "engine-supervisor.h"
+#include "error.h"
+#include "ipc.h"
+#include "log.h"
+#include "recording-worker.h"
+#include "source.h"
+
+struct recording_worker {
+	struct umms_worker_process *process;
+	GSource *watchdog;
+	uint32_t ping_id;
+	int64_t ping_sent;         /* µs, 0: none out */
+	const struct recording_worker_handler *handler;
+	void *data;
+};
+
+/* The worker's work is over: it goes, and the handler hears once. */
+static void
+end(struct recording_worker *w, int code, const char *error)
+{
+	const struct recording_worker_handler *handler = w->handler;
+	umms_recording_worker_abandon(w);
+	if (handler)
+		handler->ended(w->data, code, error);
+}
+
+static void
+handle_message(void *data, struct umms_ipc_message *message)
+{
+	struct recording_worker *w = data;
+	struct umms_ipc_reader r;
+	umms_ipc_reader_init(&r, message->payload, message->header.length);
+	struct umms_ipc_status status;
+	switch (message->header.type) {
+	case UMMS_IPC_READY:
+		return;
+	case UMMS_IPC_PONG:
+		if (message->header.id == w->ping_id)
+			w->ping_sent = 0;
+		return;
+	case UMMS_IPC_EOS:
+		if (!umms_ipc_get_status(&r, &status) || !umms_ipc_reader_done(&r))
+			break;
+		end(w, 0, NULL);
+		return;
+	case UMMS_IPC_ERROR:
+	case UMMS_IPC_REFUSED: {
+		if (!umms_ipc_get_status(&r, &status))
+			break;
+		g_autoptr(GError) error = umms_ipc_get_error(&r);
+		if (!error || !umms_ipc_reader_done(&r))
+			break;
+		end(w, 0, error->message);
+		return;
+	}
+	default:
+		break;
+	}
+	umms_worker_process_kill(w->process, UMMS_ERROR_ENGINE_CRASHED,
+		"sent a message a recording does not expect and was stopped");
+}
+
+static void
+handle_died(void *data, int code, const char *why)
+{
+	struct recording_worker *w = data;
+	g_autofree char *error = g_strdup_printf("%s: the recording's engine worker %s; "
+		"what it wrote is kept", umms_error_dbus_name(code), why);
+	end(w, code, error);
+}
+
+static const struct umms_worker_handler handler = {
+	.message = handle_message,
+	.died = handle_died,
+};
+
+static gboolean
+watchdog_cb(gpointer data)
+{
+	struct recording_worker *w = data;
+	const struct umms_config *config = umms_supervisor_config();
+	int64_t now = g_get_monotonic_time();
+	if (w->ping_sent && now - w->ping_sent > (int64_t)config->engine.hang_timeout * 1000) {
+		g_autofree char *why = g_strdup_printf("stopped answering for %u ms "
+			"([engine] hang-timeout) and was stopped", config->engine.hang_timeout);
+		umms_worker_process_kill(w->process, UMMS_ERROR_ENGINE_HUNG, why);
+		return G_SOURCE_CONTINUE;
+	}
+	uint64_t max = (uint64_t)config->engine.worker_memory_max << 20;
+	uint64_t rss = max ? umms_worker_process_rss(w->process) : 0;
+	if (max && rss > max) {
+		g_autofree char *why = g_strdup_printf("used %" G_GUINT64_FORMAT " MB of memory, "
+			"over its limit of %u MB ([engine] worker-memory-max), and was stopped",
+			rss >> 20, config->engine.worker_memory_max);
+		umms_worker_process_kill(w->process, UMMS_ERROR_ENGINE_CRASHED, why);
+		return G_SOURCE_CONTINUE;
+	}
+	if (umms_worker_process_ready(w->process) && !w->ping_sent) {
+		w->ping_sent = now;
+		umms_worker_process_send(w->process, UMMS_IPC_PING, ++w->ping_id, NULL);
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+struct recording_worker *
+umms_recording_worker_start(const char *uri, const char *path, const char *mux,
+	const struct recording_worker_handler *h, void *data, GError **error)
+{
+	const struct umms_config *config = umms_supervisor_config();
+	/* Created here: the worker's sandbox lets it create nothing. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED, "cannot write %s: %s",
+			path, g_strerror(errno));
+		return NULL;
+	}
+	struct umms_worker_process *process = umms_worker_process_take(config, error);
+	if (!process) {
+		close(fd);
+		return NULL;
+	}
+	struct recording_worker *w = g_new0(struct recording_worker, 1);
+	w->process = process;
+	w->handler = h;
+	w->data = data;
+	umms_worker_process_attach(process, &handler, w);
+	struct umms_ipc_writer writer;
+	umms_ipc_writer_init(&writer);
+	umms_ipc_put_string(&writer, uri);
+	umms_ipc_put_string(&writer, mux);
+	umms_ipc_put_fd(&writer, fd);
+	bool sent = umms_worker_process_send(process, UMMS_IPC_RECORD, 0, &writer);
+	umms_ipc_writer_finish(&writer);
+	close(fd);
+	/* The spare, if it was taken, comes back once this one is on its way. */
+	umms_supervisor_refill();
+	if (!sent) {
+		/* Killed as it is: its death comes as ended() later, like any other. */
+		umms_debug("recording: the worker took no request");
+	}
+	unsigned period = MIN(config->engine.hang_timeout / 4, 500u);
+	w->watchdog = umms_source_timeout(MAX(period, 50u), watchdog_cb, w);
+	umms_debug("recording: %s in engine worker %u (pid %d)", uri,
+		umms_worker_process_number(process), (int)umms_worker_process_pid(process));
+	return w;
+}
+
+void
+umms_recording_worker_stop(struct recording_worker *w)
+{
+	if (w->process)
+		umms_worker_process_send(w->process, UMMS_IPC_RECORD_STOP, 0, NULL);
+}
+
+void
+umms_recording_worker_abandon(struct recording_worker *w)
+{
+	umms_source_clear(&w->watchdog);
+	w->handler = NULL;
+	if (!w->process)
+		return;
+	struct umms_worker_process *process = w->process;
+	w->process = NULL;
+	umms_worker_process_release(process);
+}
+
+void
+umms_recording_worker_free(struct recording_worker *w)
+{
+	if (!w)
+		return;
+	umms_recording_worker_abandon(w);
+	g_free(w);
+}
+
+pid_t
+umms_recording_worker_pid(const struct recording_worker *w)
+{
+	return w && w->process && umms_worker_process_alive(w->process) ?
+		umms_worker_process_pid(w->process) : 0;
+}

@@ -10,6 +10,9 @@
  *   umms-fault://leak   from then on keeps 16 MB more of touched memory per
  *                       frame, without bound
  *
+ * "&live" after the count makes it a live source, in real time even where
+ * nothing syncs to the clock (a recording's muxer and file).
+ *
  * It exists to be played in an engine worker process; played inside the
  * test's own process it would take the test down, as it should.
  */
@@ -28,6 +31,7 @@ typedef struct {
 	guint after;
 	guint frames;
 	GstPad *ghost;
+	GstElement *source;
 } UmmsTestFaultSrc;
 
 typedef struct {
@@ -92,6 +96,7 @@ umms_test_fault_src_init(UmmsTestFaultSrc *self)
 		"video/x-raw,format=I420,width=320,height=240,framerate=25/1");
 	g_object_set(filter, "caps", caps, NULL);
 	gst_caps_unref(caps);
+	self->source = source;
 	gst_bin_add_many(GST_BIN(self), source, filter, NULL);
 	gst_element_link(source, filter);
 	GstPad *pad = gst_element_get_static_pad(filter, "src");
@@ -158,6 +163,7 @@ uri_set_uri(GstURIHandler *handler, const gchar *uri, GError **error)
 	const char *query = g_uri_get_query(parsed);
 	if (query && g_str_has_prefix(query, "after="))
 		self->after = MAX(1, (guint)g_ascii_strtoull(query + 6, NULL, 10));
+	g_object_set(self->source, "is-live", query && strstr(query, "live") != NULL, NULL);
 	g_uri_unref(parsed);
 	if (!ok) {
 		g_set_error(error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI, "no such fault: %s", uri);

@@ -386,9 +386,13 @@ test_killed(struct umms_test *t, gconstpointer data)
 		g_variant_get_child(parts, 0, "&s", &first);
 		g_variant_get_child(parts, 1, "&s", &second);
 		g_assert_true(g_str_has_suffix(second, i ? ".part2.ts" : ".part2.mkv"));
-		/* About 4 s before the kill (the last second or so may be lost), the rest after. */
+		/*
+		 * About 4 s before the kill (the last second or so may be lost), the
+		 * rest after, less what a new engine worker takes to start (no spare
+		 * is ready yet when ummsd resumes its jobs at start-up).
+		 */
 		assert_plays(t, first, 3.5, i ? "mpegts" : "matroska");
-		assert_plays(t, second, 4, i ? "mpegts" : "matroska");
+		assert_plays_within(t, second, 2.5, 5, i ? "mpegts" : "matroska");
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
 		live_stop(&live[i]);

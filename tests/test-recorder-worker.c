@@ -8,6 +8,7 @@
  * a player and another recording go on. A recording with a window
  * (ScheduleRecording, or a duration) goes on into a new part for the rest
  * of it; a stream that kills every worker fails after a few new parts.
+ * The worker is sandboxed as a player's is (seccomp, no new privileges).
  * Sources: the tests' live H.264 MPEG-TS over UDP (sources.h) and
  * umms-fault:// (fault-plugin/).
  */
@@ -58,6 +59,22 @@ rec_part(struct umms_test *t, const char *path, guint n)
 	g_autoptr(GVariant) v = umms_test_get(t->bus, path, RECORDING1, "Parts");
 	g_autoptr(GVariant) part = g_variant_get_child_value(v, n);
 	return g_variant_dup_string(part, NULL);
+}
+
+/* A field of /proc/@pid/status ("Seccomp"), as text; caller frees. */
+static char *
+status_field(pid_t pid, const char *field)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/status", (int)pid);
+	g_autofree char *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	g_autofree char *key = g_strdup_printf("\n%s:", field);
+	const char *at = strstr(text, key);
+	g_assert_nonnull(at);
+	at += strlen(key);
+	while (*at == ' ' || *at == '\t')
+		at++;
+	return g_strndup(at, strcspn(at, "\n"));
 }
 
 static void
@@ -195,6 +212,11 @@ test_killed(struct umms_test *t, gconstpointer data)
 	pid_t pid = wait_writing(t, victim, 1);
 	wait_writing(t, other, 1);
 	g_assert_cmpint(rec_pid(t, other), !=, pid);
+	/* Sandboxed as a player's worker: seccomp filtering, no new privileges. */
+	g_autofree char *seccomp = status_field(pid, "Seccomp");
+	g_assert_cmpstr(seccomp, ==, "2");
+	g_autofree char *nnp = status_field(pid, "NoNewPrivs");
+	g_assert_cmpstr(nnp, ==, "1");
 	umms_test_sleep(2500);
 	guint64 before = rec_bytes(t, victim);
 	int64_t position = umms_test_get_int64(t->bus, player, "Position");

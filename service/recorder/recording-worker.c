@@ -19,8 +19,7 @@
 struct recording_worker {
 	struct umms_worker_process *process;
 	GSource *watchdog;
-	uint32_t ping_id;
-	int64_t ping_sent;         /* µs, 0: none out */
+	struct umms_worker_watch watch;
 	const struct recording_worker_handler *handler;
 	void *data;
 };
@@ -42,12 +41,15 @@ handle_message(void *data, struct umms_ipc_message *message)
 	struct umms_ipc_reader r;
 	umms_ipc_reader_init(&r, message->payload, message->header.length);
 	struct umms_ipc_status status;
+	if (message->n_fds > 0)
+		goto malformed;
 	switch (message->header.type) {
 	case UMMS_IPC_READY:
 		return;
 	case UMMS_IPC_PONG:
-		if (message->header.id == w->ping_id)
-			w->ping_sent = 0;
+		if (!umms_ipc_reader_done(&r))
+			break;
+		umms_worker_watch_pong(&w->watch, message->header.id);
 		return;
 	case UMMS_IPC_EOS:
 		if (!umms_ipc_get_status(&r, &status) || !umms_ipc_reader_done(&r))
@@ -67,6 +69,7 @@ handle_message(void *data, struct umms_ipc_message *message)
 	default:
 		break;
 	}
+malformed:
 	umms_worker_process_kill(w->process, UMMS_ERROR_ENGINE_CRASHED,
 		"sent a message a recording does not expect and was stopped");
 }
@@ -89,27 +92,7 @@ static gboolean
 watchdog_cb(gpointer data)
 {
 	struct recording_worker *w = data;
-	const struct umms_config *config = umms_supervisor_config();
-	int64_t now = g_get_monotonic_time();
-	if (w->ping_sent && now - w->ping_sent > (int64_t)config->engine.hang_timeout * 1000) {
-		g_autofree char *why = g_strdup_printf("stopped answering for %u ms "
-			"([engine] hang-timeout) and was stopped", config->engine.hang_timeout);
-		umms_worker_process_kill(w->process, UMMS_ERROR_ENGINE_HUNG, why);
-		return G_SOURCE_CONTINUE;
-	}
-	uint64_t max = (uint64_t)config->engine.worker_memory_max << 20;
-	uint64_t rss = max ? umms_worker_process_rss(w->process) : 0;
-	if (max && rss > max) {
-		g_autofree char *why = g_strdup_printf("used %" G_GUINT64_FORMAT " MB of memory, "
-			"over its limit of %u MB ([engine] worker-memory-max), and was stopped",
-			rss >> 20, config->engine.worker_memory_max);
-		umms_worker_process_kill(w->process, UMMS_ERROR_ENGINE_CRASHED, why);
-		return G_SOURCE_CONTINUE;
-	}
-	if (umms_worker_process_ready(w->process) && !w->ping_sent) {
-		w->ping_sent = now;
-		umms_worker_process_send(w->process, UMMS_IPC_PING, ++w->ping_id, NULL);
-	}
+	umms_worker_watch_check(&w->watch, w->process, umms_supervisor_config());
 	return G_SOURCE_CONTINUE;
 }
 
@@ -149,8 +132,7 @@ umms_recording_worker_start(const char *uri, const char *path, const char *mux,
 		/* Killed as it is: its death comes as ended() later, like any other. */
 		umms_debug("recording: the worker took no request");
 	}
-	unsigned period = MIN(config->engine.hang_timeout / 4, 500u);
-	w->watchdog = umms_source_timeout(MAX(period, 50u), watchdog_cb, w);
+	w->watchdog = umms_source_timeout(umms_worker_watch_period(config), watchdog_cb, w);
 	umms_debug("recording: %s in engine worker %u (pid %d)", uri,
 		umms_worker_process_number(process), (int)umms_worker_process_pid(process));
 	return w;

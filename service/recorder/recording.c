@@ -113,6 +113,19 @@ send_eos(struct recording *r)
 		umms_recording_worker_stop(r->worker);
 }
 
+/*
+ * A source that ignores EOS (some live ones), or a stream that never got
+ * as far as the muxer (no data yet): stopped anyway, the file as it is.
+ */
+static gboolean
+grace_cb(gpointer data)
+{
+	struct recording *r = data;
+	umms_source_forget(&r->cancel_timer);
+	finish(r, r->cancelling ? UMMS_RECORDING_CANCELLED : UMMS_RECORDING_COMPLETED, 0, NULL);
+	return G_SOURCE_REMOVE;
+}
+
 /* The duration asked for has passed: the file is ended properly. */
 static gboolean
 stop_cb(gpointer data)
@@ -121,16 +134,7 @@ stop_cb(gpointer data)
 	umms_source_forget(&r->stop_timer);
 	umms_debug("recording %u: the duration asked for has passed", r->base.id);
 	send_eos(r);
-	return G_SOURCE_REMOVE;
-}
-
-/* A source that ignores EOS (some live ones): stopped anyway, the file as it is. */
-static gboolean
-cancel_timeout_cb(gpointer data)
-{
-	struct recording *r = data;
-	umms_source_forget(&r->cancel_timer);
-	finish(r, UMMS_RECORDING_CANCELLED, 0, NULL);
+	r->cancel_timer = umms_source_timeout(CANCEL_GRACE_MS, grace_cb, r);
 	return G_SOURCE_REMOVE;
 }
 
@@ -142,8 +146,9 @@ umms_recording_cancel(struct umms_recording *base)
 		return;
 	r->cancelling = true;
 	umms_source_clear(&r->stop_timer);
+	umms_source_clear(&r->cancel_timer);
 	send_eos(r);
-	r->cancel_timer = umms_source_timeout(CANCEL_GRACE_MS, cancel_timeout_cb, r);
+	r->cancel_timer = umms_source_timeout(CANCEL_GRACE_MS, grace_cb, r);
 }
 
 pid_t

@@ -91,8 +91,10 @@ enum umms_ipc_type {
 	/*
 	 * A recording instead of a player (first request, instead of OPEN):
 	 * string uri, string muxer ("matroskamux" or "mpegtsmux"), and one fd:
-	 * the file ummsd opened for writing. The worker answers EOS once the
-	 * file is complete, ERROR if it fails; nothing else but PING follows.
+	 * the file ummsd opened for writing. The worker answers SETTLED once
+	 * its pipeline started (REFUSED if it cannot), then EOS once the file
+	 * is complete or ERROR if it fails; nothing else but PING and
+	 * RECORD_STOP follows.
 	 */
 	UMMS_IPC_RECORD,
 	UMMS_IPC_RECORD_STOP,     /* (nothing): end the stream, close the file properly */

@@ -357,8 +357,13 @@ handle_record(struct umms_worker *worker, const struct umms_ipc_message *message
 		umms_source_clear(&worker->warm_source);
 		detach_engine(worker);
 	}
-	return umms_worker_record_handle(&worker->record, &worker->sandbox, worker->sock, message,
-		r, malformed, error);
+	if (!umms_worker_record_handle(&worker->record, &worker->sandbox, worker->sock, message,
+			r, malformed, error))
+		return false;
+	/* Started: from now on ummsd pings it (the start may take long: emulation). */
+	if (message->header.type == UMMS_IPC_RECORD)
+		send_event(worker, UMMS_IPC_SETTLED, NULL, true);
+	return true;
 }
 
 /* The spare's settings, on the engine made inside the sandbox. */

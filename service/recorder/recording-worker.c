@@ -20,6 +20,8 @@ struct recording_worker {
 	struct umms_worker_process *process;
 	GSource *watchdog;
 	struct umms_worker_watch watch;
+	bool started;              /* SETTLED: its pipeline runs */
+	int64_t since;             /* µs, monotonic: RECORD sent */
 	const struct recording_worker_handler *handler;
 	void *data;
 };
@@ -51,6 +53,13 @@ handle_message(void *data, struct umms_ipc_message *message)
 			break;
 		umms_worker_watch_pong(&w->watch, message->header.id);
 		return;
+	case UMMS_IPC_SETTLED: {
+		if (!umms_ipc_get_status(&r, &status) || umms_ipc_get_u8(&r) != 0 ||
+				!umms_ipc_reader_done(&r) || w->started)
+			break;
+		w->started = true;
+		return;
+	}
 	case UMMS_IPC_EOS:
 		if (!umms_ipc_get_status(&r, &status) || !umms_ipc_reader_done(&r))
 			break;
@@ -92,7 +101,18 @@ static gboolean
 watchdog_cb(gpointer data)
 {
 	struct recording_worker *w = data;
-	umms_worker_watch_check(&w->watch, w->process, umms_supervisor_config());
+	const struct umms_config *config = umms_supervisor_config();
+	if (w->started) {
+		umms_worker_watch_check(&w->watch, w->process, config);
+		return G_SOURCE_CONTINUE;
+	}
+	/* Starting (the process, GStreamer, the sandbox): a request's time, as OPEN has. */
+	int64_t deadline = (int64_t)config->engine.answer_timeout + config->engine.hang_timeout;
+	if (g_get_monotonic_time() - w->since > deadline * 1000) {
+		g_autofree char *why = g_strdup_printf("did not start recording within %"
+			G_GINT64_FORMAT " ms and was stopped", deadline);
+		umms_worker_process_kill(w->process, UMMS_ERROR_ENGINE_HUNG, why);
+	}
 	return G_SOURCE_CONTINUE;
 }
 
@@ -117,6 +137,7 @@ umms_recording_worker_start(const char *uri, const char *path, const char *mux,
 	w->process = process;
 	w->handler = h;
 	w->data = data;
+	w->since = g_get_monotonic_time();
 	umms_worker_process_attach(process, &handler, w);
 	struct umms_ipc_writer writer;
 	umms_ipc_writer_init(&writer);

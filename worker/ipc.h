@@ -92,7 +92,8 @@ enum umms_ipc_type {
 	 * A recording instead of a player (first request, instead of OPEN):
 	 * string uri, string muxer ("matroskamux" or "mpegtsmux"), and one fd:
 	 * the file ummsd opened for writing. The worker answers SETTLED once
-	 * its pipeline started (REFUSED if it cannot), then EOS once the file
+	 * its pipeline started (REFUSED if it cannot), one STATUS when the
+	 * first data reached the file (the duration counts from there), EOS once the file
 	 * is complete or ERROR if it fails; nothing else but PING and
 	 * RECORD_STOP follows.
 	 */

@@ -13,11 +13,11 @@
 #include "worker-record.h"
 
 void
-umms_worker_record_init(struct umms_worker_record *wr,
+umms_worker_record_init(struct umms_worker_record *wr, void (*flowing)(void *data),
 	void (*ended)(void *data, const char *error), void *data)
 {
-	*wr = (struct umms_worker_record){ .fd = -1, .handler = { .ended = ended },
-		.data = data };
+	*wr = (struct umms_worker_record){ .fd = -1,
+		.handler = { .flowing = flowing, .ended = ended }, .data = data };
 }
 
 void

@@ -22,8 +22,11 @@ struct umms_worker_record {
 	void *data;
 };
 
-/* @ended: the file is complete (@error NULL) or the pipeline failed. */
-void umms_worker_record_init(struct umms_worker_record *wr,
+/*
+ * @flowing: the first data reached the file; @ended: the file is complete
+ * (@error NULL) or the pipeline failed.
+ */
+void umms_worker_record_init(struct umms_worker_record *wr, void (*flowing)(void *data),
 	void (*ended)(void *data, const char *error), void *data);
 void umms_worker_record_finish(struct umms_worker_record *wr);
 /*

@@ -342,6 +342,12 @@ record_ended(void *data, const char *message)
 	send_event(worker, message ? UMMS_IPC_ERROR : UMMS_IPC_EOS, error, false);
 }
 
+static void
+record_flowing(void *data)
+{
+	send_event(data, UMMS_IPC_STATUS, NULL, false);
+}
+
 /* A recording's worker (worker-record.h): RECORD, RECORD_STOP and PING only. */
 static bool
 handle_record(struct umms_worker *worker, const struct umms_ipc_message *message,
@@ -717,7 +723,7 @@ umms_worker_create(int sock, GError **error)
 	worker->sock = sock;
 	worker->rate = 1.0;
 	worker->expect_target = worker->expect_away_from = -1;
-	umms_worker_record_init(&worker->record, record_ended, worker);
+	umms_worker_record_init(&worker->record, record_flowing, record_ended, worker);
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);

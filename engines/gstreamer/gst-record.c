@@ -63,6 +63,11 @@ bus_cb(GstBus *bus, GstMessage *message, gpointer data)
 	case GST_MESSAGE_EOS:
 		end(r, NULL);
 		break;
+	case GST_MESSAGE_APPLICATION:
+		if (!r->ended && r->handler->flowing &&
+				gst_message_has_name(message, "umms-record-flowing"))
+			r->handler->flowing(r->data);
+		break;
 	case GST_MESSAGE_ERROR: {
 		g_autoptr(GError) error = NULL;
 		g_autofree char *debug = NULL;
@@ -151,6 +156,16 @@ link_stream(struct umms_gst_record *r, GstPad *pad)
 	gst_object_unref(queue_sink);
 }
 
+/* Streaming thread: the first data reaches the sink; said on the bus, once. */
+static GstPadProbeReturn
+flowing_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstObject *sink = GST_OBJECT_PARENT(pad);
+	gst_element_post_message(GST_ELEMENT(sink), gst_message_new_application(sink,
+		gst_structure_new_empty("umms-record-flowing")));
+	return GST_PAD_PROBE_REMOVE;
+}
+
 /* Streaming thread: the source's stream, into parsebin (one: the first). */
 static void
 source_pad_cb(GstElement *source, GstPad *pad, gpointer data)
@@ -237,6 +252,12 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 		goto fail;
 	}
 	g_signal_connect(parse, "pad-added", G_CALLBACK(pad_added_cb), r);
+	if (sink) {
+		GstPad *pad = gst_element_get_static_pad(sink, "sink");
+		gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+			flowing_probe, NULL, NULL);
+		gst_object_unref(pad);
+	}
 	GstBus *bus = gst_element_get_bus(r->pipeline);
 	gst_bus_add_watch(bus, bus_cb, r);
 	gst_object_unref(bus);

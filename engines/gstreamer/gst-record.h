@@ -22,6 +22,8 @@
 struct umms_gst_record;
 
 struct umms_gst_record_handler {
+	/* Optional: the first data reached the file (not for a ring). */
+	void (*flowing)(void *data);
 	/* @error NULL: the end of the stream reached the file. */
 	void (*ended)(void *data, const char *error);
 };

@@ -21,6 +21,7 @@ struct recording_worker {
 	GSource *watchdog;
 	struct umms_worker_watch watch;
 	bool started;              /* SETTLED: its pipeline runs */
+	bool flowing;              /* STATUS: data reached the file */
 	int64_t since;             /* µs, monotonic: RECORD sent */
 	const struct recording_worker_handler *handler;
 	void *data;
@@ -60,6 +61,13 @@ handle_message(void *data, struct umms_ipc_message *message)
 		w->started = true;
 		return;
 	}
+	case UMMS_IPC_STATUS:
+		if (!umms_ipc_get_status(&r, &status) || !umms_ipc_reader_done(&r) || !w->started ||
+				w->flowing)
+			break;
+		w->flowing = true;
+		w->handler->flowing(w->data);
+		return;
 	case UMMS_IPC_EOS:
 		if (!umms_ipc_get_status(&r, &status) || !umms_ipc_reader_done(&r))
 			break;

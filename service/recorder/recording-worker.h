@@ -16,6 +16,8 @@
 struct recording_worker;
 
 struct recording_worker_handler {
+	/* The first data reached the file. */
+	void (*flowing)(void *data);
 	/*
 	 * Once: @code 0 and @error NULL: the file is complete; @code 0 and
 	 * @error: the worker's pipeline failed; @code UMMS_ERROR_ENGINE_CRASHED

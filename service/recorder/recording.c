@@ -19,6 +19,8 @@
 
 #define BYTES_PERIOD_MS 500
 #define CANCEL_GRACE_MS 3000
+/* A source that never gives data: stopped this long after its duration anyway. */
+#define START_GRACE_MS 10000
 
 struct recording {
 	struct umms_recording base;
@@ -94,7 +96,12 @@ local_ended(void *data, const char *error)
 	ended(data, 0, error);
 }
 
-static const struct umms_gst_record_handler local_handler = { .ended = local_ended };
+static void flowing(void *data);
+
+static const struct umms_gst_record_handler local_handler = {
+	.flowing = flowing,
+	.ended = local_ended,
+};
 
 static void
 worker_ended(void *data, int code, const char *error)
@@ -102,7 +109,29 @@ worker_ended(void *data, int code, const char *error)
 	ended(data, code, error);
 }
 
-static const struct recording_worker_handler worker_handler = { .ended = worker_ended };
+static gboolean stop_cb(gpointer data);
+
+/*
+ * The duration counts from the first data in the file: a worker may take a
+ * second to start (a cold one, a loaded machine), a network source longer
+ * to answer, and the file should not lose that.
+ */
+static void
+flowing(void *data)
+{
+	struct recording *r = data;
+	if (r->base.duration_us > 0 && !r->cancelling && r->base.state ==
+			UMMS_RECORDING_RECORDING && r->stop_timer) {
+		umms_source_clear(&r->stop_timer);
+		r->stop_timer = umms_source_timeout((unsigned)(r->base.duration_us / 1000), stop_cb,
+			r);
+	}
+}
+
+static const struct recording_worker_handler worker_handler = {
+	.flowing = flowing,
+	.ended = worker_ended,
+};
 
 static void
 send_eos(struct recording *r)
@@ -188,7 +217,8 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	}
 	r->bytes_timer = umms_source_timeout(BYTES_PERIOD_MS, bytes_cb, r);
 	if (duration_us > 0)
-		r->stop_timer = umms_source_timeout((unsigned)(duration_us / 1000), stop_cb, r);
+		r->stop_timer = umms_source_timeout((unsigned)(duration_us / 1000) + START_GRACE_MS,
+			stop_cb, r);
 	umms_info("recording %u: %s into %s (%s%s)", id, uri, path, ring ? "hlssink2" : mux_name,
 		in_worker ? ", in an engine worker" : "");
 	return &r->base;

@@ -55,7 +55,8 @@ const char *umms_recording_state_name(enum umms_recording_state state);
 
 /*
  * Starts recording @uri into @path (already checked: destination.h) now,
- * for @duration_us (-1: until the source ends). NULL with an error when the
+ * for @duration_us (-1: until the source ends; counted from when its pipeline
+ * runs: a worker may take a moment to start). NULL with an error when the
  * pipeline cannot be made; failures later end in state "failed".
  */
 struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,

@@ -36,8 +36,7 @@ struct proxy {
 	GQueue out;              /* struct queued: requests not sent yet */
 	GSource *flush;
 	GSource *watchdog;
-	uint32_t ping_id;
-	int64_t ping_sent;       /* µs, 0: none out */
+	struct umms_worker_watch watch;
 
 	/* Settings, kept for a fresh worker. */
 	double volume;
@@ -167,8 +166,7 @@ handle_message(void *data, struct umms_ipc_message *message)
 	case UMMS_IPC_PONG:
 		if (!umms_ipc_reader_done(&r))
 			goto malformed;
-		if (message->header.id == proxy->ping_id)
-			proxy->ping_sent = 0;
+		umms_worker_watch_pong(&proxy->watch, message->header.id);
 		break;
 	case UMMS_IPC_SETTLED:
 	case UMMS_IPC_REFUSED:
@@ -238,7 +236,7 @@ static void
 drop_worker(struct proxy *proxy)
 {
 	umms_source_clear(&proxy->watchdog);
-	proxy->ping_sent = 0;
+	proxy->watch.ping_sent = 0;
 	drop_queued(proxy);
 	if (!proxy->link)
 		return;
@@ -284,34 +282,14 @@ watchdog_cb(gpointer data)
 		return G_SOURCE_CONTINUE;
 	struct umms_worker_process *process = proxy->link->process;
 	const struct umms_config *config = proxy->config;
-	int64_t now = g_get_monotonic_time();
-	bool ready = umms_worker_process_ready(process);
-	if (proxy->ping_sent && now - proxy->ping_sent > (int64_t)config->engine.hang_timeout * 1000) {
-		g_autofree char *why = g_strdup_printf("stopped answering for %u ms "
-			"([engine] hang-timeout) and was stopped", config->engine.hang_timeout);
-		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_HUNG, why);
+	if (!umms_worker_watch_check(&proxy->watch, process, config))
 		return G_SOURCE_CONTINUE;
-	}
 	int64_t deadline = (int64_t)config->engine.answer_timeout + config->engine.hang_timeout;
-	if (proxy->outstanding > 0 && (!proxy->opening || !ready) &&
-			now - proxy->busy_since > deadline * 1000) {
+	if (proxy->outstanding > 0 && (!proxy->opening || !umms_worker_process_ready(process)) &&
+			g_get_monotonic_time() - proxy->busy_since > deadline * 1000) {
 		g_autofree char *why = g_strdup_printf("did not finish a request within %"
 			G_GINT64_FORMAT " ms and was stopped", deadline);
 		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_HUNG, why);
-		return G_SOURCE_CONTINUE;
-	}
-	uint64_t max = (uint64_t)config->engine.worker_memory_max << 20;
-	uint64_t rss = max ? umms_worker_process_rss(process) : 0;
-	if (max && rss > max) {
-		g_autofree char *why = g_strdup_printf("used %" G_GUINT64_FORMAT " MB of memory, "
-			"over its limit of %u MB ([engine] worker-memory-max), and was stopped",
-			rss >> 20, config->engine.worker_memory_max);
-		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_CRASHED, why);
-		return G_SOURCE_CONTINUE;
-	}
-	if (ready && !proxy->ping_sent) {
-		proxy->ping_sent = now;
-		umms_worker_process_send(process, UMMS_IPC_PING, ++proxy->ping_id, NULL);
 	}
 	return G_SOURCE_CONTINUE;
 }
@@ -323,11 +301,11 @@ update_watchdog(struct proxy *proxy)
 	bool busy = proxy->link && (proxy->outstanding > 0 ||
 		proxy->status.state == UMMS_ENGINE_PLAYING);
 	if (busy && !proxy->watchdog) {
-		unsigned period = MIN(proxy->config->engine.hang_timeout / 4, 500u);
-		proxy->watchdog = umms_source_timeout(MAX(period, 50u), watchdog_cb, proxy);
+		proxy->watchdog = umms_source_timeout(umms_worker_watch_period(proxy->config),
+			watchdog_cb, proxy);
 	} else if (!busy && proxy->watchdog) {
 		umms_source_clear(&proxy->watchdog);
-		proxy->ping_sent = 0;
+		proxy->watch.ping_sent = 0;
 	}
 }
 

@@ -65,6 +65,12 @@ umms_supervisor_enabled(void)
 	return sup.enabled;
 }
 
+const struct umms_config *
+umms_supervisor_config(void)
+{
+	return sup.config;
+}
+
 struct umms_worker_process *
 umms_worker_process_ref(struct umms_worker_process *process)
 {
@@ -435,4 +441,45 @@ umms_worker_process_rss(const struct umms_worker_process *process)
 	if (sscanf(text, "%llu %llu", &size, &resident) != 2)
 		return 0;
 	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+unsigned
+umms_worker_watch_period(const struct umms_config *config)
+{
+	unsigned period = MIN(config->engine.hang_timeout / 4, 500u);
+	return MAX(period, 50u);
+}
+
+bool
+umms_worker_watch_check(struct umms_worker_watch *watch, struct umms_worker_process *process,
+	const struct umms_config *config)
+{
+	int64_t now = g_get_monotonic_time();
+	if (watch->ping_sent && now - watch->ping_sent > (int64_t)config->engine.hang_timeout * 1000) {
+		g_autofree char *why = g_strdup_printf("stopped answering for %u ms "
+			"([engine] hang-timeout) and was stopped", config->engine.hang_timeout);
+		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_HUNG, why);
+		return false;
+	}
+	uint64_t max = (uint64_t)config->engine.worker_memory_max << 20;
+	uint64_t rss = max ? umms_worker_process_rss(process) : 0;
+	if (max && rss > max) {
+		g_autofree char *why = g_strdup_printf("used %" G_GUINT64_FORMAT " MB of memory, "
+			"over its limit of %u MB ([engine] worker-memory-max), and was stopped",
+			rss >> 20, config->engine.worker_memory_max);
+		umms_worker_process_kill(process, UMMS_ERROR_ENGINE_CRASHED, why);
+		return false;
+	}
+	if (process->ready && !watch->ping_sent) {
+		watch->ping_sent = now;
+		umms_worker_process_send(process, UMMS_IPC_PING, ++watch->ping_id, NULL);
+	}
+	return true;
+}
+
+void
+umms_worker_watch_pong(struct umms_worker_watch *watch, uint32_t id)
+{
+	if (id == watch->ping_id)
+		watch->ping_sent = 0;
 }

@@ -36,6 +36,8 @@ bool umms_supervisor_init(const struct umms_config *config);
 /* Kills and reaps every worker left (the spare included). */
 void umms_supervisor_finish(void);
 bool umms_supervisor_enabled(void);
+/* The configuration given to umms_supervisor_init() (NULL before). */
+const struct umms_config *umms_supervisor_config(void);
 /*
  * Starts a new spare if none is kept, a second later at low priority:
  * called when the request that took the last one has been served.
@@ -65,5 +67,24 @@ pid_t umms_worker_process_pid(const struct umms_worker_process *process);
 unsigned umms_worker_process_number(const struct umms_worker_process *process);
 /* Resident memory in bytes, 0 if unknown. */
 uint64_t umms_worker_process_rss(const struct umms_worker_process *process);
+
+/*
+ * Watching a busy worker (a player's while it works or plays, a
+ * recording's always): umms_worker_watch_check() every
+ * umms_worker_watch_period() ms kills it as hung (EngineHung) when its
+ * last ping had no PONG within [engine] hang-timeout, as crashed when its
+ * memory passed [engine] worker-memory-max, and else pings it if no ping
+ * is out. The handler passes each PONG to umms_worker_watch_pong().
+ */
+struct umms_worker_watch {
+	uint32_t ping_id;
+	int64_t ping_sent;       /* µs, monotonic; 0: none out */
+};
+
+unsigned umms_worker_watch_period(const struct umms_config *config);
+/* False when it killed the worker (its death is reported as any other). */
+bool umms_worker_watch_check(struct umms_worker_watch *watch,
+	struct umms_worker_process *process, const struct umms_config *config);
+void umms_worker_watch_pong(struct umms_worker_watch *watch, uint32_t id);
 
 #endif

@@ -175,6 +175,17 @@ recording_start(struct umms_test *t, struct recording *rec)
 		g_variant_new("(ss@a{sv})", uri, "isolation.mkv",
 			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
 	g_variant_get(r, "(o)", &rec->path);
+	/*
+	 * Timed from its first bytes: its own engine worker starts first (a
+	 * second or more in a sanitizer build on a loaded machine).
+	 */
+	for (int i = 0; i < 200; i++) {
+		g_autoptr(GVariant) bytes = umms_test_get(t->bus, rec->path, RECORDING1,
+			"BytesWritten");
+		if (g_variant_get_uint64(bytes) > 0)
+			break;
+		umms_test_sleep(50);
+	}
 	rec->started = g_get_monotonic_time();
 }
 

@@ -386,9 +386,14 @@ test_killed(struct umms_test *t, gconstpointer data)
 		g_variant_get_child(parts, 0, "&s", &first);
 		g_variant_get_child(parts, 1, "&s", &second);
 		g_assert_true(g_str_has_suffix(second, i ? ".part2.ts" : ".part2.mkv"));
-		/* About 4 s before the kill (the last second or so may be lost), the rest after. */
+		/*
+		 * About 4 s before the kill (the last second or so may be lost), the
+		 * rest after: the window left, counted from the part's first data
+		 * (an engine worker starts first: no spare is ready yet when ummsd
+		 * resumes its jobs at start-up).
+		 */
 		assert_plays(t, first, 3.5, i ? "mpegts" : "matroska");
-		assert_plays(t, second, 4, i ? "mpegts" : "matroska");
+		assert_plays_within(t, second, 3, 5.5, i ? "mpegts" : "matroska");
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
 		live_stop(&live[i]);
@@ -696,8 +701,14 @@ test_clock_jump(struct umms_test *t, gconstpointer data)
 	if (getuid() != 0)
 		g_error("needs root to set the clock: runs in the KMS test VM (meson test recorder-vm)");
 	g_autofree char *db = g_strdup_printf("recording.database=%s/clock.db", umms_test_tmpdir());
+	/*
+	 * In ummsd: under the VM's emulation an engine worker takes 6 to 10 s
+	 * to start (GStreamer, the sandbox's ranks), longer than the 6 s
+	 * recorded here, and this is about clocks; recorder-worker covers
+	 * recordings in workers.
+	 */
 	const char *const overrides[] = { db, "engine.open-timeout=120000",
-		"engine.answer-timeout=120000", NULL };
+		"engine.answer-timeout=120000", "engine.isolation=in-process", NULL };
 	umms_test_restart(t, overrides);
 	struct live live;
 	live_start(&live);

@@ -88,6 +88,17 @@ enum umms_ipc_type {
 	UMMS_IPC_SET_SUBTITLE_DELAY, /* i64 µs */
 	UMMS_IPC_SET_HARDWARE_CODECS, /* i32 n (-1: NULL, any), n × string */
 	UMMS_IPC_RELEASE,         /* u64 frame id */
+	/*
+	 * A recording instead of a player (first request, instead of OPEN):
+	 * string uri, string muxer ("matroskamux" or "mpegtsmux"), and one fd:
+	 * the file ummsd opened for writing. The worker answers SETTLED once
+	 * its pipeline started (REFUSED if it cannot), one STATUS when the
+	 * first data reached the file (the duration counts from there), EOS once the file
+	 * is complete or ERROR if it fails; nothing else but PING and
+	 * RECORD_STOP follows.
+	 */
+	UMMS_IPC_RECORD,
+	UMMS_IPC_RECORD_STOP,     /* (nothing): end the stream, close the file properly */
 
 	/* worker → ummsd */
 	UMMS_IPC_READY = 64,      /* status */

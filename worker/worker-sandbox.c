@@ -62,8 +62,8 @@ any_device(const char *folder, const char *prefix)
 }
 
 bool
-umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *uri,
-	int media_fd, GError **error)
+umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
+	const char *uri, int media_fd, GError **error)
 {
 	if (sb->error) {
 		*error = g_error_copy(sb->error);
@@ -72,7 +72,7 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *
 	if (sb->entered || !sb->enabled)
 		return true;
 	g_autoptr(GError) local = NULL;
-	const int keep[] = { sock };
+	const int keep[] = { sock, file };
 	struct umms_sandbox_policy policy = {
 		.network = umms_ipc_uri_is_network(uri),
 		.audio = sb->audio,
@@ -80,7 +80,7 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *
 			any_device("/dev", "video")),
 		.max_fds = 1024,
 		.keep_fds = keep,
-		.n_keep = G_N_ELEMENTS(keep),
+		.n_keep = file >= 0 ? 2 : 1,
 		.landlock = umms_landlock_abi() > 0,
 		.media_fds = &media_fd,
 		.n_media = media_fd >= 0 ? 1 : 0,

@@ -35,15 +35,15 @@ void umms_worker_sandbox_finish(struct umms_worker_sandbox *sb);
 /* Sets the ranks once (before entering, from the warm-up or at OPEN). */
 bool umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error);
 /*
- * Enters for @uri keeping @sock; on failure sb->error is set for good:
+ * Enters for @uri keeping @sock and @file (a recording's, or -1); on failure sb->error is set for good:
  * "the engine's sandbox could not be set up: ...". True when disabled or
  * already in. @media_fd (-1: none), what ummsd opened for a local @uri (the
  * file, or the folder of a playlist), is the only media the worker can
  * open afterwards, where the kernel has Landlock (once logged where not);
  * it stays the caller's.
  */
-bool umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, const char *uri,
-	int media_fd, GError **error);
+bool umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
+	const char *uri, int media_fd, GError **error);
 /* Keeps a copy of @message if it is a setting taken before entering. */
 void umms_worker_sandbox_keep(struct umms_worker_sandbox *sb,
 	const struct umms_ipc_message *message);

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "ipc.h"
 #include "log.h"
+#include "worker-record.h"
 #include "worker-sandbox.h"
 #include "source.h"
 #include "subpicture.h"
@@ -47,6 +48,7 @@ struct umms_worker {
 	gint64 warm_start;
 	GSource *warm_source;
 	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
+	struct umms_worker_record record; /* a recording's worker (RECORD): no engine */
 
 	struct wl_listener settled, info, eos, error, frame, cue;
 };
@@ -331,6 +333,45 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 static bool handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 	struct umms_ipc_reader *r, bool *malformed, GError **error);
 
+static void
+record_ended(void *data, const char *message)
+{
+	struct umms_worker *worker = data;
+	g_autoptr(GError) error = message ?
+		g_error_new_literal(UMMS_ERROR, UMMS_ERROR_FAILED, message) : NULL;
+	send_event(worker, message ? UMMS_IPC_ERROR : UMMS_IPC_EOS, error, false);
+}
+
+static void
+record_flowing(void *data)
+{
+	send_event(data, UMMS_IPC_STATUS, NULL, false);
+}
+
+/* A recording's worker (worker-record.h): RECORD, RECORD_STOP and PING only. */
+static bool
+handle_record(struct umms_worker *worker, const struct umms_ipc_message *message,
+	struct umms_ipc_reader *r, bool *malformed, GError **error)
+{
+	if (message->header.type == UMMS_IPC_PING) {
+		if (!(*malformed = !umms_ipc_reader_done(r)))
+			send_message(worker, UMMS_IPC_PONG, message->header.id, NULL);
+		return !*malformed;
+	}
+	if (message->header.type == UMMS_IPC_RECORD && !worker->record.started) {
+		/* No engine in this one; nothing more to warm up. */
+		umms_source_clear(&worker->warm_source);
+		detach_engine(worker);
+	}
+	if (!umms_worker_record_handle(&worker->record, &worker->sandbox, worker->sock, message,
+			r, malformed, error))
+		return false;
+	/* Started: from now on ummsd pings it (the start may take long: emulation). */
+	if (message->header.type == UMMS_IPC_RECORD)
+		send_event(worker, UMMS_IPC_SETTLED, NULL, true);
+	return true;
+}
+
 /* The spare's settings, on the engine made inside the sandbox. */
 static void
 replay_settings(struct umms_worker *worker)
@@ -360,6 +401,8 @@ handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 		*error = g_error_copy(worker->sandbox.error);
 		return false;
 	}
+	if (type == UMMS_IPC_RECORD || type == UMMS_IPC_RECORD_STOP || worker->record.started)
+		return handle_record(worker, message, r, malformed, error);
 	struct umms_engine *engine = worker->engine;
 	const struct umms_engine_impl *impl = engine->impl;
 	switch (type) {
@@ -382,7 +425,7 @@ handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 			detach_engine(worker);
 		/* ummsd's descriptor of a local file: the only media left to open. */
 		int media_fd = message->n_fds == 1 ? message->fds[0] : -1;
-		if (!umms_worker_sandbox_enter(&worker->sandbox, worker->sock, uri, media_fd,
+		if (!umms_worker_sandbox_enter(&worker->sandbox, worker->sock, -1, uri, media_fd,
 				error))
 			return false;
 		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
@@ -557,10 +600,14 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 		more = message.header.type != UMMS_IPC_PING && message.header.id == UMMS_IPC_MORE;
 		struct umms_ipc_reader r;
 		umms_ipc_reader_init(&r, message.payload, message.header.length);
-		/* One descriptor with OPEN and SET_SUBTITLE_URI (a local file), none else. */
+		/*
+		 * One descriptor with OPEN and SET_SUBTITLE_URI (a local file), one
+		 * or two with RECORD (the file to write, the local source), none else.
+		 */
 		uint32_t type = message.header.type;
-		bool malformed = message.n_fds > 1 || (message.n_fds == 1 &&
-			type != UMMS_IPC_OPEN && type != UMMS_IPC_SET_SUBTITLE_URI);
+		bool malformed = message.n_fds > (type == UMMS_IPC_RECORD ? 2 : 1) ||
+			(message.n_fds == 1 && type != UMMS_IPC_OPEN &&
+			type != UMMS_IPC_SET_SUBTITLE_URI && type != UMMS_IPC_RECORD);
 		bool ok = !malformed && handle_request(worker, &message, &r, &malformed, &error);
 		if (ok)
 			umms_worker_sandbox_keep(&worker->sandbox, &message);
@@ -692,6 +739,7 @@ umms_worker_create(int sock, GError **error)
 	worker->sock = sock;
 	worker->rate = 1.0;
 	worker->expect_target = worker->expect_away_from = -1;
+	umms_worker_record_init(&worker->record, record_flowing, record_ended, worker);
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);
@@ -744,6 +792,7 @@ umms_worker_destroy(struct umms_worker *worker)
 	umms_source_clear(&worker->settle_timer);
 	if (worker->warm)
 		g_ptr_array_free(worker->warm, TRUE);
+	umms_worker_record_finish(&worker->record);
 	/* Frames first: their memory goes back to pools the engine still has. */
 	g_hash_table_destroy(worker->frames);
 	detach_engine(worker);

@@ -45,6 +45,8 @@ struct job {
 	uint64_t bytes_done;       /* in parts finished */
 	char *error;
 	struct umms_recording *running;
+	unsigned retries;          /* new parts after the part's engine worker died */
+	GSource *retry;            /* the next such part, after a pause */
 	struct wl_listener changed;
 	UmmsDbusIface *iface;
 };

@@ -20,6 +20,16 @@
 #include "source.h"
 #include "umms-dbus.h"
 
+/*
+ * A part whose engine worker died (a stream that crashes the demuxer, say)
+ * is followed by a new part for the rest of the window, at most
+ * RETRY_MAX times, RETRY_FIRST_MS × 2^n later: a stream that kills every
+ * worker fails after a few seconds, not in a loop.
+ */
+#define RETRY_MAX 3
+#define RETRY_FIRST_MS 1000
+#define RETRY_MIN_US (2 * G_USEC_PER_SEC) /* of the window left, or no new part */
+
 const char *const job_states[N_STATES] = {
 	"scheduled", "recording", "completed", "failed", "cancelled", "missed",
 };
@@ -66,6 +76,8 @@ reap_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+static bool retry_later(struct job *j, const struct umms_recording *r);
+
 static void
 on_running_changed(struct wl_listener *listener, void *data)
 {
@@ -82,9 +94,43 @@ on_running_changed(struct wl_listener *listener, void *data)
 	g_ptr_array_add(j->rec->finished, r);
 	if (!j->rec->reap)
 		j->rec->reap = umms_source_idle(reap_cb, j->rec);
+	if (retry_later(j, r))
+		return;
 	enum job_state state = r->state == UMMS_RECORDING_COMPLETED ? COMPLETED :
 		r->state == UMMS_RECORDING_CANCELLED ? CANCELLED : FAILED;
-	recorder_set_state(j, state, r->error);
+	g_autofree char *error = state == FAILED && r->error_code && j->retries ?
+		g_strdup_printf("%s (after %u new parts)", r->error, j->retries) : NULL;
+	recorder_set_state(j, state, error ? error : r->error);
+}
+
+static gboolean
+retry_cb(gpointer data)
+{
+	struct job *j = data;
+	umms_source_forget(&j->retry);
+	recorder_start_part(j, g_get_real_time());
+	return G_SOURCE_REMOVE;
+}
+
+/*
+ * The part's engine worker died: a new part later if the job has a window
+ * with time left in it and tries left; false (the job fails) otherwise.
+ */
+static bool
+retry_later(struct job *j, const struct umms_recording *r)
+{
+	if (r->state != UMMS_RECORDING_FAILED || !r->error_code || j->duration_us <= 0)
+		return false;
+	unsigned delay = RETRY_FIRST_MS << MIN(j->retries, 8u);
+	int64_t left = j->start_us + j->duration_us - g_get_real_time() - (int64_t)delay * 1000;
+	if (j->retries >= RETRY_MAX || left < RETRY_MIN_US)
+		return false;
+	j->retries++;
+	umms_info("recording %" G_GINT64_FORMAT ": a new part in %u ms (%u of %u)", j->id, delay,
+		j->retries, RETRY_MAX);
+	j->retry = umms_source_timeout(delay, retry_cb, j);
+	recorder_set_state(j, RECORDING, r->error);
+	return true;
 }
 
 /* The file of part @n (0: the destination itself; then "show.part2.mkv"…). */
@@ -179,6 +225,7 @@ static bool
 delete_job(struct job *j, GError **error)
 {
 	struct umms_recorder *rec = j->rec;
+	umms_source_clear(&j->retry);
 	if (j->running) {
 		stop_running(j);
 		recorder_set_state(j, CANCELLED, "stopped to be deleted");
@@ -233,9 +280,10 @@ recording_method(void *data, const char *sender, const char *method, GVariant *p
 		return;
 	}
 	if (strcmp(method, "Cancel") == 0) {
-		if (j->state == SCHEDULED)
+		if (j->state == SCHEDULED || j->retry) {
+			umms_source_clear(&j->retry);
 			recorder_set_state(j, CANCELLED, NULL);
-		else if (j->running)
+		} else if (j->running)
 			umms_recording_cancel(j->running);
 		g_dbus_method_invocation_return_value(invocation, NULL);
 		return;
@@ -264,6 +312,9 @@ recording_property(void *data, const char *name, GError **error)
 		return g_variant_new_uint64(job_bytes(j));
 	if (strcmp(name, "Error") == 0)
 		return g_variant_new_string(j->error ? j->error : "");
+	if (strcmp(name, "EnginePid") == 0)
+		return g_variant_new_uint32(j->running ?
+			(guint32)umms_recording_engine_pid(j->running) : 0);
 	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no property %s", name);
 	return NULL;
 }
@@ -308,6 +359,7 @@ recorder_job_new(struct umms_recorder *rec, int64_t id, const char *uri, const c
 void
 recorder_job_free(struct job *j)
 {
+	umms_source_clear(&j->retry);
 	if (j->running)
 		stop_running(j);
 	umms_dbus_iface_retire(j->iface, NULL, NULL);

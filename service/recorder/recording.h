@@ -10,12 +10,21 @@
  * States: "recording" → "completed" (the source ended, or the duration
  * asked for passed), "failed" (Error says why; what was written is kept),
  * "cancelled" (Cancel: the file is closed properly first).
+ *
+ * With [engine] isolation = worker (engine-supervisor.h) a recording's
+ * pipeline runs in an engine worker of its own (recording-worker.h): ummsd
+ * creates the file and passes its descriptor. A worker that crashes, hangs
+ * or passes its memory limit fails the recording with error_code
+ * UMMS_ERROR_ENGINE_CRASHED or _HUNG, its D-Bus name in the error's words,
+ * and the bytes written kept. A ring (time-shift) stays in ummsd: hlssink2
+ * creates and deletes its segments by name, which the sandbox refuses.
  */
 #ifndef UMMS_SERVICE_RECORDING_H
 #define UMMS_SERVICE_RECORDING_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <glib.h>
 #include <wayland-server-core.h>
 
@@ -35,6 +44,7 @@ struct umms_recording {
 	enum umms_recording_state state;
 	uint64_t bytes_written;
 	char *error;               /* failed: why; else NULL */
+	int error_code;            /* failed as its worker died: UMMS_ERROR_ENGINE_*; else 0 */
 
 	struct {
 		struct wl_signal changed;  /* state or bytes; data: the recording */
@@ -45,7 +55,8 @@ const char *umms_recording_state_name(enum umms_recording_state state);
 
 /*
  * Starts recording @uri into @path (already checked: destination.h) now,
- * for @duration_us (-1: until the source ends). NULL with an error when the
+ * for @duration_us (-1: until the source ends; counted from when its pipeline
+ * runs: a worker may take a moment to start). NULL with an error when the
  * pipeline cannot be made; failures later end in state "failed".
  */
 struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,
@@ -60,6 +71,8 @@ struct umms_recording *umms_recording_start(unsigned id, const char *uri, const 
 #define UMMS_RECORDING_RING_PLAYLIST "live.m3u8"
 struct umms_recording *umms_recording_start_ring(unsigned id, const char *uri,
 	const char *dir, unsigned segment_s, unsigned n_segments, GError **error);
+/* The process id of its engine worker while it runs; 0 when it runs in ummsd. */
+pid_t umms_recording_engine_pid(const struct umms_recording *recording);
 /* Ends it cleanly (the file closed); "cancelled" once done. No-op unless recording. */
 void umms_recording_cancel(struct umms_recording *recording);
 /* Stops at once (what is written stays) and frees it. */

@@ -14,6 +14,9 @@
  *                       what came of it: "open P: opened" or "open P:
  *                       <strerror>" (what a sandboxed worker may read)
  *
+ * "&live" after the count makes it a live source, in real time even where
+ * nothing syncs to the clock (a recording's muxer and file).
+ *
  * It exists to be played in an engine worker process; played inside the
  * test's own process it would take the test down, as it should.
  */
@@ -36,6 +39,7 @@ typedef struct {
 	guint after;
 	guint frames;
 	GstPad *ghost;
+	GstElement *source;
 } UmmsTestFaultSrc;
 
 typedef struct {
@@ -111,6 +115,7 @@ umms_test_fault_src_init(UmmsTestFaultSrc *self)
 		"video/x-raw,format=I420,width=320,height=240,framerate=25/1");
 	g_object_set(filter, "caps", caps, NULL);
 	gst_caps_unref(caps);
+	self->source = source;
 	gst_bin_add_many(GST_BIN(self), source, filter, NULL);
 	gst_element_link(source, filter);
 	GstPad *pad = gst_element_get_static_pad(filter, "src");
@@ -178,16 +183,21 @@ uri_set_uri(GstURIHandler *handler, const gchar *uri, GError **error)
 	else
 		ok = FALSE;
 	const char *query = g_uri_get_query(parsed);
-	GHashTable *params = query ? g_uri_parse_params(query, -1, "&", G_URI_PARAMS_NONE,
-		NULL) : NULL;
-	const char *after = params ? g_hash_table_lookup(params, "after") : NULL;
-	if (after)
-		self->after = MAX(1, (guint)g_ascii_strtoull(after, NULL, 10));
-	const char *path = params ? g_hash_table_lookup(params, "path") : NULL;
+	/* "after=N", "path=P" and a bare "live", joined by '&'. */
+	g_auto(GStrv) params = query ? g_strsplit(query, "&", -1) : NULL;
+	gboolean live = FALSE;
 	g_free(self->path);
-	self->path = g_strdup(path);
-	if (params)
-		g_hash_table_unref(params);
+	self->path = NULL;
+	for (guint i = 0; params && params[i]; i++) {
+		const char *p = params[i];
+		if (g_str_has_prefix(p, "after="))
+			self->after = MAX(1, (guint)g_ascii_strtoull(p + 6, NULL, 10));
+		else if (g_str_has_prefix(p, "path="))
+			self->path = g_uri_unescape_string(p + 5, NULL);
+		else if (strcmp(p, "live") == 0)
+			live = TRUE;
+	}
+	g_object_set(self->source, "is-live", live, NULL);
 	g_uri_unref(parsed);
 	if (ok && self->fault == FAULT_OPEN && (!self->path || self->path[0] != '/'))
 		ok = FALSE;

@@ -1,0 +1,288 @@
+/*
+ * The remux pipeline of a recording (gst-record.h), in ummsd or in an
+ * engine worker: urisourcebin ! parsebin ! (queue ! parser !) muxer ! sink.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
+
+#include <string.h>
+#include <gst/gst.h>
+
+#include "error.h"
+#include "gst-record.h"
+#include "log.h"
+
+struct umms_gst_record {
+	unsigned id;
+	GstElement *pipeline, *mux;
+	bool ring;                 /* mux is hlssink2: one "video" and one "audio" pad */
+	bool ended;
+	const struct umms_gst_record_handler *handler;
+	void *data;
+	/*
+	 * Streams are linked from a streaming thread while the main loop may
+	 * be stopping the pipeline (the source failed at once): stopping,
+	 * under the lock, tells pad_added_cb to add nothing more, so no
+	 * element joins a pipeline already on its way to NULL.
+	 */
+	GMutex lock;
+	bool stopping;
+};
+
+bool
+umms_gst_record_mux_known(const char *mux)
+{
+	return mux && (strcmp(mux, "matroskamux") == 0 || strcmp(mux, "mpegtsmux") == 0 ||
+		strcmp(mux, "hlssink2") == 0);
+}
+
+/* Main loop: to NULL, after the last stream the streaming threads link. */
+static void
+stop_pipeline(struct umms_gst_record *r)
+{
+	g_mutex_lock(&r->lock);
+	r->stopping = true;
+	g_mutex_unlock(&r->lock);
+	gst_element_set_state(r->pipeline, GST_STATE_NULL);
+}
+
+static void
+end(struct umms_gst_record *r, const char *error)
+{
+	if (r->ended)
+		return;
+	r->ended = true;
+	stop_pipeline(r);
+	r->handler->ended(r->data, error);
+}
+
+static gboolean
+bus_cb(GstBus *bus, GstMessage *message, gpointer data)
+{
+	struct umms_gst_record *r = data;
+	switch (GST_MESSAGE_TYPE(message)) {
+	case GST_MESSAGE_EOS:
+		end(r, NULL);
+		break;
+	case GST_MESSAGE_APPLICATION:
+		if (!r->ended && r->handler->flowing &&
+				gst_message_has_name(message, "umms-record-flowing"))
+			r->handler->flowing(r->data);
+		break;
+	case GST_MESSAGE_ERROR: {
+		g_autoptr(GError) error = NULL;
+		g_autofree char *debug = NULL;
+		gst_message_parse_error(message, &error, &debug);
+		umms_debug("recording %u: %s", r->id, debug ? debug : "");
+		end(r, error->message);
+		break;
+	}
+	default:
+		break;
+	}
+	return G_SOURCE_CONTINUE;
+}
+
+static void link_stream(struct umms_gst_record *r, GstPad *pad);
+
+/* Streaming thread: a parsed stream; into the muxer if it takes it, else dropped. */
+static void
+pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
+{
+	struct umms_gst_record *r = data;
+	g_mutex_lock(&r->lock);
+	if (!r->stopping)
+		link_stream(r, pad);
+	g_mutex_unlock(&r->lock);
+}
+
+static void
+link_stream(struct umms_gst_record *r, GstPad *pad)
+{
+	g_autoptr(GstCaps) caps = gst_pad_query_caps(pad, NULL);
+	/*
+	 * Asked by media type only: parsebin's caps are already fixed (H.264 as
+	 * avc, say) and our own parser below converts to what the muxer takes.
+	 */
+	const char *media = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+	const char *parser = strcmp(media, "video/x-h264") == 0 ? "h264parse" :
+		strcmp(media, "video/x-h265") == 0 ? "h265parse" : NULL;
+	g_autoptr(GstCaps) kind = gst_caps_new_empty_simple(media);
+	GstPadTemplate *wanted = gst_pad_template_new("stream", GST_PAD_SRC, GST_PAD_ALWAYS,
+		parser ? kind : caps);
+	GstPadTemplate *templ = gst_element_get_compatible_pad_template(r->mux, wanted);
+	gst_object_unref(wanted);
+	if (r->ring) {
+		/* hlssink2 takes anything on either pad: the kind picks, once each. */
+		templ = gst_element_get_pad_template(r->mux, g_str_has_prefix(media, "video/") ?
+			"video" : g_str_has_prefix(media, "audio/") ? "audio" : "none");
+		g_autofree char *name = templ ? g_strdup(GST_PAD_TEMPLATE_NAME_TEMPLATE(templ)) : NULL;
+		GstPad *taken = name ? gst_element_get_static_pad(r->mux, name) : NULL;
+		if (taken) {
+			templ = NULL;
+			gst_object_unref(taken);
+		}
+	}
+	GstPad *sink = templ ? gst_element_request_pad(r->mux, templ, NULL, NULL) : NULL;
+	GstElement *queue = gst_element_factory_make(sink ? "queue" : "fakesink", NULL);
+	if (!sink) {
+		g_autofree char *text = gst_caps_to_string(caps);
+		umms_info("recording %u: left out a stream the muxer cannot carry: %s", r->id, text);
+	}
+	gst_bin_add(GST_BIN(r->pipeline), queue);
+	/*
+	 * parsebin fixes its parser's output before the stream is exposed
+	 * (H.264 as avc, which MPEG-TS does not carry): a parser of our own,
+	 * linked downstream first, converts to what the muxer takes.
+	 */
+	GstElement *last = queue;
+	GstElement *convert = sink && parser ? gst_element_factory_make(parser, NULL) : NULL;
+	if (convert) {
+		gst_bin_add(GST_BIN(r->pipeline), convert);
+		gst_element_link(queue, convert);
+		last = convert;
+	}
+	if (sink) {
+		GstPad *src = gst_element_get_static_pad(last, "src");
+		if (gst_pad_link(src, sink) != GST_PAD_LINK_OK)
+			umms_info("recording %u: the muxer refused a %s stream", r->id, media);
+		gst_object_unref(src);
+		gst_object_unref(sink);
+	}
+	if (convert)
+		gst_element_sync_state_with_parent(convert);
+	gst_element_sync_state_with_parent(queue);
+	GstPad *queue_sink = gst_element_get_static_pad(queue, "sink");
+	gst_pad_link(pad, queue_sink);
+	gst_object_unref(queue_sink);
+}
+
+/* Streaming thread: the first data reaches the sink; said on the bus, once. */
+static GstPadProbeReturn
+flowing_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	GstObject *sink = GST_OBJECT_PARENT(pad);
+	gst_element_post_message(GST_ELEMENT(sink), gst_message_new_application(sink,
+		gst_structure_new_empty("umms-record-flowing")));
+	return GST_PAD_PROBE_REMOVE;
+}
+
+/* Streaming thread: the source's stream, into parsebin (one: the first). */
+static void
+source_pad_cb(GstElement *source, GstPad *pad, gpointer data)
+{
+	GstPad *sink = gst_element_get_static_pad(data, "sink");
+	if (!gst_pad_is_linked(sink))
+		gst_pad_link(pad, sink);
+	gst_object_unref(sink);
+}
+
+void
+umms_gst_record_stop(struct umms_gst_record *r)
+{
+	r->ended = true;
+	stop_pipeline(r);
+}
+
+void
+umms_gst_record_eos(struct umms_gst_record *r)
+{
+	if (!r->ended)
+		gst_element_send_event(r->pipeline, gst_event_new_eos());
+}
+
+struct umms_gst_record *
+umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record_target *t,
+	const struct umms_gst_record_handler *handler, void *data, GError **error)
+{
+	if (!umms_gst_record_mux_known(t->mux)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "no muxer %s for recordings",
+			t->mux ? t->mux : "(none)");
+		return NULL;
+	}
+	bool ring = strcmp(t->mux, "hlssink2") == 0;
+	const char *sink_name = ring ? NULL : t->fd >= 0 ? "fdsink" : "filesink";
+	struct umms_gst_record *r = g_new0(struct umms_gst_record, 1);
+	g_mutex_init(&r->lock);
+	r->id = id;
+	r->ring = ring;
+	r->handler = handler;
+	r->data = data;
+	r->pipeline = gst_pipeline_new(NULL);
+	GstElement *source = gst_element_factory_make("urisourcebin", NULL);
+	GstElement *parse = gst_element_factory_make("parsebin", NULL);
+	r->mux = gst_element_factory_make(t->mux, NULL);
+	/* hlssink2 writes its files itself. */
+	GstElement *sink = ring ? NULL : gst_element_factory_make(sink_name, NULL);
+	if (!source || !parse || !r->mux || (!ring && !sink)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"recording needs urisourcebin, parsebin, %s and %s (GStreamer's base, "
+			"good and bad plugins)", t->mux, sink_name ? sink_name : "nothing else");
+		g_clear_object(&source);
+		g_clear_object(&parse);
+		g_clear_object(&sink);
+		goto fail;
+	}
+	g_object_set(source, "uri", uri, NULL);
+	if (ring) {
+		/*
+		 * A few more files kept than listed: a reader still in a segment
+		 * that just left the playlist finds it.
+		 */
+		g_autofree char *location = g_build_filename(t->ring_dir, "seg%05d.ts", NULL);
+		g_object_set(r->mux, "location", location, "playlist-location", t->playlist,
+			"target-duration", t->segment_s, "playlist-length", t->n_segments,
+			"max-files", t->n_segments + 4, NULL);
+	} else if (t->fd >= 0) {
+		/* fdsink writes each buffer as it comes, no buffer of its own. */
+		g_object_set(sink, "fd", t->fd, "async", FALSE, NULL);
+	} else {
+		/*
+		 * Written as it comes (no stdio buffer): a recording cut short by
+		 * a crash or a power cut keeps all but its last second.
+		 */
+		g_object_set(sink, "location", t->path, "async", FALSE, NULL);
+		gst_util_set_object_arg(G_OBJECT(sink), "buffer-mode", "unbuffered");
+	}
+	if (g_object_class_find_property(G_OBJECT_GET_CLASS(r->mux), "max-cluster-duration"))
+		g_object_set(r->mux, "max-cluster-duration", (gint64)GST_SECOND, NULL);
+	gst_bin_add_many(GST_BIN(r->pipeline), source, parse, r->mux, sink, NULL);
+	g_signal_connect(source, "pad-added", G_CALLBACK(source_pad_cb), parse);
+	if (sink && !gst_element_link(r->mux, sink)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot build the recording");
+		goto fail;
+	}
+	g_signal_connect(parse, "pad-added", G_CALLBACK(pad_added_cb), r);
+	if (sink) {
+		GstPad *pad = gst_element_get_static_pad(sink, "sink");
+		gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+			flowing_probe, NULL, NULL);
+		gst_object_unref(pad);
+	}
+	GstBus *bus = gst_element_get_bus(r->pipeline);
+	gst_bus_add_watch(bus, bus_cb, r);
+	gst_object_unref(bus);
+	if (gst_element_set_state(r->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "cannot open %s", uri);
+		goto fail;
+	}
+	return r;
+fail:
+	umms_gst_record_free(r);
+	return NULL;
+}
+
+void
+umms_gst_record_free(struct umms_gst_record *r)
+{
+	if (!r)
+		return;
+	if (r->pipeline) {
+		GstBus *bus = gst_element_get_bus(r->pipeline);
+		gst_bus_remove_watch(bus);
+		gst_object_unref(bus);
+		stop_pipeline(r);
+		gst_object_unref(r->pipeline);
+	}
+	g_mutex_clear(&r->lock);
+	g_free(r);
+}

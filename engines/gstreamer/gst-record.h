@@ -1,0 +1,54 @@
+/*
+ * A remux pipeline for recordings (issue 15 moved it out of ummsd's own
+ * code so that an engine worker runs it too): urisourcebin ! parsebin !
+ * (queue ! parser !) muxer ! sink, no decoder. The sink is an fd handed
+ * over (fdsink: whoever runs this need not create files), a path
+ * (filesink), or for a ring hlssink2, which muxes and cuts its segments
+ * itself. Streams the muxer cannot carry are left out, and the log says
+ * which. Matroska is written a cluster a second at most and MPEG-TS packet
+ * by packet, with no buffer in between: a process killed mid-way leaves a
+ * file that plays up to its last second.
+ *
+ * Runs on the thread-default main context's bus watch; the handler is
+ * called from it, once: the source ended (after umms_gst_record_eos too)
+ * or something failed.
+ */
+#ifndef UMMS_ENGINES_GST_RECORD_H
+#define UMMS_ENGINES_GST_RECORD_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+struct umms_gst_record;
+
+struct umms_gst_record_handler {
+	/* Optional: the first data reached the file (not for a ring). */
+	void (*flowing)(void *data);
+	/* @error NULL: the end of the stream reached the file. */
+	void (*ended)(void *data, const char *error);
+};
+
+struct umms_gst_record_target {
+	const char *mux;         /* "matroskamux", "mpegtsmux" or "hlssink2" */
+	int fd;                  /* >= 0: written there (borrowed, not closed) */
+	const char *path;        /* fd < 0, not a ring: the file */
+	/* hlssink2 only: */
+	const char *ring_dir;
+	const char *playlist;
+	unsigned segment_s, n_segments;
+};
+
+/* Whether @mux is one of the muxers above. */
+bool umms_gst_record_mux_known(const char *mux);
+/* Started and PLAYING; NULL with @error. */
+struct umms_gst_record *umms_gst_record_start(unsigned id, const char *uri,
+	const struct umms_gst_record_target *target, const struct umms_gst_record_handler *handler,
+	void *data, GError **error);
+/* Ends the stream: the file is closed properly, then ended() is called. */
+void umms_gst_record_eos(struct umms_gst_record *record);
+/* Stops the pipeline now (what is written stays); no call to the handler after. */
+void umms_gst_record_stop(struct umms_gst_record *record);
+/* Stops at once (what is written stays); no call to the handler after. */
+void umms_gst_record_free(struct umms_gst_record *record);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * A recording's pipeline in an engine worker (issue 15): ummsd opens
+ * (creates) the file and hands the worker its descriptor; the worker
+ * (umms-engine, sandboxed as for players: it can create no file, and
+ * reaches the network only for a network URI) remuxes into it. A worker
+ * that crashes, stops answering pings ([engine] hang-timeout) or passes
+ * [engine] worker-memory-max is killed and reported: what it wrote stays
+ * in the file. Private to recording.c.
+ */
+#ifndef UMMS_SERVICE_RECORDING_WORKER_H
+#define UMMS_SERVICE_RECORDING_WORKER_H
+
+#include <sys/types.h>
+#include <glib.h>
+
+struct recording_worker;
+
+struct recording_worker_handler {
+	/* The first data reached the file. */
+	void (*flowing)(void *data);
+	/*
+	 * Once: @code 0 and @error NULL: the file is complete; @code 0 and
+	 * @error: the worker's pipeline failed; @code UMMS_ERROR_ENGINE_CRASHED
+	 * or _HUNG: the worker died, @error says how.
+	 */
+	void (*ended)(void *data, int code, const char *error);
+};
+
+/* Started (the file created, the worker asked); NULL with @error. */
+struct recording_worker *umms_recording_worker_start(const char *uri, const char *path,
+	const char *mux, const struct recording_worker_handler *handler, void *data,
+	GError **error);
+/* Asks the worker to end the stream and close the file properly. */
+void umms_recording_worker_stop(struct recording_worker *w);
+/* Lets the worker go now (it ends; what it wrote stays): no call to the handler after. */
+void umms_recording_worker_abandon(struct recording_worker *w);
+void umms_recording_worker_free(struct recording_worker *w);
+/* The worker's process id; 0 once it is gone. */
+pid_t umms_recording_worker_pid(const struct recording_worker *w);
+
+#endif

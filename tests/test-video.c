@@ -462,12 +462,9 @@ static void
 test_dmabuf_choice(struct umms_test *t, gconstpointer data)
 {
 	/*
-	 * The source is registered in this process only: engines in-process
-	 * (an engine worker would not know the umms-dmabuf:// scheme).
+	 * The source comes from the tests' plugin (GST_PLUGIN_PATH): it plays
+	 * in the player's engine worker, its memfds cross to ummsd as dma-bufs.
 	 */
-	const char *const overrides[] = { "engine.isolation=in-process", NULL };
-	umms_test_restart(t, overrides);
-	g_assert_true(umms_test_dmabuf_src_register());
 	for (size_t i = 0; i < G_N_ELEMENTS(dmabuf_cases); i++) {
 		const struct dmabuf_case *c = &dmabuf_cases[i];
 		struct raw_client *client = dmabuf_client(t, c, NULL);

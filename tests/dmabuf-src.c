@@ -151,17 +151,9 @@ uri_handler_init(gpointer iface, gpointer data)
 	handler->set_uri = uri_set_uri;
 }
 
-static gboolean
-plugin_init(GstPlugin *plugin)
+bool
+umms_test_dmabuf_src_register(GstPlugin *plugin)
 {
 	return gst_element_register(plugin, "ummsdmabufsrc", GST_RANK_PRIMARY,
 		umms_dmabuf_src_get_type());
-}
-
-bool
-umms_test_dmabuf_src_register(void)
-{
-	return gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "ummsdmabufsrc",
-		"Raw video in dma-buf memory (umms tests only)", plugin_init, "1.0", "LGPL", "umms",
-		"umms", "https://example.invalid/umms");
 }

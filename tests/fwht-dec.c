@@ -401,9 +401,9 @@ umms_fwht_dec_init(UmmsFwhtDec *self)
 }
 
 bool
-umms_test_fwht_dec_register(void)
+umms_test_fwht_dec_register(GstPlugin *plugin)
 {
 	/* Below v4l2fwhtdec (primary + 1): decodebin tries the hardware first where allowed. */
-	return gst_element_register(NULL, UMMS_TEST_FWHT_DEC, GST_RANK_PRIMARY,
+	return gst_element_register(plugin, UMMS_TEST_FWHT_DEC, GST_RANK_PRIMARY,
 		umms_fwht_dec_get_type());
 }

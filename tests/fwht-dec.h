@@ -11,10 +11,14 @@
 #define UMMS_TESTS_FWHT_DEC_H
 
 #include <stdbool.h>
+#include <gst/gst.h>
 
 #define UMMS_TEST_FWHT_DEC "ummsfwhtdec"
 
-/* Registers ummsfwhtdec in this process (after gst_init); false if refused. */
-bool umms_test_fwht_dec_register(void);
+/*
+ * Registers ummsfwhtdec with @plugin (the tests' plugin, media-plugin/;
+ * NULL: in this process only), after gst_init; false if refused.
+ */
+bool umms_test_fwht_dec_register(GstPlugin *plugin);
 
 #endif

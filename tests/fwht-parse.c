@@ -153,8 +153,8 @@ umms_fwht_parse_init(UmmsFwhtParse *self)
 {
 }
 
-static gboolean
-plugin_init(GstPlugin *plugin)
+bool
+umms_test_fwht_register(GstPlugin *plugin)
 {
 	GstCaps *caps = gst_caps_new_empty_simple("video/x-fwht");
 	gboolean ok = gst_type_find_register(plugin, "umms-fwht", GST_RANK_PRIMARY, fwht_typefind,
@@ -165,12 +165,18 @@ plugin_init(GstPlugin *plugin)
 		umms_fwht_parse_get_type());
 }
 
-bool
-umms_test_fwht_register(void)
+void
+umms_test_fwht_require(void)
 {
-	return gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "ummsfwht",
-		"Raw FWHT streams (umms tests only)", plugin_init, "1.0", "LGPL", "umms", "umms",
-		"https://example.invalid/umms");
+	static const char *const names[] = { "umms-fwht", "ummsfwhtparse", "ummsfwhtdec" };
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		GstPluginFeature *feature = gst_registry_lookup_feature(gst_registry_get(),
+			names[i]);
+		if (!feature)
+			g_error("no %s in GStreamer's registry: GST_PLUGIN_PATH does not name "
+				"tests/media-plugin of the build", names[i]);
+		gst_object_unref(feature);
+	}
 }
 
 void

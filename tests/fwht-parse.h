@@ -1,19 +1,31 @@
 /*
  * A test-only GStreamer plugin for raw FWHT streams (vicodec's format): a
  * typefinder and a parser, so decodebin plugs v4l2fwhtdec on a file
- * v4l2fwhtenc wrote. Registered in the test program's own process, where
- * ummsd runs in-process.
+ * v4l2fwhtenc wrote. Part of the tests' GStreamer plugin (media-plugin/),
+ * so that engine workers plug it as the test program does.
  */
 #ifndef UMMS_TESTS_FWHT_PARSE_H
 #define UMMS_TESTS_FWHT_PARSE_H
 
 #include <stdbool.h>
+#include <gst/gst.h>
 
 /* The frame rate the parser gives a raw stream (it carries none). */
 #define UMMS_TEST_FWHT_FPS 10
 
-/* Registers the plugin (after gst_init); false if GStreamer refused it. */
-bool umms_test_fwht_register(void);
+/*
+ * Registers the typefinder and ummsfwhtparse with @plugin (NULL: in this
+ * process only); false if GStreamer refused them.
+ */
+bool umms_test_fwht_register(GstPlugin *plugin);
+
+/*
+ * Fails the test unless the typefinder, ummsfwhtparse and ummsfwhtdec are
+ * in GStreamer's registry: the tests' plugin, whose folder the program's
+ * GST_PLUGIN_PATH names so that its engine workers have them too. After
+ * gst_init.
+ */
+void umms_test_fwht_require(void);
 
 /*
  * videotestsrc's smpte100 bars, @seconds at UMMS_TEST_FWHT_FPS and

@@ -39,9 +39,9 @@ struct umms_test {
 void umms_test_init(int *argc, char ***argv);
 /*
  * Every ummsd this program starts decodes inside itself
- * (engine.isolation=in-process), for the reason @why, said in the log:
- * a test element registered in this process only, which a worker would
- * not have, or a VM whose emulated CPU makes each worker's start slow.
+ * (engine.isolation=in-process), for the reason @why, said in the log: a
+ * path that does not work through a worker yet. Test elements belong in a
+ * plugin on GST_PLUGIN_PATH (media-plugin/), which workers load too.
  */
 void umms_test_engines_in_process(const char *why);
 /*

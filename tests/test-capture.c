@@ -238,9 +238,14 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
+	/*
+	 * In a sandboxed engine worker v4l2src negotiates vivid's format and
+	 * then sends nothing: its buffer pool starts only once the engine gives
+	 * up ("nothing arrived within 20 s") and resets the pipeline, 24 s on.
+	 * Not found yet; until it is, capture decodes in ummsd.
+	 */
 	umms_test_engines_in_process(
-		"the VM runs under TCG emulation, where starting a sanitized engine "
-		"worker per player takes seconds; tests/test-isolation.c covers workers");
+		"v4l2src in an engine worker sends no frame from vivid (not found yet)");
 
 	gst_init(NULL, NULL);
 	UMMS_TEST_ADD("/capture/listed", test_listed);

@@ -422,15 +422,12 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	umms_test_engines_in_process(
-		"the FWHT parser and typefinder are registered in this process "
-		"(tests/fwht-parse.c)");
 
 	umms_test_fwht_log_undrained();
 	if (access("/dev/dri/card0", F_OK) != 0)
 		g_error("no /dev/dri/card0: this test runs in the KMS test VM "
 			"(meson test embed-dmabuf-vm)");
-	g_assert_true(umms_test_fwht_register());
+	umms_test_fwht_require();
 	g_autofree char *clip = g_build_filename(umms_test_tmpdir(), "bars.fwht", NULL);
 	umms_test_fwht_make_clip(clip, CLIP_W, CLIP_H, 10);
 	weston = umms_test_compositor_start(UMMS_TEST_WESTON_DRM, W, H);

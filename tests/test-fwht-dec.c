@@ -325,8 +325,8 @@ main(int argc, char *argv[])
 {
 	g_test_init(&argc, &argv, NULL);
 	gst_init(NULL, NULL);
-	g_assert_true(umms_test_fwht_dec_register());
-	g_assert_true(umms_test_fwht_register());
+	g_assert_true(umms_test_fwht_dec_register(NULL));
+	g_assert_true(umms_test_fwht_register(NULL));
 	g_test_add_func("/fwht-dec/decode", test_decode);
 	g_test_add_func("/fwht-dec/parse", test_parse);
 	return g_test_run();

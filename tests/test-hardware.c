@@ -7,82 +7,31 @@
  * stop or die. No hardware is needed: the pools are configured; where
  * VA-API finds no driver (here), decoding stays software throughout.
  *
- * Then a real element of class Hardware, without hardware: this program
- * registers ummstesthwh264dec (avdec_h264 inside a bin of class
- * Codec/Decoder/Video/Hardware, ranked above avdec_h264 while the tests
- * that use it run; the in-process ummsd sees GStreamer's registry as this
- * program does). It is counted in a pool like NVDEC's nvh264dec would be,
- * never plugged with decoders.h264=0, and changes hands between players
- * at different priorities: the loser reopens in software and back.
+ * Then a real element of class Hardware, without hardware:
+ * ummstesthwh264dec (hw-dec.h: avdec_h264 inside a bin of class
+ * Codec/Decoder/Video/Hardware, ranked above avdec_h264), a plugin of the
+ * tests (hw-plugin/) on GST_PLUGIN_PATH, so the engine workers plug it as
+ * they would a real one; the tests that do not use it disable it
+ * (engine.disable-decoders). It is counted in a pool like NVDEC's
+ * nvh264dec would be, never plugged with decoders.h264=0, and changes
+ * hands between players at different priorities: the loser reopens in
+ * software and back.
  */
 #include <string.h>
 #include <gst/gst.h>
 
 #include "harness.h"
+#include "hw-dec.h"
 
-/* ---- a hardware decoder that is avdec_h264 ------------------------------------- */
-
-#define HW_DECODER "ummstesthwh264dec"
-
-typedef struct {
-	GstBin parent;
-} UmmsTestHwDec;
-
-typedef struct {
-	GstBinClass parent_class;
-} UmmsTestHwDecClass;
-
-GType umms_test_hw_dec_get_type(void);
-G_DEFINE_TYPE(UmmsTestHwDec, umms_test_hw_dec, GST_TYPE_BIN)
-
-static GstStaticPadTemplate hw_sink = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK,
-	GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-h264, alignment=(string)au, "
-		"stream-format=(string){ avc, byte-stream }"));
-static GstStaticPadTemplate hw_src = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC,
-	GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw"));
-
-static void
-umms_test_hw_dec_init(UmmsTestHwDec *self)
-{
-	GstElement *decoder = gst_element_factory_make("avdec_h264", NULL);
-	g_assert_nonnull(decoder);
-	gst_bin_add(GST_BIN(self), decoder);
-	GstElementClass *klass = GST_ELEMENT_GET_CLASS(self);
-	static const char *const names[] = { "sink", "src" };
-	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-		GstPad *target = gst_element_get_static_pad(decoder, names[i]);
-		GstPad *ghost = gst_ghost_pad_new_from_template(names[i], target,
-			gst_element_class_get_pad_template(klass, names[i]));
-		gst_element_add_pad(GST_ELEMENT(self), ghost);
-		gst_object_unref(target);
-	}
-}
-
-static void
-umms_test_hw_dec_class_init(UmmsTestHwDecClass *klass)
-{
-	GstElementClass *element = GST_ELEMENT_CLASS(klass);
-	gst_element_class_add_static_pad_template(element, &hw_sink);
-	gst_element_class_add_static_pad_template(element, &hw_src);
-	gst_element_class_set_static_metadata(element, "Test hardware H.264 decoder",
-		"Codec/Decoder/Video/Hardware", "avdec_h264 in the class of a hardware decoder",
-		"umms tests");
-}
-
-/* Above avdec_h264 (primary) so decodebin tries it first, or out of the way. */
-static void
-hw_decoder_enable(bool enable)
-{
-	GstPluginFeature *feature = gst_registry_lookup_feature(gst_registry_get(), HW_DECODER);
-	g_assert_nonnull(feature);
-	gst_plugin_feature_set_rank(feature, enable ? GST_RANK_PRIMARY + 10 : GST_RANK_NONE);
-	gst_object_unref(feature);
-}
+#define HW_DECODER UMMS_TEST_HW_DEC
 
 #define RESOURCES1 "org.umms.Resources1"
 
+/* The tests of configured pools leave the test's hardware decoder out. */
+#define NO_HW_ELEMENT "engine.disable-decoders=" HW_DECODER
+
 static const char *const one_decoder[] = {
-	"resources.decoders.h264=1", "resources.tuners=2", NULL
+	"resources.decoders.h264=1", "resources.tuners=2", NO_HW_ELEMENT, NULL
 };
 
 static GVariant *
@@ -318,13 +267,15 @@ static void
 test_codec_policy(struct umms_test *t, gconstpointer data)
 {
 	/* No hardware: the cheaper codec to decode in software (H.264 before VP9). */
+	const char *const none[] = { NO_HW_ELEMENT, NULL };
+	umms_test_restart(t, none);
 	assert_choice(t, "h264", "no hardware decoder for any track, the lowest cost (1)");
 	/* Costs configured the other way. */
-	const char *const costs[] = { "resources.codec-costs=vp9=1,h264=5", NULL };
+	const char *const costs[] = { "resources.codec-costs=vp9=1,h264=5", NO_HW_ELEMENT, NULL };
 	umms_test_restart(t, costs);
 	assert_choice(t, "vp9", "the lowest cost (1)");
 	/* A hardware VP9 decoder (a pool of one) wins over the lower cost. */
-	const char *const vp9[] = { "resources.decoders.vp9=1", NULL };
+	const char *const vp9[] = { "resources.decoders.vp9=1", NO_HW_ELEMENT, NULL };
 	umms_test_restart(t, vp9);
 	assert_choice(t, "vp9", "holds decoder:vp9; video track");
 	assert_choice(t, "vp9", "a hardware decoder:vp9");
@@ -401,18 +352,10 @@ assert_decoding(struct umms_test *t, const char *path)
 			before, after);
 }
 
-/*
- * The test decoder is registered in this process only (ranked by
- * hw_decoder_enable), so players that should plug it decode here, not in
- * an engine worker, which would never see it.
- */
-static const char *const in_process[] = { "engine.isolation=in-process", NULL };
-
 static void
 test_element_pool(struct umms_test *t, gconstpointer data)
 {
-	hw_decoder_enable(true);
-	umms_test_restart(t, in_process);
+	/* The fixture's ummsd: the element enabled, engines in workers. */
 	g_autoptr(GVariant) h264 = pool(t, "Decoders", "decoder:h264");
 	guint32 total = 0;
 	const char *source = NULL;
@@ -437,14 +380,12 @@ test_element_pool(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(out, "elements: " HW_DECODER));
 	g_autofree char *line = g_strdup_printf("%s (foreground) / -", path);
 	g_assert_nonnull(strstr(out, line));
-	hw_decoder_enable(false);
 }
 
 static void
 test_element_policy_zero(struct umms_test *t, gconstpointer data)
 {
-	hw_decoder_enable(true);
-	const char *const none[] = { "resources.decoders.h264=0", in_process[0], NULL };
+	const char *const none[] = { "resources.decoders.h264=0", NULL };
 	umms_test_restart(t, none);
 	/* No pool: the element is never plugged, whatever the priority. */
 	g_autoptr(GVariant) all = pools(t, "Decoders");
@@ -459,14 +400,11 @@ test_element_policy_zero(struct umms_test *t, gconstpointer data)
 	assert_decoding(t, path);
 	g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
 	g_assert_null(strstr(decoder, HW_DECODER));
-	hw_decoder_enable(false);
 }
 
 static void
 test_element_preempt(struct umms_test *t, gconstpointer data)
 {
-	hw_decoder_enable(true);
-	umms_test_restart(t, in_process);
 	g_autofree char *bg = playing(t, "background");
 	struct umms_test_signals *bg_signals = umms_test_signals_watch(t->bus, bg);
 	wait_holders(t, bg);
@@ -507,7 +445,6 @@ test_element_preempt(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(again, >, at);
 	assert_decoding(t, bg);
 	umms_test_signals_free(bg_signals);
-	hw_decoder_enable(false);
 }
 
 int
@@ -515,9 +452,11 @@ main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	gst_init(NULL, NULL);
-	/* Out of the way until a test ranks it (hw_decoder_enable). */
-	g_assert_true(gst_element_register(NULL, HW_DECODER, GST_RANK_NONE,
-		umms_test_hw_dec_get_type()));
+	/* From the tests' plugin (GST_PLUGIN_PATH), as the workers see it. */
+	GstPluginFeature *hw = gst_registry_lookup_feature(gst_registry_get(), HW_DECODER);
+	if (!hw)
+		g_error("no %s: GST_PLUGIN_PATH names no tests/hw-plugin", HW_DECODER);
+	gst_object_unref(hw);
 	UMMS_TEST_ADD("/hardware/table", test_table);
 	UMMS_TEST_ADD("/hardware/compete", test_compete);
 	UMMS_TEST_ADD("/hardware/owner-gone", test_owner_gone);

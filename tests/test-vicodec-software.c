@@ -479,16 +479,12 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	umms_test_engines_in_process(
-		"the FWHT parser and typefinder are registered in this process "
-		"(tests/fwht-parse.c)");
 
 	umms_test_fwht_log_undrained();
 	gst_init(NULL, NULL);
 	if (access("/dev/dri/card0", F_OK) != 0)
 		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test vicodec)");
-	g_assert_true(umms_test_fwht_register());
-	g_assert_true(umms_test_fwht_dec_register());
+	umms_test_fwht_require();
 	g_autofree char *clip = make_clip();
 	g_test_add_data_func("/vicodec/decoder", clip, test_decoder);
 	g_test_add("/vicodec/software", struct umms_test, clip, umms_test_setup, test_software,

@@ -332,15 +332,12 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	umms_test_engines_in_process(
-		"the FWHT parser and typefinder are registered in this process "
-		"(tests/fwht-parse.c)");
 
 	umms_test_fwht_log_undrained();
 	gst_init(NULL, NULL);
 	if (access(CARD, F_OK) != 0)
 		g_error("no " CARD ": this test runs in the KMS test VM (meson test vicodec)");
-	g_assert_true(umms_test_fwht_register());
+	umms_test_fwht_require();
 	g_autofree char *clip = umms_test_vicodec_make_clip(10);
 	g_test_add("/vicodec/overlay", struct umms_test, clip, umms_test_setup, test_overlay,
 		umms_test_teardown);

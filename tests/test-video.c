@@ -38,14 +38,22 @@ assert_due_on_arrival(struct raw_client *c, int64_t asked_ns)
 	g_assert_cmpint(c->last_due_ns, <, c->last_received_ns + 200000000);
 }
 
-static void
-assert_color(uint32_t got, uint32_t want)
+static bool
+color_near(uint32_t got, uint32_t want)
 {
 	for (int shift = 0; shift < 24; shift += 8) {
 		int a = (int)((got >> shift) & 0xff), b = (int)((want >> shift) & 0xff);
 		if (abs(a - b) > 8)
-			g_error("colour %06x, expected %06x", got, want);
+			return false;
 	}
+	return true;
+}
+
+static void
+assert_color(uint32_t got, uint32_t want)
+{
+	if (!color_near(got, want))
+		g_error("colour %06x, expected %06x", got, want);
 }
 
 static void
@@ -102,7 +110,17 @@ test_frames(struct umms_test *t, gconstpointer data)
 		unsigned before = c->shows;
 		umms_test_player_do(t->bus, c->path, "SetPosition",
 			g_variant_new("(x)", US(colours[i].at)));
-		raw_wait_shows(c, before + 1, UMMS_TEST_TIMEOUT_MS);
+		/*
+		 * A frame the engine worker sent before it paused may still be on
+		 * its way: the frame of the new place is among the next few.
+		 */
+		unsigned next = before + 1;
+		raw_wait_shows(c, next, UMMS_TEST_TIMEOUT_MS);
+		for (int more = 0; more < 3 &&
+				!color_near(raw_pixel(c->last, 160, 120), colours[i].rgb); more++) {
+			next = c->shows + 1;
+			raw_wait_shows(c, next, UMMS_TEST_TIMEOUT_MS);
+		}
 		assert_color(raw_pixel(c->last, 160, 120), colours[i].rgb);
 	}
 	raw_free(c);
@@ -462,12 +480,9 @@ static void
 test_dmabuf_choice(struct umms_test *t, gconstpointer data)
 {
 	/*
-	 * The source is registered in this process only: engines in-process
-	 * (an engine worker would not know the umms-dmabuf:// scheme).
+	 * The source comes from the tests' plugin (GST_PLUGIN_PATH): it plays
+	 * in the player's engine worker, its memfds cross to ummsd as dma-bufs.
 	 */
-	const char *const overrides[] = { "engine.isolation=in-process", NULL };
-	umms_test_restart(t, overrides);
-	g_assert_true(umms_test_dmabuf_src_register());
 	for (size_t i = 0; i < G_N_ELEMENTS(dmabuf_cases); i++) {
 		const struct dmabuf_case *c = &dmabuf_cases[i];
 		struct raw_client *client = dmabuf_client(t, c, NULL);
@@ -476,9 +491,19 @@ test_dmabuf_choice(struct umms_test *t, gconstpointer data)
 		umms_test_player_do(t->bus, client->path, "Play", NULL);
 		raw_wait_shows(client, 5, 10000);
 		assert_dmabuf_frame(client, c->dmabuf, c->what);
-		/* Copies counted by ummsd: one a frame sent, none when sent as they are. */
-		guint64 copies = umms_test_stat(t->bus, client->path, "copies");
-		guint64 dmabuf = umms_test_stat(t->bus, client->path, "frames-dmabuf");
+		/*
+		 * Copies counted by ummsd: one a frame sent, none when sent as they
+		 * are. The engine's counters come with the worker's status, up to
+		 * a status period after the frames: read until they catch up.
+		 */
+		guint64 copies = 0, dmabuf = 0;
+		for (int tries = 0; tries < 40; tries++) {
+			copies = umms_test_stat(t->bus, client->path, "copies");
+			dmabuf = umms_test_stat(t->bus, client->path, "frames-dmabuf");
+			if ((c->dmabuf ? dmabuf : copies) >= client->shows)
+				break;
+			umms_test_sleep(50);
+		}
 		g_test_message("%s: copies %" G_GUINT64_FORMAT ", frames as dma-buf %"
 			G_GUINT64_FORMAT, c->what, copies, dmabuf);
 		if (c->dmabuf) {

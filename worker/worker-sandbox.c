@@ -39,7 +39,6 @@ umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error)
 {
 	if (sb->ranked || !sb->enabled)
 		return true;
-	sb->rank_tried = true;
 	gint64 start = g_get_monotonic_time();
 	if (!umms_sandbox_rank_plugins(NULL, error))
 		return false;

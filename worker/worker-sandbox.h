@@ -4,11 +4,12 @@
  *
  * A spare is started before its URI is known, and the URI decides whether
  * the network is allowed, which seccomp cannot relax later: the worker
- * enters at its first OPEN. The allow-list's ranks (~85 ms) are set while
- * the spare waits. The engine the spare made holds descriptors of its own
- * (its pipeline's bus) that entering would close under it: it is destroyed
- * first and a new one made inside, which takes again the settings (volume,
- * video output...) the first one had been given.
+ * enters at its first OPEN. The allow-list's ranks (~85 ms) are set before
+ * it sends READY (a spare pays them while it waits). The engine the spare
+ * made holds descriptors of its own (its pipeline's bus) that entering
+ * would close under it: it is destroyed first and a new one made inside,
+ * which takes again the settings (volume, video output...) the first one
+ * had been given.
  */
 #ifndef UMMS_WORKER_WORKER_SANDBOX_H
 #define UMMS_WORKER_WORKER_SANDBOX_H
@@ -22,7 +23,6 @@
 struct umms_worker_sandbox {
 	bool enabled;            /* [engine] sandbox */
 	bool ranked;             /* umms_sandbox_rank_plugins() done */
-	bool rank_tried;         /* by the warm-up: an OPEN tries again */
 	bool entered;
 	bool hardware;           /* hardware decoders allowed (SET_HARDWARE_CODECS) */
 	bool audio;              /* audio-output is not none */
@@ -32,7 +32,7 @@ struct umms_worker_sandbox {
 
 void umms_worker_sandbox_init(struct umms_worker_sandbox *sb, const struct umms_config *config);
 void umms_worker_sandbox_finish(struct umms_worker_sandbox *sb);
-/* Sets the ranks once (before entering, from the warm-up or at OPEN). */
+/* Sets the ranks once (before READY; again at OPEN if that failed). */
 bool umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error);
 /*
  * Enters for @uri keeping @sock and @file (a recording's, or -1); on failure sb->error is set for good:

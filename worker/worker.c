@@ -691,13 +691,6 @@ static gboolean
 warm_up_cb(gpointer data)
 {
 	struct umms_worker *worker = data;
-	if (worker->sandbox.enabled && !worker->sandbox.rank_tried) {
-		g_autoptr(GError) error = NULL;
-		/* On failure the first OPEN tries again, and reports it. */
-		if (!umms_worker_sandbox_rank(&worker->sandbox, &error))
-			umms_warn("worker: %s", error->message);
-		return G_SOURCE_CONTINUE;
-	}
 	if (worker->warm_next >= worker->warm->len) {
 		umms_debug("worker: warmed up %u elements in %.0f ms", worker->warm->len,
 			(double)(g_get_monotonic_time() - worker->warm_start) / 1000);
@@ -755,6 +748,20 @@ umms_worker_create(int sock, GError **error)
 	/* The first engine, ready for the first URI: its pipeline costs nothing later. */
 	if (!attach_engine(worker, umms_engines_list()[0], error))
 		goto fail;
+	/*
+	 * The sandbox's plugin ranks before READY, not at the first OPEN: they
+	 * load plugins on the main loop (85 ms here, seconds on an emulated
+	 * CPU), and once READY is sent ummsd pings, so an OPEN that came
+	 * before they were done would leave its pings unanswered that long
+	 * and the worker would be killed as hung. A spare pays this while it
+	 * waits; a worker started for a SetUri pays it either way. On failure
+	 * the first OPEN tries again and reports it.
+	 */
+	GError *rank_error = NULL;
+	if (!umms_worker_sandbox_rank(&worker->sandbox, &rank_error)) {
+		umms_warn("worker: %s", rank_error->message);
+		g_error_free(rank_error);
+	}
 	return worker;
 fail:
 	umms_worker_destroy(worker);

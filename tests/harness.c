@@ -337,9 +337,10 @@ umms_test_service_start(const char *const *overrides)
 	 * The engine worker just built, not an installed one, through a script
 	 * that gives it ASan's fast unwinder (tests/umms-engine-fast-unwind).
 	 */
-	if (harness.build_root && harness.source_root) {
-		g_autofree char *worker = g_build_filename(harness.source_root, "tests",
-			"umms-engine-fast-unwind", NULL);
+	if (harness.build_root) {
+		g_autofree char *worker = harness.source_root ?
+			g_build_filename(harness.source_root, "tests", "umms-engine-fast-unwind", NULL) :
+			g_build_filename(harness.build_root, "worker", "umms-engine", NULL);
 		g_assert_true(umms_config_set(&service->config, "engine.worker", worker, &error));
 	}
 	if (harness.in_process)

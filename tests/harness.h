@@ -174,6 +174,14 @@ GVariant *umms_test_signals_find_change(struct umms_test_signals *signals, const
 double umms_test_signals_last_ms(struct umms_test_signals *signals);
 void umms_test_signals_clear(struct umms_test_signals *signals);
 
+/* Recordings (harness-recordings.c): a string property of Recording1 at @path. */
+char *umms_test_recording_string(struct umms_test *t, const char *path, const char *property);
+/* Waits up to @ms for its State to be @state; else fails naming State and Error. */
+void umms_test_recording_wait(struct umms_test *t, const char *path, const char *state,
+	unsigned ms);
+/* A field of /proc/@pid/status ("Seccomp") as text; caller frees. */
+char *umms_test_proc_status(pid_t pid, const char *field);
+
 /* A UDP port on loopback nobody uses now (for a live source a test sends). */
 int umms_test_free_udp_port(void);
 

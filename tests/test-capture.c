@@ -163,13 +163,6 @@ test_play(struct umms_test *t, gconstpointer data)
 	wait_holders(t, "");
 }
 
-static char *
-rec_string(struct umms_test *t, const char *path, const char *property)
-{
-	g_autoptr(GVariant) v = umms_test_get(t->bus, path, RECORDING1, property);
-	return g_variant_dup_string(v, NULL);
-}
-
 static void
 test_record(struct umms_test *t, gconstpointer data)
 {
@@ -189,14 +182,14 @@ test_record(struct umms_test *t, gconstpointer data)
 	g_autofree char *state = NULL;
 	for (int i = 0; i < 600; i++) {
 		g_free(state);
-		state = rec_string(t, rec, "State");
+		state = umms_test_recording_string(t, rec, "State");
 		if (strcmp(state, "recording") != 0)
 			break;
 		umms_test_sleep(50);
 	}
-	g_autofree char *error = rec_string(t, rec, "Error");
+	g_autofree char *error = umms_test_recording_string(t, rec, "Error");
 	g_assert_cmpstr(state, ==, "completed");
-	g_autofree char *file = rec_string(t, rec, "Destination");
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 
 	/* What GStreamer's discoverer makes of it: Matroska, a video stream, about 3 s. */
 	g_autoptr(GError) gerror = NULL;

@@ -25,13 +25,6 @@
 #define RECORDER1 "org.umms.Recorder1"
 #define RECORDING1 "org.umms.Recording1"
 
-static char *
-rec_string(struct umms_test *t, const char *path, const char *property)
-{
-	g_autoptr(GVariant) v = umms_test_get(t->bus, path, RECORDING1, property);
-	return g_variant_dup_string(v, NULL);
-}
-
 static guint64
 rec_bytes(struct umms_test *t, const char *path)
 {
@@ -59,36 +52,6 @@ rec_part(struct umms_test *t, const char *path, guint n)
 	g_autoptr(GVariant) v = umms_test_get(t->bus, path, RECORDING1, "Parts");
 	g_autoptr(GVariant) part = g_variant_get_child_value(v, n);
 	return g_variant_dup_string(part, NULL);
-}
-
-/* A field of /proc/@pid/status ("Seccomp"), as text; caller frees. */
-static char *
-status_field(pid_t pid, const char *field)
-{
-	g_autofree char *path = g_strdup_printf("/proc/%d/status", (int)pid);
-	g_autofree char *text = NULL;
-	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-	g_autofree char *key = g_strdup_printf("\n%s:", field);
-	const char *at = strstr(text, key);
-	g_assert_nonnull(at);
-	at += strlen(key);
-	while (*at == ' ' || *at == '\t')
-		at++;
-	return g_strndup(at, strcspn(at, "\n"));
-}
-
-static void
-wait_state(struct umms_test *t, const char *path, const char *state, unsigned ms)
-{
-	for (unsigned i = 0; i < ms / 50; i++) {
-		g_autofree char *now = rec_string(t, path, "State");
-		if (strcmp(now, state) == 0)
-			return;
-		umms_test_sleep(50);
-	}
-	g_autofree char *now = rec_string(t, path, "State");
-	g_autofree char *error = rec_string(t, path, "Error");
-	g_error("%s stayed %s (%s), never %s", path, now, error, state);
 }
 
 static char *
@@ -213,16 +176,16 @@ test_killed(struct umms_test *t, gconstpointer data)
 	wait_writing(t, other, 1);
 	g_assert_cmpint(rec_pid(t, other), !=, pid);
 	/* Sandboxed as a player's worker: seccomp filtering, no new privileges. */
-	g_autofree char *seccomp = status_field(pid, "Seccomp");
+	g_autofree char *seccomp = umms_test_proc_status(pid, "Seccomp");
 	g_assert_cmpstr(seccomp, ==, "2");
-	g_autofree char *nnp = status_field(pid, "NoNewPrivs");
+	g_autofree char *nnp = umms_test_proc_status(pid, "NoNewPrivs");
 	g_assert_cmpstr(nnp, ==, "1");
 	umms_test_sleep(2500);
 	guint64 before = rec_bytes(t, victim);
 	int64_t position = umms_test_get_int64(t->bus, player, "Position");
 	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
-	wait_state(t, victim, "failed", 5000);
-	g_autofree char *why = rec_string(t, victim, "Error");
+	umms_test_recording_wait(t, victim, "failed", 5000);
+	g_autofree char *why = umms_test_recording_string(t, victim, "Error");
 	g_test_message("failed: %s", why);
 	g_assert_nonnull(strstr(why, "org.umms.Error.EngineCrashed"));
 	g_assert_nonnull(strstr(why, "SIGKILL"));
@@ -236,19 +199,19 @@ test_killed(struct umms_test *t, gconstpointer data)
 	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
 	g_assert_cmpstr(state, ==, "playing");
 	g_assert_cmpint(umms_test_get_int64(t->bus, player, "Position"), >, position + US(0.5));
-	g_autofree char *other_state = rec_string(t, other, "State");
+	g_autofree char *other_state = umms_test_recording_string(t, other, "State");
 	g_assert_cmpstr(other_state, ==, "recording");
 	guint64 other_bytes = rec_bytes(t, other);
 	umms_test_sleep(1000);
 	g_assert_cmpuint(rec_bytes(t, other), >, other_bytes);
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, other, RECORDING1, "Cancel", NULL);
-	wait_state(t, other, "cancelled", 5000);
+	umms_test_recording_wait(t, other, "cancelled", 5000);
 	umms_test_live_udp_stop(sender);
 	umms_test_live_udp_stop(sender2);
 
-	g_autofree char *file = rec_string(t, victim, "Destination");
+	g_autofree char *file = umms_test_recording_string(t, victim, "Destination");
 	assert_playable(file, 2);
-	g_autofree char *other_file = rec_string(t, other, "Destination");
+	g_autofree char *other_file = umms_test_recording_string(t, other, "Destination");
 	assert_playable(other_file, 4);
 }
 
@@ -260,11 +223,11 @@ test_hung(struct umms_test *t, gconstpointer data)
 	umms_test_restart(t, overrides);
 	g_autofree char *rec = record(t, "umms-fault://hang?after=75&live", "hung.mkv", 0);
 	wait_writing(t, rec, 1);
-	wait_state(t, rec, "failed", 10000);
-	g_autofree char *why = rec_string(t, rec, "Error");
+	umms_test_recording_wait(t, rec, "failed", 10000);
+	g_autofree char *why = umms_test_recording_string(t, rec, "Error");
 	g_test_message("failed: %s", why);
 	g_assert_nonnull(strstr(why, "org.umms.Error.EngineHung"));
-	g_autofree char *file = rec_string(t, rec, "Destination");
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 	assert_playable(file, 2);
 }
 
@@ -285,16 +248,16 @@ test_schedule_retry(struct umms_test *t, gconstpointer data)
 	for (int i = 0; i < 100 && rec_parts(t, rec) < 2; i++)
 		umms_test_sleep(50);
 	g_assert_cmpuint(rec_parts(t, rec), ==, 2);
-	g_autofree char *state = rec_string(t, rec, "State");
+	g_autofree char *state = umms_test_recording_string(t, rec, "State");
 	g_assert_cmpstr(state, ==, "recording");
-	g_autofree char *why = rec_string(t, rec, "Error");
+	g_autofree char *why = umms_test_recording_string(t, rec, "Error");
 	g_assert_nonnull(strstr(why, "org.umms.Error.EngineCrashed"));
 	pid_t second = wait_writing(t, rec, rec_bytes(t, rec) + 1);
 	g_assert_cmpint(second, !=, pid);
-	wait_state(t, rec, "completed", 15000);
+	umms_test_recording_wait(t, rec, "completed", 15000);
 	umms_test_live_udp_stop(sender);
 	g_autofree char *first = rec_part(t, rec, 0);
-	g_autofree char *destination = rec_string(t, rec, "Destination");
+	g_autofree char *destination = umms_test_recording_string(t, rec, "Destination");
 	g_assert_cmpstr(first, ==, destination);
 	assert_playable(first, 2);
 	g_autofree char *part2 = rec_part(t, rec, 1);
@@ -308,9 +271,9 @@ test_crash_every_worker(struct umms_test *t, gconstpointer data)
 {
 	gint64 start = g_get_monotonic_time();
 	g_autofree char *rec = schedule(t, "umms-fault://crash?after=10&live", "doomed.mkv", 60);
-	wait_state(t, rec, "failed", 40000);
+	umms_test_recording_wait(t, rec, "failed", 40000);
 	double took = (double)(g_get_monotonic_time() - start) / 1e6;
-	g_autofree char *why = rec_string(t, rec, "Error");
+	g_autofree char *why = umms_test_recording_string(t, rec, "Error");
 	g_test_message("failed after %.1f s: %s", took, why);
 	g_assert_nonnull(strstr(why, "org.umms.Error.EngineCrashed"));
 	g_assert_nonnull(strstr(why, "SIGSEGV"));
@@ -319,7 +282,7 @@ test_crash_every_worker(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(rec_parts(t, rec), ==, 4);
 	umms_test_sleep(3000);
 	g_assert_cmpuint(rec_parts(t, rec), ==, 4);
-	g_autofree char *state = rec_string(t, rec, "State");
+	g_autofree char *state = umms_test_recording_string(t, rec, "State");
 	g_assert_cmpstr(state, ==, "failed");
 	/* ummsd is fine: a player still plays. */
 	g_autofree char *player = umms_test_open(t->bus, "colors.mkv");

@@ -43,27 +43,6 @@ fresh(struct umms_test *t, const char *name)
 	umms_test_restart(t, overrides);
 }
 
-static char *
-rec_string(struct umms_test *t, const char *path, const char *property)
-{
-	g_autoptr(GVariant) v = umms_test_get(t->bus, path, RECORDING1, property);
-	return g_variant_dup_string(v, NULL);
-}
-
-static void
-wait_state(struct umms_test *t, const char *path, const char *state, unsigned ms)
-{
-	for (unsigned i = 0; i < ms / 50; i++) {
-		g_autofree char *now = rec_string(t, path, "State");
-		if (strcmp(now, state) == 0)
-			return;
-		umms_test_sleep(50);
-	}
-	g_autofree char *now = rec_string(t, path, "State");
-	g_autofree char *error = rec_string(t, path, "Error");
-	g_error("%s stayed %s (%s), never %s", path, now, error, state);
-}
-
 /* The recording opened in a player: its duration, checked to be within [@lo, @hi] s. */
 static void
 assert_plays_within(struct umms_test *t, const char *file, double lo, double hi,
@@ -103,8 +82,8 @@ test_file(struct umms_test *t, gconstpointer data)
 	fresh(t, "file");
 	g_autofree char *uri = umms_test_clip_uri("av.mkv");
 	g_autofree char *mkv = record(t, uri, "shows/av.mkv", NULL);
-	wait_state(t, mkv, "completed", 20000);
-	g_autofree char *file = rec_string(t, mkv, "Destination");
+	umms_test_recording_wait(t, mkv, "completed", 20000);
+	g_autofree char *file = umms_test_recording_string(t, mkv, "Destination");
 	g_autofree char *want = g_build_filename(umms_test_tmpdir(), "umms", "recordings", "shows",
 		"av.mkv", NULL);
 	g_assert_cmpstr(file, ==, want);
@@ -121,8 +100,8 @@ test_file(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(g_variant_n_children(audio), ==, 2);
 
 	g_autofree char *ts = record(t, uri, "av.ts", NULL);
-	wait_state(t, ts, "completed", 20000);
-	g_autofree char *ts_file = rec_string(t, ts, "Destination");
+	umms_test_recording_wait(t, ts, "completed", 20000);
+	g_autofree char *ts_file = umms_test_recording_string(t, ts, "Destination");
 	assert_plays(t, ts_file, 5, "mpegts");
 
 	/* Both listed, oldest first. */
@@ -163,22 +142,22 @@ test_live(struct umms_test *t, gconstpointer data)
 	g_variant_dict_init(&options, NULL);
 	g_variant_dict_insert(&options, "duration", "x", US(3));
 	g_autofree char *rec = record(t, uri, "live.ts", g_variant_dict_end(&options));
-	g_autofree char *recording = rec_string(t, rec, "State");
+	g_autofree char *recording = umms_test_recording_string(t, rec, "State");
 	g_assert_cmpstr(recording, ==, "recording");
 	gint64 start = g_get_monotonic_time();
-	wait_state(t, rec, "completed", 15000);
+	umms_test_recording_wait(t, rec, "completed", 15000);
 	double took = (double)(g_get_monotonic_time() - start) / 1e6;
 	g_test_message("a 3 s recording took %.2f s", took);
 	g_assert_cmpfloat(took, >=, 2.5);
-	g_autofree char *file = rec_string(t, rec, "Destination");
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 	assert_plays(t, file, 3, "mpegts");
 
 	/* Cancelled after a while: closed properly, what was recorded kept. */
 	g_autofree char *rec2 = record(t, uri, "cancelled.mkv", NULL);
 	umms_test_sleep(2500);
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, rec2, RECORDING1, "Cancel", NULL);
-	wait_state(t, rec2, "cancelled", 10000);
-	g_autofree char *file2 = rec_string(t, rec2, "Destination");
+	umms_test_recording_wait(t, rec2, "cancelled", 10000);
+	g_autofree char *file2 = umms_test_recording_string(t, rec2, "Destination");
 	assert_plays(t, file2, 2, "matroska");
 	live_stop(&live);
 }
@@ -208,9 +187,9 @@ record_disturbed(struct umms_test *t, const char *stem, unsigned after_ms,
 			umms_test_sleep(after_ms);
 			disturb(&live);
 		}
-		wait_state(t, rec, "completed", 20000);
-		g_autofree char *file = rec_string(t, rec, "Destination");
-		g_autofree char *error = rec_string(t, rec, "Error");
+		umms_test_recording_wait(t, rec, "completed", 20000);
+		g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
+		g_autofree char *error = umms_test_recording_string(t, rec, "Error");
 		g_test_message("%s: completed, error '%s'", name, error);
 		g_assert_cmpstr(error, ==, "");
 		assert_plays_within(t, file, 3, 8.5, containers[i][1]);
@@ -275,8 +254,8 @@ test_http(struct umms_test *t, gconstpointer data)
 	umms_test_http_start(&server, 0);
 	g_autofree char *uri = g_strdup_printf("http://127.0.0.1:%u/av.mkv", server.port);
 	g_autofree char *rec = record(t, uri, "from-http.ts", NULL);
-	wait_state(t, rec, "completed", 30000);
-	g_autofree char *file = rec_string(t, rec, "Destination");
+	umms_test_recording_wait(t, rec, "completed", 30000);
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 	assert_plays(t, file, 5, "mpegts");
 	umms_test_http_stop(&server);
 }
@@ -293,8 +272,8 @@ test_rtsp(struct umms_test *t, gconstpointer data)
 	g_variant_dict_init(&options, NULL);
 	g_variant_dict_insert(&options, "duration", "x", US(3));
 	g_autofree char *rec = record(t, uri, "from-rtsp.mkv", g_variant_dict_end(&options));
-	wait_state(t, rec, "completed", 30000);
-	g_autofree char *file = rec_string(t, rec, "Destination");
+	umms_test_recording_wait(t, rec, "completed", 30000);
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 	assert_plays(t, file, 2.5, "matroska");
 	umms_test_rtsp_stop(&server);
 }
@@ -373,13 +352,13 @@ test_killed(struct umms_test *t, gconstpointer data)
 	umms_test_wait_name(t->bus, UMMS_NAME, true);
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
 		/* The same objects, resumed into a second part, said so. */
-		g_autofree char *state = rec_string(t, recs[i], "State");
+		g_autofree char *state = umms_test_recording_string(t, recs[i], "State");
 		g_assert_cmpstr(state, ==, "recording");
-		g_autofree char *note = rec_string(t, recs[i], "Error");
+		g_autofree char *note = umms_test_recording_string(t, recs[i], "Error");
 		g_assert_nonnull(strstr(note, "interrupted"));
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
-		wait_state(t, recs[i], "completed", 15000);
+		umms_test_recording_wait(t, recs[i], "completed", 15000);
 		g_autoptr(GVariant) parts = umms_test_get(t->bus, recs[i], RECORDING1, "Parts");
 		g_assert_cmpuint(g_variant_n_children(parts), ==, 2);
 		const char *first, *second;
@@ -415,14 +394,14 @@ test_schedule(struct umms_test *t, gconstpointer data)
 			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
 	const char *path;
 	g_variant_get(r, "(&o)", &path);
-	g_autofree char *state = rec_string(t, path, "State");
+	g_autofree char *state = umms_test_recording_string(t, path, "State");
 	g_assert_cmpstr(state, ==, "scheduled");
-	wait_state(t, path, "recording", 5000);
+	umms_test_recording_wait(t, path, "recording", 5000);
 	double late = (double)(g_get_real_time() - start) / 1e6;
 	g_test_message("started %.2f s after its time", late);
 	g_assert_cmpfloat(late, <, 1.5);
-	wait_state(t, path, "completed", 10000);
-	g_autofree char *file = rec_string(t, path, "Destination");
+	umms_test_recording_wait(t, path, "completed", 10000);
+	g_autofree char *file = umms_test_recording_string(t, path, "Destination");
 	assert_plays(t, file, 3, "mpegts");
 
 	/* Kept across a restart: the same object, still scheduled, then made. */
@@ -433,10 +412,10 @@ test_schedule(struct umms_test *t, gconstpointer data)
 	g_autofree char *kept = NULL;
 	g_variant_get(r2, "(o)", &kept);
 	fresh(t, "schedule");
-	g_autofree char *again = rec_string(t, kept, "State");
+	g_autofree char *again = umms_test_recording_string(t, kept, "State");
 	g_assert_cmpstr(again, ==, "scheduled");
-	wait_state(t, kept, "completed", 15000);
-	g_autofree char *kept_file = rec_string(t, kept, "Destination");
+	umms_test_recording_wait(t, kept, "completed", 15000);
+	g_autofree char *kept_file = umms_test_recording_string(t, kept, "Destination");
 	assert_plays(t, kept_file, 2, "matroska");
 
 	/* Missed: ummsd down for its whole window. */
@@ -449,8 +428,8 @@ test_schedule(struct umms_test *t, gconstpointer data)
 	t->service = NULL;
 	umms_test_sleep(3500);
 	fresh(t, "schedule");
-	wait_state(t, missed, "missed", 5000);
-	g_autofree char *missed_file = rec_string(t, missed, "Destination");
+	umms_test_recording_wait(t, missed, "missed", 5000);
+	g_autofree char *missed_file = umms_test_recording_string(t, missed, "Destination");
 	g_assert_false(g_file_test(missed_file, G_FILE_TEST_EXISTS));
 	live_stop(&live);
 }
@@ -479,7 +458,7 @@ test_conflicts(struct umms_test *t, gconstpointer data)
 		start + US(1800), US(3600)));
 	/* Cancelled: gone from the tuner's count. */
 	g_autoptr(GVariant) c = umms_test_call_ok(t->bus, first, RECORDING1, "Cancel", NULL);
-	g_autofree char *state = rec_string(t, first, "State");
+	g_autofree char *state = umms_test_recording_string(t, first, "State");
 	g_assert_cmpstr(state, ==, "cancelled");
 	g_autoptr(GVariant) r3 = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
 		"ScheduleRecording", g_variant_new_parsed("('dvb://Film', %x, %x, 'film2.ts', "
@@ -508,13 +487,13 @@ test_disk_full(struct umms_test *t, gconstpointer data)
 	umms_test_restart(t, overrides);
 	g_autofree char *uri = umms_test_clip_uri("long.mkv");   /* 1.4 MB */
 	g_autofree char *rec = record(t, uri, "full.ts", NULL);
-	wait_state(t, rec, "failed", 20000);
-	g_autofree char *why = rec_string(t, rec, "Error");
+	umms_test_recording_wait(t, rec, "failed", 20000);
+	g_autofree char *why = umms_test_recording_string(t, rec, "Error");
 	g_test_message("failed: %s", why);
 	g_assert_nonnull(strstr(why, "space"));
 	g_autoptr(GVariant) bytes = umms_test_get(t->bus, rec, RECORDING1, "BytesWritten");
 	g_assert_cmpuint(g_variant_get_uint64(bytes), >, 200 * 1024);
-	g_autofree char *file = rec_string(t, rec, "Destination");
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 	/* A few seconds of the 20 s clip fit: it plays that far. */
 	g_autofree char *file_uri = gst_filename_to_uri(file, NULL);
 	g_autofree char *player = umms_test_create_player(t->bus, "{}");
@@ -566,7 +545,7 @@ test_ummsctl(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(running, "recording"));
 	g_assert_nonnull(strstr(running, "%"));
 	g_assert_nonnull(strstr(running, "ctl.ts"));
-	wait_state(t, path, "completed", 15000);
+	umms_test_recording_wait(t, path, "completed", 15000);
 	g_autofree char *done = ctl((const char *const[]){ "recordings", NULL });
 	g_assert_nonnull(strstr(done, "completed"));
 
@@ -577,8 +556,8 @@ test_ummsctl(struct umms_test *t, gconstpointer data)
 	g_autofree char *listed = ctl((const char *const[]){ "recordings", NULL });
 	g_assert_nonnull(strstr(listed, "scheduled"));
 	fresh(t, "ummsctl");
-	wait_state(t, later, "completed", 15000);
-	g_autofree char *file = rec_string(t, later, "Destination");
+	umms_test_recording_wait(t, later, "completed", 15000);
+	g_autofree char *file = umms_test_recording_string(t, later, "Destination");
 	assert_plays(t, file, 2, "matroska");
 	live_stop(&live);
 }
@@ -613,8 +592,8 @@ test_delete(struct umms_test *t, gconstpointer data)
 	g_autofree char *uri = umms_test_clip_uri("av.mkv");
 	/* Completed, deleted with ummsctl by its number: the file goes with it. */
 	g_autofree char *done = record(t, uri, "done.mkv", NULL);
-	wait_state(t, done, "completed", 20000);
-	g_autofree char *done_file = rec_string(t, done, "Destination");
+	umms_test_recording_wait(t, done, "completed", 20000);
+	g_autofree char *done_file = umms_test_recording_string(t, done, "Destination");
 	g_assert_true(g_file_test(done_file, G_FILE_TEST_EXISTS));
 	g_free(ctl((const char *const[]){ "delete-recording", strrchr(done, '/') + 1, NULL }));
 	g_assert_false(g_file_test(done_file, G_FILE_TEST_EXISTS));
@@ -626,9 +605,9 @@ test_delete(struct umms_test *t, gconstpointer data)
 	g_autofree char *live_uri = g_strdup_printf("udp://127.0.0.1:%d", live.port);
 	g_autofree char *running = record(t, live_uri, "running.ts", NULL);
 	umms_test_sleep(1500);
-	g_autofree char *state = rec_string(t, running, "State");
+	g_autofree char *state = umms_test_recording_string(t, running, "State");
 	g_assert_cmpstr(state, ==, "recording");
-	g_autofree char *running_file = rec_string(t, running, "Destination");
+	g_autofree char *running_file = umms_test_recording_string(t, running, "Destination");
 	g_assert_true(g_file_test(running_file, G_FILE_TEST_EXISTS));
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, running, RECORDING1, "Delete", NULL);
 	g_assert_false(g_file_test(running_file, G_FILE_TEST_EXISTS));
@@ -641,7 +620,7 @@ test_delete(struct umms_test *t, gconstpointer data)
 			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
 	const char *scheduled;
 	g_variant_get(r2, "(&o)", &scheduled);
-	g_autofree char *never = rec_string(t, scheduled, "Destination");
+	g_autofree char *never = umms_test_recording_string(t, scheduled, "Destination");
 	g_autoptr(GVariant) r3 = umms_test_call_ok(t->bus, scheduled, RECORDING1, "Delete", NULL);
 	assert_deleted(t, scheduled);
 	umms_test_sleep(2500);
@@ -654,7 +633,7 @@ test_delete(struct umms_test *t, gconstpointer data)
 	 * folder back in place, Delete goes through.
 	 */
 	g_autofree char *moved = record(t, uri, "moved/kept.mkv", NULL);
-	wait_state(t, moved, "completed", 20000);
+	umms_test_recording_wait(t, moved, "completed", 20000);
 	g_autofree char *dir = g_build_filename(umms_test_tmpdir(), "umms", "recordings", "moved",
 		NULL);
 	g_autofree char *away = g_build_filename(umms_test_tmpdir(), "moved-away", NULL);
@@ -721,20 +700,20 @@ test_clock_jump(struct umms_test *t, gconstpointer data)
 	const char *path;
 	g_variant_get(r, "(&o)", &path);
 	umms_test_sleep(1500);
-	g_autofree char *waiting = rec_string(t, path, "State");
+	g_autofree char *waiting = umms_test_recording_string(t, path, "State");
 	g_assert_cmpstr(waiting, ==, "scheduled");
 
 	/* The clock jumps to a second before: it starts about then. */
 	jump_clock(real0 + US(3600) - US(1) - g_get_real_time());
 	gint64 jumped = g_get_monotonic_time();
-	wait_state(t, path, "recording", 10000);
+	umms_test_recording_wait(t, path, "recording", 10000);
 	gint64 started = g_get_monotonic_time();
 	g_test_message("started %.2f s after the clock jumped an hour ahead",
 		(started - jumped) / 1e6);
 	/* Then two hours back while it records: it still ends after its 6 s. */
 	umms_test_sleep(1000);
 	jump_clock(-US(7200));
-	wait_state(t, path, "completed", 30000);
+	umms_test_recording_wait(t, path, "completed", 30000);
 	double took = (g_get_monotonic_time() - started) / 1e6;
 	g_test_message("recorded for %.2f s (6 asked) across a jump two hours back", took);
 	g_assert_cmpfloat(took, >=, 4.5);
@@ -746,7 +725,7 @@ test_clock_jump(struct umms_test *t, gconstpointer data)
 	 * little); shorter by how late it started (a tick) and by how long the
 	 * source took to give its first frame in the emulated VM.
 	 */
-	g_autofree char *file = rec_string(t, path, "Destination");
+	g_autofree char *file = umms_test_recording_string(t, path, "Destination");
 	assert_plays_within(t, file, 3.5, 6.5, "mpegts");
 	live_stop(&live);
 }

@@ -20,22 +20,6 @@
 #include "harness.h"
 #include "sources.h"
 
-/* A field of /proc/@pid/status ("Seccomp"), as text; caller frees. */
-static char *
-status_field(pid_t pid, const char *field)
-{
-	g_autofree char *path = g_strdup_printf("/proc/%d/status", (int)pid);
-	g_autofree char *text = NULL;
-	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-	g_autofree char *key = g_strdup_printf("\n%s:", field);
-	const char *at = strstr(text, key);
-	g_assert_nonnull(at);
-	at += strlen(key);
-	while (*at == ' ' || *at == '\t')
-		at++;
-	return g_strndup(at, strcspn(at, "\n"));
-}
-
 /* The worker playing @player, once it has presented a few frames. */
 static pid_t
 playing_worker(struct umms_test *t, const char *player)
@@ -52,9 +36,9 @@ playing_worker(struct umms_test *t, const char *player)
 static void
 assert_sandboxed(pid_t pid)
 {
-	g_autofree char *seccomp = status_field(pid, "Seccomp");
+	g_autofree char *seccomp = umms_test_proc_status(pid, "Seccomp");
 	g_assert_cmpstr(seccomp, ==, "2");
-	g_autofree char *nnp = status_field(pid, "NoNewPrivs");
+	g_autofree char *nnp = umms_test_proc_status(pid, "NoNewPrivs");
 	g_assert_cmpstr(nnp, ==, "1");
 }
 
@@ -215,7 +199,7 @@ test_off(struct umms_test *t, gconstpointer data)
 	g_autofree char *p = umms_test_open(t->bus, "av.mkv");
 	umms_test_player_do(t->bus, p, "Play", NULL);
 	pid_t pid = playing_worker(t, p);
-	g_autofree char *seccomp = status_field(pid, "Seccomp");
+	g_autofree char *seccomp = umms_test_proc_status(pid, "Seccomp");
 	g_assert_cmpstr(seccomp, ==, "0");
 }
 

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "worker-record.h"
 #include "worker-sandbox.h"
+#include "worker-warm-up.h"
 #include "source.h"
 #include "subpicture.h"
 #include "worker.h"
@@ -43,10 +44,7 @@ struct umms_worker {
 	bool settle_deferred;
 	GSource *settle_timer;
 	guint settle_polls;
-	GPtrArray *warm;         /* element factories to load while idle */
-	guint warm_next;
-	gint64 warm_start;
-	GSource *warm_source;
+	struct umms_worker_warm_up warm;
 	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
 	struct umms_worker_record record; /* a recording's worker (RECORD): no engine */
 
@@ -360,7 +358,7 @@ handle_record(struct umms_worker *worker, const struct umms_ipc_message *message
 	}
 	if (message->header.type == UMMS_IPC_RECORD && !worker->record.started) {
 		/* No engine in this one; nothing more to warm up. */
-		umms_source_clear(&worker->warm_source);
+		umms_worker_warm_up_stop(&worker->warm);
 		detach_engine(worker);
 	}
 	if (!umms_worker_record_handle(&worker->record, &worker->sandbox, worker->sock, message,
@@ -416,7 +414,7 @@ handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 		if (!umms_ipc_reader_done(r) || !uri)
 			break;
 		/* Taken: what is still unloaded is for this media to load, if it needs it. */
-		umms_source_clear(&worker->warm_source);
+		umms_worker_warm_up_stop(&worker->warm);
 		/*
 		 * The spare's engine goes: entering would close its pipeline's
 		 * descriptors under it. A new one is made inside.
@@ -659,66 +657,6 @@ receive_init(struct umms_worker *worker, GError **error)
 	return umms_config_load_data(&worker->config, text, strlen(text), name, error);
 }
 
-/*
- * What a first SetUri would otherwise load on its way to the first frame:
- * the plugins of the demuxers, parsers and software decoders playbin
- * autoplugs first (rank primary or above), and their classes. Loaded one
- * at a time at idle priority while this worker waits as the spare, and
- * given up at the first OPEN (which loads what it needs itself): never on a
- * player's path.
- */
-static GPtrArray *
-warm_up_list(void)
-{
-	GPtrArray *list = g_ptr_array_new_with_free_func(gst_object_unref);
-	GList *features = gst_registry_get_feature_list(gst_registry_get(),
-		GST_TYPE_ELEMENT_FACTORY);
-	for (GList *l = features; l; l = l->next) {
-		const char *klass = gst_element_factory_get_metadata(l->data,
-			GST_ELEMENT_METADATA_KLASS);
-		if (gst_plugin_feature_get_rank(l->data) < GST_RANK_PRIMARY || !klass ||
-				strstr(klass, "Hardware") ||
-				!(strstr(klass, "Demuxer") || strstr(klass, "Parser") ||
-				strstr(klass, "Decoder")))
-			continue;
-		g_ptr_array_add(list, gst_object_ref(l->data));
-	}
-	gst_plugin_feature_list_free(features);
-	return list;
-}
-
-static gboolean
-warm_up_cb(gpointer data)
-{
-	struct umms_worker *worker = data;
-	if (worker->warm_next >= worker->warm->len) {
-		umms_debug("worker: warmed up %u elements in %.0f ms", worker->warm->len,
-			(double)(g_get_monotonic_time() - worker->warm_start) / 1000);
-		umms_source_forget(&worker->warm_source);
-		return G_SOURCE_REMOVE;
-	}
-	GstPluginFeature *feature = gst_plugin_feature_load(
-		worker->warm->pdata[worker->warm_next++]);
-	if (feature) {
-		GType type = gst_element_factory_get_element_type(GST_ELEMENT_FACTORY(feature));
-		if (type)
-			g_type_class_unref(g_type_class_ref(type));
-		gst_object_unref(feature);
-	}
-	return G_SOURCE_CONTINUE;
-}
-
-static void
-warm_up_start(struct umms_worker *worker)
-{
-	worker->warm = warm_up_list();
-	worker->warm_start = g_get_monotonic_time();
-	worker->warm_source = g_idle_source_new();
-	g_source_set_priority(worker->warm_source, G_PRIORITY_LOW);
-	g_source_set_callback(worker->warm_source, warm_up_cb, worker, NULL);
-	g_source_attach(worker->warm_source, NULL);
-}
-
 static void
 frame_unref(gpointer data)
 {
@@ -782,7 +720,7 @@ umms_worker_run(struct umms_worker *worker)
 	g_source_set_callback(worker->io, G_SOURCE_FUNC(io_cb), worker, NULL);
 	g_source_attach(worker->io, NULL);
 	g_source_unref(worker->io);
-	warm_up_start(worker);
+	umms_worker_warm_up_start(&worker->warm);
 	g_main_loop_run(worker->loop);
 	return worker->status;
 }
@@ -795,10 +733,8 @@ umms_worker_destroy(struct umms_worker *worker)
 	if (worker->io)
 		g_source_destroy(worker->io);
 	umms_source_clear(&worker->status_timer);
-	umms_source_clear(&worker->warm_source);
+	umms_worker_warm_up_stop(&worker->warm);
 	umms_source_clear(&worker->settle_timer);
-	if (worker->warm)
-		g_ptr_array_free(worker->warm, TRUE);
 	umms_worker_record_finish(&worker->record);
 	/* Frames first: their memory goes back to pools the engine still has. */
 	g_hash_table_destroy(worker->frames);

@@ -233,7 +233,8 @@ test_hung(struct umms_test *t, gconstpointer data)
 
 /*
  * A scheduled recording whose worker is killed goes on into a second part
- * for the rest of its window, and completes; both parts play.
+ * for the rest of its window, and completes, its Error empty again; both
+ * parts play.
  */
 static void
 test_schedule_retry(struct umms_test *t, gconstpointer data)
@@ -255,6 +256,9 @@ test_schedule_retry(struct umms_test *t, gconstpointer data)
 	pid_t second = wait_writing(t, rec, rec_bytes(t, rec) + 1);
 	g_assert_cmpint(second, !=, pid);
 	umms_test_recording_wait(t, rec, "completed", 15000);
+	/* Completed: the first part's death is no longer its Error. */
+	g_autofree char *after = umms_test_recording_string(t, rec, "Error");
+	g_assert_cmpstr(after, ==, "");
 	umms_test_live_udp_stop(sender);
 	g_autofree char *first = rec_part(t, rec, 0);
 	g_autofree char *destination = umms_test_recording_string(t, rec, "Destination");

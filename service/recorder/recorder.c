@@ -100,6 +100,13 @@ on_running_changed(struct wl_listener *listener, void *data)
 		r->state == UMMS_RECORDING_CANCELLED ? CANCELLED : FAILED;
 	g_autofree char *error = state == FAILED && r->error_code && j->retries ?
 		g_strdup_printf("%s (after %u new parts)", r->error, j->retries) : NULL;
+	/*
+	 * Ended well: an earlier part's death, said while the job went on, is
+	 * no longer why it is as it is (Parts shows the new part; the log keeps
+	 * what happened).
+	 */
+	if (state != FAILED)
+		g_clear_pointer(&j->error, g_free);
 	recorder_set_state(j, state, error ? error : r->error);
 }
 
@@ -282,6 +289,7 @@ recording_method(void *data, const char *sender, const char *method, GVariant *p
 	if (strcmp(method, "Cancel") == 0) {
 		if (j->state == SCHEDULED || j->retry) {
 			umms_source_clear(&j->retry);
+			g_clear_pointer(&j->error, g_free);
 			recorder_set_state(j, CANCELLED, NULL);
 		} else if (j->running)
 			umms_recording_cancel(j->running);

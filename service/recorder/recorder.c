@@ -78,6 +78,14 @@ reap_cb(gpointer data)
 
 static bool retry_later(struct job *j, const struct umms_recording *r);
 
+/* The newest part was never written (its empty file is gone): Parts forgets it. */
+static void
+drop_last_part(struct job *j)
+{
+	if (j->parts->len > 0)
+		g_ptr_array_remove_index(j->parts, j->parts->len - 1);
+}
+
 static void
 on_running_changed(struct wl_listener *listener, void *data)
 {
@@ -89,6 +97,8 @@ on_running_changed(struct wl_listener *listener, void *data)
 	}
 	/* This part is over: the pipeline goes once its own callback returned. */
 	j->bytes_done += r->bytes_written;
+	if (r->file_removed)
+		drop_last_part(j);
 	wl_list_remove(&j->changed.link);
 	j->running = NULL;
 	g_ptr_array_add(j->rec->finished, r);
@@ -161,6 +171,9 @@ recorder_start_part(struct job *j, int64_t now)
 	g_autoptr(GError) error = NULL;
 	j->running = umms_recording_start((unsigned)j->id, j->uri, file, remaining, &error);
 	if (!j->running) {
+		GStatBuf st;
+		if (g_lstat(file, &st) != 0 && errno == ENOENT)
+			drop_last_part(j);
 		recorder_set_state(j, FAILED, error->message);
 		return;
 	}

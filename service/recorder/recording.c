@@ -104,9 +104,11 @@ static const struct umms_gst_record_handler local_handler = {
 };
 
 static void
-worker_ended(void *data, int code, const char *error)
+worker_ended(void *data, int code, const char *error, bool removed)
 {
-	ended(data, code, error);
+	struct recording *r = data;
+	r->base.file_removed = removed;
+	ended(r, code, error);
 }
 
 static gboolean stop_cb(gpointer data);

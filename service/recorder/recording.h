@@ -45,6 +45,7 @@ struct umms_recording {
 	uint64_t bytes_written;
 	char *error;               /* failed: why; else NULL */
 	int error_code;            /* failed as its worker died: UMMS_ERROR_ENGINE_*; else 0 */
+	bool file_removed;         /* failed before its first byte: the empty file is gone */
 
 	struct {
 		struct wl_signal changed;  /* state or bytes; data: the recording */

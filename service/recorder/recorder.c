@@ -169,7 +169,8 @@ recorder_start_part(struct job *j, int64_t now)
 	char *file = part_file(j, j->parts->len);
 	g_ptr_array_add(j->parts, file);
 	g_autoptr(GError) error = NULL;
-	j->running = umms_recording_start((unsigned)j->id, j->uri, file, remaining, &error);
+	j->running = umms_recording_start((unsigned)j->id, j->uri, file, remaining,
+		j->fixed_window, &error);
 	if (!j->running) {
 		GStatBuf st;
 		if (g_lstat(file, &st) != 0 && errno == ENOENT)

@@ -56,12 +56,14 @@ const char *umms_recording_state_name(enum umms_recording_state state);
 
 /*
  * Starts recording @uri into @path (already checked: destination.h) now,
- * for @duration_us (-1: until the source ends; counted from when its pipeline
- * runs: a worker may take a moment to start). NULL with an error when the
- * pipeline cannot be made; failures later end in state "failed".
+ * for @duration_us (-1: until the source ends), counted from when its first
+ * data reaches the file (a worker may take a moment to start, a network
+ * source to answer), or, @firm, from now: the end of a window scheduled,
+ * which the worker's start-up must not push back. NULL with an error when
+ * the pipeline cannot be made; failures later end in state "failed".
  */
 struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,
-	int64_t duration_us, GError **error);
+	int64_t duration_us, bool firm, GError **error);
 /*
  * A ring for time-shift: @uri remuxed (no transcoding) into MPEG-TS
  * segments of about @segment_s seconds (cut at key frames) in @dir, the

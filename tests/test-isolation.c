@@ -386,6 +386,36 @@ test_landlock(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(open, "opened"));
 }
 
+/*
+ * The tests' own elements pass a worker's sandbox only because the harness
+ * names their plugins in [engine] sandbox-elements: with it empty, as by
+ * default, umms-fault:// is nothing a worker can play, and nothing crashes.
+ */
+static void
+test_sandbox_elements(struct umms_test *t, gconstpointer data)
+{
+	const char *const overrides[] = { "engine.sandbox-elements=", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct error_watch watch;
+	watch_errors(t, player, &watch);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) r = g_dbus_connection_call_sync(t->bus, UMMS_NAME, player,
+		UMMS_PLAYER, "SetUri", g_variant_new("(s)", "umms-fault://crash?after=5"), NULL,
+		G_DBUS_CALL_FLAGS_NONE, 60000, NULL, &error);
+	if (r) {
+		umms_test_player_do(t->bus, player, "Play", NULL);
+		for (int i = 0; i < 100 && !watch.name; i++)
+			umms_test_sleep(50);
+	}
+	g_autofree char *name = error ? g_dbus_error_get_remote_error(error) :
+		g_strdup(watch.name);
+	g_test_message("%s: %s", name, error ? error->message : watch.message);
+	g_assert_nonnull(name);
+	g_assert_cmpstr(name, !=, "org.umms.Error.EngineCrashed");
+	unwatch_errors(t, &watch);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -395,5 +425,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/isolation/hang", test_hang);
 	UMMS_TEST_ADD("/isolation/leak", test_leak);
 	UMMS_TEST_ADD("/isolation/landlock", test_landlock);
+	UMMS_TEST_ADD("/isolation/sandbox-elements", test_sandbox_elements);
 	return g_test_run();
 }

@@ -470,7 +470,7 @@ umms_sandbox_enter(const struct umms_sandbox_policy *p, GError **error)
 const char *const umms_sandbox_default_elements[] = {
 	/* the bins that plug the rest, umms's own elements */
 	"decodebin", "decodebin3", "uridecodebin", "uridecodebin3", "parsebin",
-	"urisourcebin", "playbin", "playbin3", "umms*",
+	"urisourcebin", "playbin", "playbin3", "ummsteletextdec",
 	/* sources: files, HTTP (and HLS/DASH fragments), RTSP (and its UDP), UDP, memory */
 	"filesrc", "souphttpsrc", "rtspsrc", "udpsrc", "appsrc", "dataurisrc",
 	/* capture devices (v4l2://), opened read-write under the devices flag */
@@ -504,6 +504,8 @@ const char *const umms_sandbox_default_elements[] = {
 static bool
 name_matches(const char *name, const char *const *patterns)
 {
+	if (!name)
+		return false;
 	for (const char *const *p = patterns; p && *p; p++) {
 		if (strchr(*p, '*') ? g_pattern_match_simple(*p, name) : strcmp(*p, name) == 0)
 			return true;
@@ -550,7 +552,8 @@ umms_sandbox_rank_plugins(const char *const *allow, GError **error)
 			GST_ELEMENT_FACTORY_TYPE_DECODABLE | GST_ELEMENT_FACTORY_TYPE_SRC;
 		if (!gst_element_factory_list_is_type(factory, kinds) ||
 				name_matches(name, umms_sandbox_default_elements) ||
-				name_matches(name, allow))
+				name_matches(name, allow) || name_matches(gst_plugin_feature_get_plugin_name(
+					GST_PLUGIN_FEATURE(factory)), allow))
 			continue;
 		gst_plugin_feature_set_rank(GST_PLUGIN_FEATURE(factory), GST_RANK_NONE);
 		if (gst_element_factory_get_uri_type(factory) == GST_URI_SRC)

@@ -14,6 +14,7 @@ umms_worker_sandbox_init(struct umms_worker_sandbox *sb, const struct umms_confi
 		.enabled = config->engine.sandbox,
 		.hardware = true,
 		.audio = config->engine.audio_output != UMMS_AUDIO_NONE,
+		.allow = (const char *const *)config->engine.sandbox_elements,
 	};
 }
 
@@ -40,7 +41,7 @@ umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error)
 	if (sb->ranked || !sb->enabled)
 		return true;
 	gint64 start = g_get_monotonic_time();
-	if (!umms_sandbox_rank_plugins(NULL, error))
+	if (!umms_sandbox_rank_plugins(sb->allow, error))
 		return false;
 	sb->ranked = true;
 	umms_debug("worker: plugin ranks in %.0f ms",

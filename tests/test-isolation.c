@@ -361,9 +361,10 @@ open_from_worker(struct umms_test *t, const char *path)
 
 /*
  * Landlock: a sandboxed worker opens no file ummsd did not give it, however
- * readable (a file beside the test's clips); with the sandbox off it can.
- * Playing local files, subtitle files and the time-shift ring inside it is
- * what the worker-sandbox, subtitles and timeshift tests check.
+ * readable (a file beside the test's clips); with [engine] landlock =
+ * false it opens any, still under seccomp; with the sandbox off it can
+ * too. Playing local files, subtitle files and the time-shift ring inside
+ * it is what the worker-sandbox, subtitles and timeshift tests check.
  */
 static void
 test_landlock(struct umms_test *t, gconstpointer data)
@@ -379,6 +380,19 @@ test_landlock(struct umms_test *t, gconstpointer data)
 	/* A clip the player is not playing: not given either. */
 	g_autofree char *clip = open_from_worker(t, umms_test_clip("av.mkv"));
 	g_assert_nonnull(strstr(clip, g_strerror(EACCES)));
+
+	/* Landlock off on its own: any readable file, seccomp still in force. */
+	const char *const no_landlock[] = { "engine.landlock=false", NULL };
+	umms_test_restart(t, no_landlock);
+	g_autofree char *unlocked = open_from_worker(t, secret);
+	g_assert_nonnull(strstr(unlocked, "opened"));
+	g_autofree char *player = play(t, "colors.mkv");
+	umms_test_wait_position(t->bus, player, US(0.2), false, 10000);
+	pid_t pid = (pid_t)umms_test_stat(t->bus, player, "engine-pid");
+	g_assert_cmpint(pid, >, 0);
+	g_assert_cmpint(pid, !=, getpid());
+	g_autofree char *seccomp = umms_test_proc_status(pid, "Seccomp");
+	g_assert_cmpstr(seccomp, ==, "2");
 
 	const char *const overrides[] = { "engine.sandbox=false", NULL };
 	umms_test_restart(t, overrides);

@@ -361,10 +361,12 @@ open_from_worker(struct umms_test *t, const char *path)
 
 /*
  * Landlock: a sandboxed worker opens no file ummsd did not give it, however
- * readable (a file beside the test's clips); with [engine] landlock =
- * false it opens any, still under seccomp; with the sandbox off it can
- * too. Playing local files, subtitle files and the time-shift ring inside
- * it is what the worker-sandbox, subtitles and timeshift tests check.
+ * readable (a file beside the test's clips), but reads the user's fonts
+ * ($XDG_DATA_HOME/fonts: subtitles are drawn in the worker); with
+ * [engine] landlock = false it opens any, still under seccomp; with the
+ * sandbox off it can too. Playing local files, subtitle files and the
+ * time-shift ring inside it is what the worker-sandbox, subtitles and
+ * timeshift tests check.
  */
 static void
 test_landlock(struct umms_test *t, gconstpointer data)
@@ -380,6 +382,12 @@ test_landlock(struct umms_test *t, gconstpointer data)
 	/* A clip the player is not playing: not given either. */
 	g_autofree char *clip = open_from_worker(t, umms_test_clip("av.mkv"));
 	g_assert_nonnull(strstr(clip, g_strerror(EACCES)));
+	g_autofree char *fonts = g_build_filename(g_get_user_data_dir(), "fonts", NULL);
+	g_assert_cmpint(g_mkdir_with_parents(fonts, 0700), ==, 0);
+	g_autofree char *font = g_build_filename(fonts, "umms-test.ttf", NULL);
+	g_assert_true(g_file_set_contents(font, "not really a font", -1, NULL));
+	g_autofree char *font_read = open_from_worker(t, font);
+	g_assert_nonnull(strstr(font_read, "opened"));
 
 	/* Landlock off on its own: any readable file, seccomp still in force. */
 	const char *const no_landlock[] = { "engine.landlock=false", NULL };

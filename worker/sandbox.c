@@ -437,6 +437,10 @@ restrict_files(const struct umms_sandbox_policy *p, GError **error)
 	for (const char *const *path = umms_sandbox_read_paths; *path; path++)
 		g_ptr_array_add(read, g_strdup(*path));
 	g_ptr_array_add(read, g_build_filename(g_get_user_cache_dir(), "fontconfig", NULL));
+	/* The user's fonts, for subtitles drawn here: where fontconfig looks for them. */
+	g_ptr_array_add(read, g_build_filename(g_get_user_data_dir(), "fonts", NULL));
+	g_ptr_array_add(read, g_build_filename(g_get_home_dir(), ".local", "share", "fonts", NULL));
+	g_ptr_array_add(read, g_build_filename(g_get_home_dir(), ".fonts", NULL));
 	if (p->audio)
 		g_ptr_array_add(read, g_build_filename(g_get_user_config_dir(), "pulse", NULL));
 	if (p->devices) {

@@ -337,6 +337,39 @@ test_process(struct umms_test *t, gconstpointer data)
 }
 
 /*
+ * A worker killed while ummsd sends it requests (a volume change at every
+ * moment here): its socket hangs up a moment before it can be reaped, and
+ * the error still names the signal, not the hang-up. Five times over.
+ */
+static void
+test_kill_named(struct umms_test *t, gconstpointer data)
+{
+	for (int round = 0; round < 5; round++) {
+		g_autofree char *player = play(t, "colors.mkv");
+		umms_test_wait_position(t->bus, player, US(0.2), false, 10000);
+		pid_t pid = (pid_t)umms_test_stat(t->bus, player, "engine-pid");
+		g_assert_cmpint(pid, >, 0);
+		g_assert_cmpint(pid, !=, getpid());
+		struct error_watch watch;
+		watch_errors(t, player, &watch);
+		for (int i = 0; i < 400; i++) {
+			if (i == 200)
+				g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+			g_dbus_connection_call(t->bus, UMMS_NAME, player,
+				"org.freedesktop.DBus.Properties", "Set", g_variant_new("(ssv)",
+					UMMS_PLAYER, "Volume", g_variant_new_double((i % 100) / 100.0)),
+				NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
+		}
+		for (int i = 0; i < 200 && !watch.name; i++)
+			umms_test_sleep(50);
+		g_test_message("round %d: %s: %s", round, watch.name, watch.message);
+		g_assert_cmpstr(watch.name, ==, "org.umms.Error.EngineCrashed");
+		g_assert_nonnull(strstr(watch.message, "SIGKILL"));
+		unwatch_errors(t, &watch);
+	}
+}
+
+/*
  * What a worker's source could open, as umms-fault://open says in the
  * Error it ends with: "open PATH: opened" or the errno's sentence.
  */
@@ -443,6 +476,7 @@ main(int argc, char **argv)
 {
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/isolation/process", test_process);
+	UMMS_TEST_ADD("/isolation/kill-named", test_kill_named);
 	UMMS_TEST_ADD("/isolation/crash", test_crash);
 	UMMS_TEST_ADD("/isolation/hang", test_hang);
 	UMMS_TEST_ADD("/isolation/leak", test_leak);

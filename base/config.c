@@ -63,6 +63,8 @@ static const struct key keys[] = {
 	UKEY("engine", "worker-memory-max", engine.worker_memory_max, 0, 1048576),
 	UKEY("engine", "spare-workers", engine.spare_workers, 0, 1),
 	KEY("engine", "sandbox", KEY_BOOL, engine.sandbox),
+	KEY("engine", "sandbox-elements", KEY_STRV, engine.sandbox_elements),
+	KEY("engine", "landlock", KEY_BOOL, engine.landlock),
 	KEY("video", "enabled", KEY_BOOL, video.enabled),
 	KEY("video", "socket", KEY_STRING, video.socket),
 	UKEY("video", "max-held-frames", video.max_held, 1, 64),
@@ -130,6 +132,8 @@ umms_config_init(struct umms_config *config)
 			.subtitle_margin = 50,
 			.isolation = UMMS_ISOLATION_WORKER,
 			.sandbox = true,
+			.sandbox_elements = g_new0(char *, 1),
+			.landlock = true,
 			.worker = g_strdup(UMMS_LIBEXECDIR "/umms-engine"),
 			.hang_timeout = 5000,
 			.worker_memory_max = 1024,
@@ -178,6 +182,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->log.scopes);
 	g_free(config->log.gst_debug);
 	g_strfreev(config->engine.disable_decoders);
+	g_strfreev(config->engine.sandbox_elements);
 	g_free(config->engine.worker);
 	g_free(config->video.socket);
 	g_free(config->display.renderer);

@@ -427,7 +427,8 @@ proxy_open(struct umms_engine *base, const char *uri, GError **error)
 	 */
 	bool sandbox = proxy->config->engine.sandbox;
 	bool network = umms_ipc_uri_is_network(uri);
-	bool landlock = sandbox && umms_proxy_landlock(); /* said once where not */
+	/* Said once where the kernel has none. */
+	bool landlock = sandbox && proxy->config->engine.landlock && umms_proxy_landlock();
 	/* Opened first: a file that cannot be leaves the worker as it was. */
 	int media_fd = -1;
 	if (sandbox && !umms_proxy_media_fd(uri, true, &media_fd, error))

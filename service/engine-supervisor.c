@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,13 @@
 #include "source.h"
 
 #define SPARE_DELAY_MS 0
+/*
+ * A worker's socket hung up, or is full: how long to wait for its exit
+ * status before naming that as the cause. A process killed stops reading,
+ * then closes its files, a moment before it can be reaped; a worker alive
+ * after that closed its socket (a bug) or reads nothing (wedged).
+ */
+#define EXIT_WAIT_MS 250
 
 struct umms_worker_process {
 	int refs;
@@ -169,6 +177,31 @@ umms_worker_process_kill(struct umms_worker_process *process, int code, const ch
 	kill(process->pid, SIGKILL);
 }
 
+/*
+ * The worker's socket hung up, or takes no more: it is dying (killed from
+ * outside, say), or hung up (a bug) or stopped reading while alive. Its
+ * exit status, if there within EXIT_WAIT_MS, names the cause (a signal
+ * most likely: the exit watch reports it, not this); else it is killed
+ * for @why.
+ */
+static void
+gone_or_kill(struct umms_worker_process *process, int code, const char *why)
+{
+	close_socket(process);
+	if (process->reaped)
+		return;
+	int n = 0;
+	if (process->pidfd >= 0) {
+		struct pollfd exited = { .fd = process->pidfd, .events = POLLIN };
+		do
+			n = poll(&exited, 1, EXIT_WAIT_MS);
+		while (n < 0 && errno == EINTR);
+	}
+	if (n > 0)
+		return;
+	umms_worker_process_kill(process, code, why);
+}
+
 static gboolean
 io_cb(gint fd, GIOCondition condition, gpointer data)
 {
@@ -182,9 +215,7 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 		if (got == 0 && again)
 			break;
 		if (got == 0) {
-			/* Hung up: the exit status (a signal, likely) says why, once reaped. */
-			close_socket(process);
-			kill(process->pid, SIGKILL);
+			gone_or_kill(process, UMMS_ERROR_ENGINE_CRASHED, "hung up");
 			break;
 		}
 		if (got < 0) {
@@ -397,11 +428,13 @@ umms_worker_process_send(struct umms_worker_process *process, uint32_t type, uin
 	g_autoptr(GError) error = NULL;
 	if (umms_ipc_send(process->sock, type, id, writer, true, &error))
 		return true;
+	int err = errno;
 	umms_warn("engine worker %u: cannot send: %s", process->number, error->message);
 	/* A full socket: the worker reads nothing any more. */
-	bool full = errno == EAGAIN || errno == EWOULDBLOCK;
-	umms_worker_process_kill(process, full ? UMMS_ERROR_ENGINE_HUNG : UMMS_ERROR_ENGINE_CRASHED,
-		full ? "stopped reading its requests" : "hung up");
+	if (err == EAGAIN || err == EWOULDBLOCK)
+		gone_or_kill(process, UMMS_ERROR_ENGINE_HUNG, "stopped reading its requests");
+	else
+		gone_or_kill(process, UMMS_ERROR_ENGINE_CRASHED, "hung up");
 	return false;
 }
 

@@ -333,6 +333,9 @@ umms_test_service_start(const char *const *overrides)
 	 * whether media opens, not how fast. A test of the timeout sets its own.
 	 */
 	g_assert_true(umms_config_set(&service->config, "engine.open-timeout", "60000", &error));
+	/* The tests' own elements get past a worker's sandbox; no others. */
+	g_assert_true(umms_config_set(&service->config, "engine.sandbox-elements",
+		UMMS_TEST_SANDBOX_ELEMENTS, &error));
 	/*
 	 * The engine worker just built, not an installed one, through a script
 	 * that gives it ASan's fast unwinder (tests/umms-engine-fast-unwind).
@@ -403,6 +406,8 @@ umms_test_spawn_ummsd_env(const char *const *extra_args, const char *const *env,
 	/* As umms_test_service_start: media opens, however busy the machine. */
 	g_ptr_array_add(argv, (char *)"--set");
 	g_ptr_array_add(argv, (char *)"engine.open-timeout=60000");
+	g_ptr_array_add(argv, (char *)"--set");
+	g_ptr_array_add(argv, (char *)"engine.sandbox-elements=" UMMS_TEST_SANDBOX_ELEMENTS);
 	for (const char *const *a = extra_args; a && *a; a++)
 		g_ptr_array_add(argv, (char *)*a);
 	g_ptr_array_add(argv, NULL);

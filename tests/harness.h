@@ -26,6 +26,12 @@
 
 /* Default time a helper waits before failing the test. */
 #define UMMS_TEST_TIMEOUT_MS 15000
+/*
+ * [engine] sandbox-elements of every ummsd the harness starts: the plugins
+ * of the tests' own elements (fault-plugin/, media-plugin/, hw-plugin/,
+ * slow-plugin/), which a worker's sandbox allows only so.
+ */
+#define UMMS_TEST_SANDBOX_ELEMENTS "ummstestfault,ummstestmedia,ummstesthw,ummstestslow"
 
 /* ummsd running inside the test program. */
 struct umms_test_service;

@@ -102,9 +102,10 @@ count_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 /*
  * The file as a user's player would take it: the discoverer finds a video
  * stream and a duration of at least @seconds, and decoding it whole gives
- * that many frames (25 a second) and no error.
+ * that many frames (25 a second) and no error. Its length in seconds, by
+ * the frames decoded.
  */
-static void
+static double
 assert_playable(const char *file, double seconds)
 {
 	g_autofree char *uri = gst_filename_to_uri(file, NULL);
@@ -150,6 +151,7 @@ assert_playable(const char *file, double seconds)
 		why ? ", then " : "", why ? why->message : "");
 	g_assert_null(why);
 	g_assert_cmpuint(frames, >=, (guint64)(seconds * 25));
+	return (double)frames / 25;
 }
 
 /*
@@ -233,7 +235,8 @@ test_hung(struct umms_test *t, gconstpointer data)
 
 /*
  * A scheduled recording whose worker is killed goes on into a second part
- * for the rest of its window, and completes; both parts play.
+ * for the rest of its window, and completes, its Error empty again; both
+ * parts play.
  */
 static void
 test_schedule_retry(struct umms_test *t, gconstpointer data)
@@ -255,6 +258,9 @@ test_schedule_retry(struct umms_test *t, gconstpointer data)
 	pid_t second = wait_writing(t, rec, rec_bytes(t, rec) + 1);
 	g_assert_cmpint(second, !=, pid);
 	umms_test_recording_wait(t, rec, "completed", 15000);
+	/* Completed: the first part's death is no longer its Error. */
+	g_autofree char *after = umms_test_recording_string(t, rec, "Error");
+	g_assert_cmpstr(after, ==, "");
 	umms_test_live_udp_stop(sender);
 	g_autofree char *first = rec_part(t, rec, 0);
 	g_autofree char *destination = umms_test_recording_string(t, rec, "Destination");
@@ -263,6 +269,58 @@ test_schedule_retry(struct umms_test *t, gconstpointer data)
 	g_autofree char *part2 = rec_part(t, rec, 1);
 	g_assert_true(g_str_has_suffix(part2, "retried.part2.mkv"));
 	assert_playable(part2, 2);
+}
+
+/*
+ * A schedule's window is firm: a source whose first data comes late (here
+ * 3 s into a 6 s window, as a slow worker start or a slow network would
+ * have it) is recorded until the window's end, not for the window left when
+ * the part started (5 s or more: the clock looks once a second) from its
+ * first data.
+ */
+static void
+test_schedule_window(struct umms_test *t, gconstpointer data)
+{
+	int port = umms_test_free_udp_port();
+	g_autofree char *udp = g_strdup_printf("udp://127.0.0.1:%d", port);
+	g_autofree char *rec = schedule(t, udp, "window.mkv", 6);
+	umms_test_sleep(3000);
+	GstElement *sender = umms_test_live_udp_start(port, 5, NULL);
+	umms_test_recording_wait(t, rec, "completed", 12000);
+	umms_test_live_udp_stop(sender);
+	g_assert_cmpuint(rec_parts(t, rec), ==, 1);
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
+	/* About 3 s (less if the worker was slow); 5 s if the window had moved. */
+	double seconds = assert_playable(file, 1);
+	g_assert_cmpfloat(seconds, <, 4.2);
+}
+
+/*
+ * A worker that never records (a local file that is not there, a source
+ * it cannot make): the recording fails and leaves no empty file behind;
+ * a file with bytes in it is kept (/recorder-worker/killed).
+ */
+static void
+test_failed_start(struct umms_test *t, gconstpointer data)
+{
+	/* Refused before a worker is asked: the source cannot be opened. */
+	g_autofree char *missing = g_build_filename(umms_test_tmpdir(), "no-such.mkv", NULL);
+	g_autofree char *rec = record(t, missing, "never.mkv", 0);
+	umms_test_recording_wait(t, rec, "failed", 5000);
+	g_autofree char *why = umms_test_recording_string(t, rec, "Error");
+	g_test_message("failed: %s", why);
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
+	g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
+	g_assert_cmpuint(rec_parts(t, rec), ==, 0);
+
+	/* Asked, and the worker's pipeline fails before the first byte. */
+	g_autofree char *rec2 = record(t, "umms-fault://no-such-fault", "refused.mkv", 0);
+	umms_test_recording_wait(t, rec2, "failed", 10000);
+	g_autofree char *why2 = umms_test_recording_string(t, rec2, "Error");
+	g_test_message("failed: %s", why2);
+	g_autofree char *file2 = umms_test_recording_string(t, rec2, "Destination");
+	g_assert_false(g_file_test(file2, G_FILE_TEST_EXISTS));
+	g_assert_cmpuint(rec_parts(t, rec2), ==, 0);
 }
 
 /* A stream that crashes every worker: a few new parts, then failed for good. */
@@ -298,5 +356,7 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/recorder-worker/hung", test_hung);
 	UMMS_TEST_ADD("/recorder-worker/schedule-retry", test_schedule_retry);
 	UMMS_TEST_ADD("/recorder-worker/crash-every-worker", test_crash_every_worker);
+	UMMS_TEST_ADD("/recorder-worker/schedule-window", test_schedule_window);
+	UMMS_TEST_ADD("/recorder-worker/failed-start", test_failed_start);
 	return g_test_run();
 }

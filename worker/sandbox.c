@@ -437,6 +437,10 @@ restrict_files(const struct umms_sandbox_policy *p, GError **error)
 	for (const char *const *path = umms_sandbox_read_paths; *path; path++)
 		g_ptr_array_add(read, g_strdup(*path));
 	g_ptr_array_add(read, g_build_filename(g_get_user_cache_dir(), "fontconfig", NULL));
+	/* The user's fonts, for subtitles drawn here: where fontconfig looks for them. */
+	g_ptr_array_add(read, g_build_filename(g_get_user_data_dir(), "fonts", NULL));
+	g_ptr_array_add(read, g_build_filename(g_get_home_dir(), ".local", "share", "fonts", NULL));
+	g_ptr_array_add(read, g_build_filename(g_get_home_dir(), ".fonts", NULL));
 	if (p->audio)
 		g_ptr_array_add(read, g_build_filename(g_get_user_config_dir(), "pulse", NULL));
 	if (p->devices) {
@@ -470,7 +474,7 @@ umms_sandbox_enter(const struct umms_sandbox_policy *p, GError **error)
 const char *const umms_sandbox_default_elements[] = {
 	/* the bins that plug the rest, umms's own elements */
 	"decodebin", "decodebin3", "uridecodebin", "uridecodebin3", "parsebin",
-	"urisourcebin", "playbin", "playbin3", "umms*",
+	"urisourcebin", "playbin", "playbin3", "ummsteletextdec",
 	/* sources: files, HTTP (and HLS/DASH fragments), RTSP (and its UDP), UDP, memory */
 	"filesrc", "souphttpsrc", "rtspsrc", "udpsrc", "appsrc", "dataurisrc",
 	/* capture devices (v4l2://), opened read-write under the devices flag */
@@ -504,6 +508,8 @@ const char *const umms_sandbox_default_elements[] = {
 static bool
 name_matches(const char *name, const char *const *patterns)
 {
+	if (!name)
+		return false;
 	for (const char *const *p = patterns; p && *p; p++) {
 		if (strchr(*p, '*') ? g_pattern_match_simple(*p, name) : strcmp(*p, name) == 0)
 			return true;
@@ -550,7 +556,8 @@ umms_sandbox_rank_plugins(const char *const *allow, GError **error)
 			GST_ELEMENT_FACTORY_TYPE_DECODABLE | GST_ELEMENT_FACTORY_TYPE_SRC;
 		if (!gst_element_factory_list_is_type(factory, kinds) ||
 				name_matches(name, umms_sandbox_default_elements) ||
-				name_matches(name, allow))
+				name_matches(name, allow) || name_matches(gst_plugin_feature_get_plugin_name(
+					GST_PLUGIN_FEATURE(factory)), allow))
 			continue;
 		gst_plugin_feature_set_rank(GST_PLUGIN_FEATURE(factory), GST_RANK_NONE);
 		if (gst_element_factory_get_uri_type(factory) == GST_URI_SRC)

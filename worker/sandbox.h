@@ -198,14 +198,15 @@ bool umms_sandbox_enter(const struct umms_sandbox_policy *p, GError **error);
  * umms_sandbox_rank_plugins() leaves alone: what umms plays (the
  * containers, codecs, parsers and subtitle formats of its clips and of
  * broadcast, RTSP and HTTP streaming), hardware decoders, umms's own
- * elements ("umms*"), and the bins that plug them. NULL-terminated.
+ * teletext decoder, and the bins that plug them. NULL-terminated.
  */
 extern const char *const umms_sandbox_default_elements[];
 
 /*
  * After gst_init(): every element factory of class Demuxer, Decoder,
  * Parser, Depayloader, Decryptor or Source whose name matches neither
- * umms_sandbox_default_elements nor @allow (NULL-terminated, may be NULL)
+ * umms_sandbox_default_elements nor @allow (NULL-terminated, may be NULL;
+ * an element is also allowed when @allow names its plugin)
  * gets rank GST_RANK_NONE, so decodebin, parsebin and playbin never plug
  * it: a file for such a demuxer fails with a missing-plugin error (for
  * instance a VOC file, which avdemux_voc of Debian 12 can spin on for

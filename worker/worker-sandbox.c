@@ -14,6 +14,8 @@ umms_worker_sandbox_init(struct umms_worker_sandbox *sb, const struct umms_confi
 		.enabled = config->engine.sandbox,
 		.hardware = true,
 		.audio = config->engine.audio_output != UMMS_AUDIO_NONE,
+		.landlock = config->engine.landlock,
+		.allow = (const char *const *)config->engine.sandbox_elements,
 	};
 }
 
@@ -40,7 +42,7 @@ umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error)
 	if (sb->ranked || !sb->enabled)
 		return true;
 	gint64 start = g_get_monotonic_time();
-	if (!umms_sandbox_rank_plugins(NULL, error))
+	if (!umms_sandbox_rank_plugins(sb->allow, error))
 		return false;
 	sb->ranked = true;
 	umms_debug("worker: plugin ranks in %.0f ms",
@@ -80,13 +82,14 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
 		.max_fds = 1024,
 		.keep_fds = keep,
 		.n_keep = file >= 0 ? 2 : 1,
-		.landlock = umms_landlock_abi() > 0,
+		.landlock = sb->landlock && umms_landlock_abi() > 0,
 		.media_fds = &media_fd,
 		.n_media = media_fd >= 0 ? 1 : 0,
 	};
 	/* ummsd said it once already (umms_proxy_landlock). */
 	if (!policy.landlock)
-		umms_debug("worker: no Landlock: every readable file can be opened");
+		umms_debug("worker: no Landlock (%s): every readable file can be opened",
+			sb->landlock ? "the kernel has none" : "[engine] landlock = false");
 	gint64 start = g_get_monotonic_time();
 	if (!umms_worker_sandbox_rank(sb, &local) || !umms_sandbox_enter(&policy, &local)) {
 		/* Part of it may be in force: this worker serves nothing more. */

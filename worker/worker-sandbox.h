@@ -26,6 +26,8 @@ struct umms_worker_sandbox {
 	bool entered;
 	bool hardware;           /* hardware decoders allowed (SET_HARDWARE_CODECS) */
 	bool audio;              /* audio-output is not none */
+	bool landlock;           /* [engine] landlock */
+	const char *const *allow; /* [engine] sandbox-elements (the config's) */
 	GError *error;           /* could not enter: nothing is served */
 	GArray *settings;        /* struct umms_ipc_message, payloads owned */
 };

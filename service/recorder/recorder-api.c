@@ -120,6 +120,7 @@ add_job(struct umms_recorder *rec, const char *uri_text, const char *destination
 		SCHEDULED, error);
 	if (!j)
 		return NULL;
+	j->fixed_window = scheduled;
 	if (scheduled) {
 		recorder_set_state(j, SCHEDULED, NULL);
 		recorder_arm_tick(rec);
@@ -229,6 +230,7 @@ load_row(const struct umms_schedule_row *row, void *data)
 	j->error = *row->error ? g_strdup(row->error) : NULL;
 	int64_t now = g_get_real_time();
 	if (state == SCHEDULED) {
+		j->fixed_window = true;
 		recorder_arm_tick(rec);
 	} else if (state == RECORDING) {
 		/* ummsd stopped during it: a new part for what is left, or done. */

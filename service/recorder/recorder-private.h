@@ -41,6 +41,7 @@ struct job {
 	char *uri, *destination;
 	int64_t start_us, duration_us;
 	enum job_state state;
+	bool fixed_window;         /* ScheduleRecording: its parts end at start + duration */
 	GPtrArray *parts;          /* char *: every file written, the first is destination */
 	uint64_t bytes_done;       /* in parts finished */
 	char *error;

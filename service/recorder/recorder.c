@@ -78,6 +78,14 @@ reap_cb(gpointer data)
 
 static bool retry_later(struct job *j, const struct umms_recording *r);
 
+/* The newest part was never written (its empty file is gone): Parts forgets it. */
+static void
+drop_last_part(struct job *j)
+{
+	if (j->parts->len > 0)
+		g_ptr_array_remove_index(j->parts, j->parts->len - 1);
+}
+
 static void
 on_running_changed(struct wl_listener *listener, void *data)
 {
@@ -89,6 +97,8 @@ on_running_changed(struct wl_listener *listener, void *data)
 	}
 	/* This part is over: the pipeline goes once its own callback returned. */
 	j->bytes_done += r->bytes_written;
+	if (r->file_removed)
+		drop_last_part(j);
 	wl_list_remove(&j->changed.link);
 	j->running = NULL;
 	g_ptr_array_add(j->rec->finished, r);
@@ -100,6 +110,13 @@ on_running_changed(struct wl_listener *listener, void *data)
 		r->state == UMMS_RECORDING_CANCELLED ? CANCELLED : FAILED;
 	g_autofree char *error = state == FAILED && r->error_code && j->retries ?
 		g_strdup_printf("%s (after %u new parts)", r->error, j->retries) : NULL;
+	/*
+	 * Ended well: an earlier part's death, said while the job went on, is
+	 * no longer why it is as it is (Parts shows the new part; the log keeps
+	 * what happened).
+	 */
+	if (state != FAILED)
+		g_clear_pointer(&j->error, g_free);
 	recorder_set_state(j, state, error ? error : r->error);
 }
 
@@ -152,8 +169,12 @@ recorder_start_part(struct job *j, int64_t now)
 	char *file = part_file(j, j->parts->len);
 	g_ptr_array_add(j->parts, file);
 	g_autoptr(GError) error = NULL;
-	j->running = umms_recording_start((unsigned)j->id, j->uri, file, remaining, &error);
+	j->running = umms_recording_start((unsigned)j->id, j->uri, file, remaining,
+		j->fixed_window, &error);
 	if (!j->running) {
+		GStatBuf st;
+		if (g_lstat(file, &st) != 0 && errno == ENOENT)
+			drop_last_part(j);
 		recorder_set_state(j, FAILED, error->message);
 		return;
 	}
@@ -282,6 +303,7 @@ recording_method(void *data, const char *sender, const char *method, GVariant *p
 	if (strcmp(method, "Cancel") == 0) {
 		if (j->state == SCHEDULED || j->retry) {
 			umms_source_clear(&j->retry);
+			g_clear_pointer(&j->error, g_free);
 			recorder_set_state(j, CANCELLED, NULL);
 		} else if (j->running)
 			umms_recording_cancel(j->running);

@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "engine-proxy-private.h"
 #include "engine-supervisor.h"
@@ -24,9 +26,32 @@ struct recording_worker {
 	bool started;              /* SETTLED: its pipeline runs */
 	bool flowing;              /* STATUS: data reached the file */
 	int64_t since;             /* µs, monotonic: RECORD sent */
+	char *path;                /* the file, if ummsd created it: else NULL */
+	dev_t dev;                 /* and which file that was */
+	ino_t ino;
 	const struct recording_worker_handler *handler;
 	void *data;
 };
+
+/*
+ * A start that failed leaves no empty file behind: @path goes if it is
+ * still the very file created (@dev, @ino: not one put in its place since)
+ * and holds not a byte. True if it went.
+ */
+static bool
+remove_empty(const char *path, dev_t dev, ino_t ino)
+{
+	GStatBuf st;
+	if (!path || g_lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev ||
+			st.st_ino != ino || st.st_size != 0)
+		return false;
+	if (g_unlink(path) != 0) {
+		umms_warn("recording: cannot remove the empty %s: %s", path, g_strerror(errno));
+		return false;
+	}
+	umms_debug("recording: removed the empty %s", path);
+	return true;
+}
 
 /* The worker's work is over: it goes, and the handler hears once. */
 static void
@@ -34,8 +59,9 @@ end(struct recording_worker *w, int code, const char *error)
 {
 	const struct recording_worker_handler *handler = w->handler;
 	umms_recording_worker_abandon(w);
+	bool removed = error && remove_empty(w->path, w->dev, w->ino);
 	if (handler)
-		handler->ended(w->data, code, error);
+		handler->ended(w->data, code, error, removed);
 }
 
 static void
@@ -131,26 +157,33 @@ umms_recording_worker_start(const char *uri, const char *path, const char *mux,
 {
 	const struct umms_config *config = umms_supervisor_config();
 	/* Created here: the worker's sandbox lets it create nothing. */
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY;
+	bool created = true;
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0666);
+	if (fd < 0 && errno == EEXIST) {
+		created = false;
+		fd = open(path, flags | O_CREAT | O_TRUNC, 0666);
+	}
 	if (fd < 0) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED, "cannot write %s: %s",
 			path, g_strerror(errno));
 		return NULL;
 	}
-	/* A local source: opened here, the only media its worker can read (Landlock). */
+	struct stat st = { 0 };
+	if (fstat(fd, &st) != 0)
+		created = false;
 	int media_fd = -1;
-	if (config->engine.sandbox && !umms_proxy_media_fd(uri, true, &media_fd, error)) {
-		close(fd);
-		return NULL;
-	}
-	struct umms_worker_process *process = umms_worker_process_take(config, error);
-	if (!process) {
-		close(fd);
-		if (media_fd >= 0)
-			close(media_fd);
-		return NULL;
-	}
+	struct umms_worker_process *process = NULL;
+	/* A local source: opened here, the only media its worker can read (Landlock). */
+	if (config->engine.sandbox && !umms_proxy_media_fd(uri, true, &media_fd, error))
+		goto fail;
+	process = umms_worker_process_take(config, error);
+	if (!process)
+		goto fail;
 	struct recording_worker *w = g_new0(struct recording_worker, 1);
+	w->path = created ? g_strdup(path) : NULL;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
 	w->process = process;
 	w->handler = h;
 	w->data = data;
@@ -178,6 +211,13 @@ umms_recording_worker_start(const char *uri, const char *path, const char *mux,
 	umms_debug("recording: %s in engine worker %u (pid %d)", uri,
 		umms_worker_process_number(process), (int)umms_worker_process_pid(process));
 	return w;
+fail:
+	close(fd);
+	if (media_fd >= 0)
+		close(media_fd);
+	if (created)
+		remove_empty(path, st.st_dev, st.st_ino);
+	return NULL;
 }
 
 void
@@ -205,6 +245,7 @@ umms_recording_worker_free(struct recording_worker *w)
 	if (!w)
 		return;
 	umms_recording_worker_abandon(w);
+	g_free(w->path);
 	g_free(w);
 }
 

@@ -10,6 +10,7 @@
 #ifndef UMMS_SERVICE_RECORDING_WORKER_H
 #define UMMS_SERVICE_RECORDING_WORKER_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include <glib.h>
 
@@ -21,12 +22,18 @@ struct recording_worker_handler {
 	/*
 	 * Once: @code 0 and @error NULL: the file is complete; @code 0 and
 	 * @error: the worker's pipeline failed; @code UMMS_ERROR_ENGINE_CRASHED
-	 * or _HUNG: the worker died, @error says how.
+	 * or _HUNG: the worker died, @error says how. @removed: it failed
+	 * before writing a byte, and the empty file it had been given, created
+	 * by ummsd, was removed.
 	 */
-	void (*ended)(void *data, int code, const char *error);
+	void (*ended)(void *data, int code, const char *error, bool removed);
 };
 
-/* Started (the file created, the worker asked); NULL with @error. */
+/*
+ * Started (the file created, the worker asked); NULL with @error, the file
+ * removed again if it was created here (an existing one is truncated and
+ * stays).
+ */
 struct recording_worker *umms_recording_worker_start(const char *uri, const char *path,
 	const char *mux, const struct recording_worker_handler *handler, void *data,
 	GError **error);

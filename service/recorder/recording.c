@@ -28,6 +28,7 @@ struct recording {
 	struct recording_worker *worker;   /* in an engine worker */
 	GSource *bytes_timer, *stop_timer, *cancel_timer;
 	bool cancelling;
+	bool firm;                         /* the duration counts from the start, not the data */
 };
 
 static const char *const state_names[] = {
@@ -104,9 +105,11 @@ static const struct umms_gst_record_handler local_handler = {
 };
 
 static void
-worker_ended(void *data, int code, const char *error)
+worker_ended(void *data, int code, const char *error, bool removed)
 {
-	ended(data, code, error);
+	struct recording *r = data;
+	r->base.file_removed = removed;
+	ended(r, code, error);
 }
 
 static gboolean stop_cb(gpointer data);
@@ -114,13 +117,14 @@ static gboolean stop_cb(gpointer data);
 /*
  * The duration counts from the first data in the file: a worker may take a
  * second to start (a cold one, a loaded machine), a network source longer
- * to answer, and the file should not lose that.
+ * to answer, and the file should not lose that. Not a window scheduled
+ * (firm): that ends at its end, however late the data came.
  */
 static void
 flowing(void *data)
 {
 	struct recording *r = data;
-	if (r->base.duration_us > 0 && !r->cancelling && r->base.state ==
+	if (r->base.duration_us > 0 && !r->firm && !r->cancelling && r->base.state ==
 			UMMS_RECORDING_RECORDING && r->stop_timer) {
 		umms_source_clear(&r->stop_timer);
 		r->stop_timer = umms_source_timeout((unsigned)(r->base.duration_us / 1000), stop_cb,
@@ -188,7 +192,7 @@ umms_recording_engine_pid(const struct umms_recording *base)
 }
 
 static struct umms_recording *
-start(unsigned id, const char *uri, const char *path, int64_t duration_us,
+start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool firm,
 	const struct umms_gst_record_target *ring, GError **error)
 {
 	const char *container = umms_destination_container(path);
@@ -200,6 +204,7 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	r->base.path = g_strdup(path);
 	r->base.start_us = g_get_real_time();
 	r->base.duration_us = duration_us;
+	r->firm = firm;
 	wl_signal_init(&r->base.events.changed);
 	bool in_worker = !ring && umms_supervisor_enabled();
 	if (in_worker) {
@@ -217,8 +222,8 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	}
 	r->bytes_timer = umms_source_timeout(BYTES_PERIOD_MS, bytes_cb, r);
 	if (duration_us > 0)
-		r->stop_timer = umms_source_timeout((unsigned)(duration_us / 1000) + START_GRACE_MS,
-			stop_cb, r);
+		r->stop_timer = umms_source_timeout((unsigned)(duration_us / 1000) +
+			(firm ? 0 : START_GRACE_MS), stop_cb, r);
 	umms_info("recording %u: %s into %s (%s%s)", id, uri, path, ring ? "hlssink2" : mux_name,
 		in_worker ? ", in an engine worker" : "");
 	return &r->base;
@@ -226,9 +231,9 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 
 struct umms_recording *
 umms_recording_start(unsigned id, const char *uri, const char *path, int64_t duration_us,
-	GError **error)
+	bool firm, GError **error)
 {
-	return start(id, uri, path, duration_us, NULL, error);
+	return start(id, uri, path, duration_us, firm, NULL, error);
 }
 
 struct umms_recording *
@@ -239,7 +244,7 @@ umms_recording_start_ring(unsigned id, const char *uri, const char *dir, unsigne
 	const struct umms_gst_record_target ring = { .mux = "hlssink2", .fd = -1,
 		.ring_dir = dir, .playlist = playlist, .segment_s = segment_s,
 		.n_segments = n_segments };
-	return start(id, uri, playlist, -1, &ring, error);
+	return start(id, uri, playlist, -1, false, &ring, error);
 }
 
 void

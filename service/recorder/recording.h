@@ -45,6 +45,7 @@ struct umms_recording {
 	uint64_t bytes_written;
 	char *error;               /* failed: why; else NULL */
 	int error_code;            /* failed as its worker died: UMMS_ERROR_ENGINE_*; else 0 */
+	bool file_removed;         /* failed before its first byte: the empty file is gone */
 
 	struct {
 		struct wl_signal changed;  /* state or bytes; data: the recording */
@@ -55,12 +56,14 @@ const char *umms_recording_state_name(enum umms_recording_state state);
 
 /*
  * Starts recording @uri into @path (already checked: destination.h) now,
- * for @duration_us (-1: until the source ends; counted from when its pipeline
- * runs: a worker may take a moment to start). NULL with an error when the
- * pipeline cannot be made; failures later end in state "failed".
+ * for @duration_us (-1: until the source ends), counted from when its first
+ * data reaches the file (a worker may take a moment to start, a network
+ * source to answer), or, @firm, from now: the end of a window scheduled,
+ * which the worker's start-up must not push back. NULL with an error when
+ * the pipeline cannot be made; failures later end in state "failed".
  */
 struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,
-	int64_t duration_us, GError **error);
+	int64_t duration_us, bool firm, GError **error);
 /*
  * A ring for time-shift: @uri remuxed (no transcoding) into MPEG-TS
  * segments of about @segment_s seconds (cut at key frames) in @dir, the

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "gst-record.h"
+#include "gst-record-ring.h"
 #include "log.h"
 
 struct umms_gst_record {
@@ -232,6 +233,8 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 		g_object_set(r->mux, "location", location, "playlist-location", t->playlist,
 			"target-duration", t->segment_s, "playlist-length", t->n_segments,
 			"max-files", t->n_segments + 4, NULL);
+		if (t->ring_io)
+			umms_gst_record_ring_connect(r->mux, t->ring_io);
 	} else if (t->fd >= 0) {
 		/* fdsink writes each buffer as it comes, no buffer of its own. */
 		g_object_set(sink, "fd", t->fd, "async", FALSE, NULL);

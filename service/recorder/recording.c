@@ -15,6 +15,7 @@
 #include "log.h"
 #include "recording-worker.h"
 #include "recording.h"
+#include "ring-files.h"
 #include "source.h"
 
 #define BYTES_PERIOD_MS 500
@@ -26,6 +27,7 @@ struct recording {
 	struct umms_recording base;
 	struct umms_gst_record *local;     /* in ummsd, or */
 	struct recording_worker *worker;   /* in an engine worker */
+	struct umms_ring_files *ring_files; /* a ring's: its files made here */
 	GSource *bytes_timer, *stop_timer, *cancel_timer;
 	bool cancelling;
 };
@@ -189,7 +191,8 @@ umms_recording_engine_pid(const struct umms_recording *base)
 
 static struct umms_recording *
 start(unsigned id, const char *uri, const char *path, int64_t duration_us,
-	const struct umms_gst_record_target *ring, GError **error)
+	const struct umms_gst_record_target *ring, struct umms_ring_files *ring_files,
+	GError **error)
 {
 	const char *container = umms_destination_container(path);
 	const char *mux_name = container && strcmp(container, "mpegts") == 0 ?
@@ -200,6 +203,7 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	r->base.path = g_strdup(path);
 	r->base.start_us = g_get_real_time();
 	r->base.duration_us = duration_us;
+	r->ring_files = ring_files;
 	wl_signal_init(&r->base.events.changed);
 	bool in_worker = !ring && umms_supervisor_enabled();
 	if (in_worker) {
@@ -228,7 +232,7 @@ struct umms_recording *
 umms_recording_start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	GError **error)
 {
-	return start(id, uri, path, duration_us, NULL, error);
+	return start(id, uri, path, duration_us, NULL, NULL, error);
 }
 
 struct umms_recording *
@@ -236,10 +240,14 @@ umms_recording_start_ring(unsigned id, const char *uri, const char *dir, unsigne
 	unsigned n_segments, GError **error)
 {
 	g_autofree char *playlist = g_build_filename(dir, UMMS_RECORDING_RING_PLAYLIST, NULL);
+	/* Its files made here: hlssink2 opens and deletes nothing by name. */
+	struct umms_ring_files *files = umms_ring_files_open(dir, error);
+	if (!files)
+		return NULL;
 	const struct umms_gst_record_target ring = { .mux = "hlssink2", .fd = -1,
 		.ring_dir = dir, .playlist = playlist, .segment_s = segment_s,
-		.n_segments = n_segments };
-	return start(id, uri, playlist, -1, &ring, error);
+		.n_segments = n_segments, .ring_io = &files->io };
+	return start(id, uri, playlist, -1, &ring, files, error);
 }
 
 void
@@ -253,6 +261,8 @@ umms_recording_destroy(struct umms_recording *base)
 	umms_source_clear(&r->cancel_timer);
 	umms_gst_record_free(r->local);
 	umms_recording_worker_free(r->worker);
+	/* After the pipeline: its streaming threads write through it until then. */
+	umms_ring_files_close(r->ring_files);
 	g_free(base->uri);
 	g_free(base->path);
 	g_free(base->error);

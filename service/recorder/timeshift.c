@@ -67,7 +67,8 @@ remove_ring(const char *dir)
 		return;
 	const char *name;
 	while ((name = g_dir_read_name(d))) {
-		if (!g_str_has_suffix(name, ".ts") && strcmp(name, UMMS_RECORDING_RING_PLAYLIST))
+		if (!g_str_has_suffix(name, ".ts") && strcmp(name, UMMS_RECORDING_RING_PLAYLIST) &&
+				strcmp(name, UMMS_RECORDING_RING_PLAYLIST_NEW))
 			continue;
 		g_autofree char *path = g_build_filename(dir, name, NULL);
 		g_remove(path);

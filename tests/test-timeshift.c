@@ -19,14 +19,16 @@
  * - turned off: the ring's files go, the player shows the source live; a
  *   ring an ummsd that died left behind is removed;
  * - a source that ends (RTSP, 8 s): the ring plays to its last moment, then Eos;
- * - a ring that fails (its playlist cannot be written): time-shift turns
- *   itself off and the source plays live again;
+ * - a ring that fails (its playlist cannot be written), or whose engine
+ *   worker is killed: time-shift turns itself off and the source plays
+ *   live again;
  * - refused on a file (NotSupported) and with no media (InvalidState);
  * - `ummsctl timeshift on` and `ummsctl info` (the window);
  * - the subtitles chosen (an external file, its delay, off) stay chosen on
  *   the ring and on the source again.
  */
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 #include <glib/gstdio.h>
 #include <gst/gst.h>
@@ -648,6 +650,53 @@ test_ring_fails(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/*
+ * The ring is recorded by an engine worker of its own, apart from ummsd
+ * and from the one playing it; killed, it takes nothing else with it: as
+ * when the ring fails, what it recorded plays to its end, then the source
+ * plays live, time-shift off, and the ring's folder goes.
+ */
+static void
+test_ring_worker_dies(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *rings = g_build_filename(umms_test_tmpdir(), "rings", NULL);
+	g_autofree char *setting = g_strdup_printf("recording.timeshift-directory=%s", rings);
+	start_with(t, setting);
+	struct live live;
+	live_start(&live);
+	g_autofree char *player = live_player(t, &live, false);
+	guint64 ring_pid = umms_test_stat(t->bus, player, "timeshift-pid");
+	guint64 playing_pid = umms_test_stat(t->bus, player, "engine-pid");
+	g_test_message("the ring recorded by pid %" G_GUINT64_FORMAT ", played by %" G_GUINT64_FORMAT,
+		ring_pid, playing_pid);
+	g_assert_cmpuint(ring_pid, >, 0);
+	g_assert_cmpuint(ring_pid, !=, playing_pid);
+	g_assert_cmpuint(ring_pid, !=, (guint64)getpid());
+	g_assert_cmpint(kill((pid_t)ring_pid, SIGKILL), ==, 0);
+	gint64 killed = g_get_monotonic_time();
+	while (umms_test_get_bool(t->bus, player, "TimeshiftEnabled")) {
+		if (g_get_monotonic_time() - killed > 60 * G_USEC_PER_SEC)
+			g_error("time-shift still on 60 s after its ring's worker died");
+		umms_test_sleep(200);
+	}
+	g_test_message("time-shift off %.1f s after its ring's worker died",
+		(g_get_monotonic_time() - killed) / 1e6);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "timeshift-pid"), ==, 0);
+	umms_test_sleep(3000);
+	int first = shown(t, "live-after-ring-1");
+	umms_test_sleep(2000);
+	int second = shown(t, "live-after-ring-2");
+	g_assert_cmpint(ticks(first, second), >=, 2);
+	g_assert_cmpint(ticks(second, live_now(&live)), <=, 6);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "playing");
+	g_autofree char *name = g_strdup_printf("player-%s-%d", strrchr(player, '/') + 1,
+		(int)getpid());
+	g_autofree char *ring = g_build_filename(rings, name, NULL);
+	g_assert_false(g_file_test(ring, G_FILE_TEST_EXISTS));
+	live_stop(&live);
+}
+
 static void
 test_refused(struct umms_test *t, gconstpointer data)
 {
@@ -813,6 +862,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/timeshift/paused-too-long", test_paused_too_long);
 	UMMS_TEST_ADD("/timeshift/source-ends", test_source_ends);
 	UMMS_TEST_ADD("/timeshift/ring-fails", test_ring_fails);
+	UMMS_TEST_ADD("/timeshift/ring-worker-dies", test_ring_worker_dies);
 	UMMS_TEST_ADD("/timeshift/refused", test_refused);
 	UMMS_TEST_ADD("/timeshift/subtitles", test_subtitles);
 	return g_test_run();

@@ -170,7 +170,8 @@ void
 umms_gst_record_ring_connect(GstElement *hlssink2, const struct umms_gst_record_ring_io *io)
 {
 	/* Names only: the playlist lists them as they are, beside itself. */
-	g_object_set(hlssink2, "location", UMMS_GST_RING_PREFIX "%05d" UMMS_GST_RING_SUFFIX, NULL);
+	g_object_set(hlssink2, "location", UMMS_GST_RING_PREFIX "%05d" UMMS_GST_RING_SUFFIX,
+		"playlist-location", "live.m3u8", NULL);
 	struct hook *hook = g_new0(struct hook, 1);
 	hook->io = io;
 	g_object_set_data_full(G_OBJECT(hlssink2), "umms-ring-hook", hook, g_free);

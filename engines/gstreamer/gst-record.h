@@ -41,6 +41,11 @@ struct umms_gst_record_ring_io {
 	bool (*playlist)(void *data, const char *text, size_t length);
 	/* Segment @index left the ring: it may go. */
 	void (*remove)(void *data, unsigned index);
+	/*
+	 * Optional, main loop: the pipeline is stopping; a call above waiting
+	 * for an answer from the main loop gives up (-1, false) now.
+	 */
+	void (*cancel)(void *data);
 	void *data;
 };
 

@@ -1,7 +1,8 @@
 /*
  * One recording (recording.h): its state, size and timers here; its
  * pipeline (engines/gstreamer/gst-record.h) in an engine worker
- * (recording-worker.h) or, in-process and for a ring, on ummsd's main loop.
+ * (recording-worker.h; a ring's files made here, ring-files.h) or, with
+ * isolation in-process, on ummsd's main loop.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -205,8 +206,11 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	r->base.duration_us = duration_us;
 	r->ring_files = ring_files;
 	wl_signal_init(&r->base.events.changed);
-	bool in_worker = !ring && umms_supervisor_enabled();
-	if (in_worker) {
+	bool in_worker = umms_supervisor_enabled();
+	if (in_worker && ring) {
+		r->worker = umms_recording_worker_start_ring(uri, ring_files, ring->segment_s,
+			ring->n_segments, &worker_handler, r, error);
+	} else if (in_worker) {
 		r->worker = umms_recording_worker_start(uri, path, mux_name, &worker_handler, r,
 			error);
 	} else {

@@ -391,6 +391,13 @@ umms_timeshift_enabled(struct umms_timeshift *owner)
 	return owner && owner->on != NULL;
 }
 
+pid_t
+umms_timeshift_engine_pid(struct umms_timeshift *owner)
+{
+	return owner && owner->on && owner->on->ring ?
+		umms_recording_engine_pid(owner->on->ring) : 0;
+}
+
 bool
 umms_timeshift_switching(struct umms_timeshift *owner)
 {

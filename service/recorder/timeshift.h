@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <glib.h>
 
 struct umms_config;
@@ -83,6 +84,8 @@ bool umms_timeshift_enabled(struct umms_timeshift *ts);
  * State, and the one the ring is played in.
  */
 bool umms_timeshift_switching(struct umms_timeshift *ts);
+/* The engine worker recording the ring, while one does; else 0. */
+pid_t umms_timeshift_engine_pid(struct umms_timeshift *ts);
 /*
  * The window playback can reach now, µs in Position's timeline; false
  * while off or not yet playing from the ring.

@@ -110,6 +110,8 @@ stats_variant(struct umms_player *player)
 	g_variant_dict_insert(&dict, "display-latency", "x", player->display_latency_ns / 1000);
 	g_variant_dict_insert(&dict, "engine-pid", "t",
 		(guint64)umms_engine_proxy_pid(player->engine));
+	g_variant_dict_insert(&dict, "timeshift-pid", "t",
+		(guint64)umms_timeshift_engine_pid(player->timeshift));
 	return g_variant_dict_end(&dict);
 }
 

@@ -91,14 +91,23 @@ enum umms_ipc_type {
 	/*
 	 * A recording instead of a player (first request, instead of OPEN):
 	 * string uri, string muxer ("matroskamux" or "mpegtsmux"), and one fd:
-	 * the file ummsd opened for writing. The worker answers SETTLED once
+	 * the file ummsd opened for writing (a time-shift ring: "hlssink2",
+	 * see RING_FILE), then one more: what ummsd opened of a local uri.
+	 * The worker answers SETTLED once
 	 * its pipeline started (REFUSED if it cannot), one STATUS when the
 	 * first data reached the file (the duration counts from there), EOS once the file
 	 * is complete or ERROR if it fails; nothing else but PING and
-	 * RECORD_STOP follows.
+	 * RECORD_STOP follows (and a ring's RING_FILE).
 	 */
 	UMMS_IPC_RECORD,
 	UMMS_IPC_RECORD_STOP,     /* (nothing): end the stream, close the file properly */
+	/*
+	 * A time-shift ring's file (RECORD with muxer "hlssink2": then u32
+	 * segment seconds, u32 segments listed, and no file: the worker asks
+	 * RING_WANT for each, ummsd makes them): u32 the number asked, and one
+	 * fd open for writing, or none (it cannot be had: the ring fails).
+	 */
+	UMMS_IPC_RING_FILE,
 
 	/* worker → ummsd */
 	UMMS_IPC_READY = 64,      /* status */
@@ -111,7 +120,13 @@ enum umms_ipc_type {
 	UMMS_IPC_ERROR,           /* status, error */
 	UMMS_IPC_FRAME,           /* frame (see umms_ipc_frame), fds */
 	UMMS_IPC_CUE,             /* i64 start, i64 end, string text, markup, format */
+	UMMS_IPC_RING_WANT,       /* u32 segment number, or UMMS_IPC_RING_PLAYLIST: RING_FILE answers */
+	UMMS_IPC_RING_DONE,       /* (nothing): the playlist asked for is written: it replaces the last */
+	UMMS_IPC_RING_DELETE,     /* u32 segment number: it left the ring */
 };
+
+/* RING_WANT's number for the ring's next playlist. */
+#define UMMS_IPC_RING_PLAYLIST 0xffffffffu
 
 /* A request's header.id: more requests of the same batch follow. */
 #define UMMS_IPC_MORE 1u

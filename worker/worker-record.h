@@ -20,6 +20,18 @@ struct umms_worker_record {
 	struct umms_gst_record *pipeline;
 	struct umms_gst_record_handler handler;
 	void *data;
+	/*
+	 * A ring's (hlssink2): its files asked of ummsd by the streaming
+	 * thread (RING_WANT), which waits under @lock for RING_FILE.
+	 */
+	int sock;
+	struct umms_gst_record_ring_io ring_io;
+	GMutex lock;
+	GCond answered;
+	uint32_t asked;          /* the number waited for */
+	bool waiting, got;
+	bool closing;            /* finishing: no more asked */
+	int got_fd;
 };
 
 /*
@@ -30,7 +42,8 @@ void umms_worker_record_init(struct umms_worker_record *wr, void (*flowing)(void
 	void (*ended)(void *data, const char *error), void *data);
 void umms_worker_record_finish(struct umms_worker_record *wr);
 /*
- * RECORD (enters the sandbox keeping @sock and the file) or RECORD_STOP.
+ * RECORD (enters the sandbox keeping @sock and the file), RECORD_STOP or
+ * a ring's RING_FILE.
  * False with *malformed, or with @error when the recording cannot start.
  */
 bool umms_worker_record_handle(struct umms_worker_record *wr, struct umms_worker_sandbox *sb,

@@ -600,12 +600,14 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 		umms_ipc_reader_init(&r, message.payload, message.header.length);
 		/*
 		 * One descriptor with OPEN and SET_SUBTITLE_URI (a local file), one
-		 * or two with RECORD (the file to write, the local source), none else.
+		 * or two with RECORD (the file to write, the local source), one or
+		 * none with RING_FILE (a ring's file), none else.
 		 */
 		uint32_t type = message.header.type;
 		bool malformed = message.n_fds > (type == UMMS_IPC_RECORD ? 2 : 1) ||
 			(message.n_fds == 1 && type != UMMS_IPC_OPEN &&
-			type != UMMS_IPC_SET_SUBTITLE_URI && type != UMMS_IPC_RECORD);
+			type != UMMS_IPC_SET_SUBTITLE_URI && type != UMMS_IPC_RECORD &&
+			type != UMMS_IPC_RING_FILE);
 		bool ok = !malformed && handle_request(worker, &message, &r, &malformed, &error);
 		if (ok)
 			umms_worker_sandbox_keep(&worker->sandbox, &message);

@@ -9,12 +9,14 @@
 
 #include "error.h"
 #include "gst-record.h"
+#include "gst-record-ring.h"
 #include "log.h"
 
 struct umms_gst_record {
 	unsigned id;
 	GstElement *pipeline, *mux;
 	bool ring;                 /* mux is hlssink2: one "video" and one "audio" pad */
+	const struct umms_gst_record_ring_io *ring_io;
 	bool ended;
 	const struct umms_gst_record_handler *handler;
 	void *data;
@@ -42,6 +44,9 @@ stop_pipeline(struct umms_gst_record *r)
 	g_mutex_lock(&r->lock);
 	r->stopping = true;
 	g_mutex_unlock(&r->lock);
+	/* A streaming thread waiting for the main loop would hold up the stop. */
+	if (r->ring_io && r->ring_io->cancel)
+		r->ring_io->cancel(r->ring_io->data);
 	gst_element_set_state(r->pipeline, GST_STATE_NULL);
 }
 
@@ -228,10 +233,17 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 		 * A few more files kept than listed: a reader still in a segment
 		 * that just left the playlist finds it.
 		 */
-		g_autofree char *location = g_build_filename(t->ring_dir, "seg%05d.ts", NULL);
-		g_object_set(r->mux, "location", location, "playlist-location", t->playlist,
-			"target-duration", t->segment_s, "playlist-length", t->n_segments,
-			"max-files", t->n_segments + 4, NULL);
+		g_object_set(r->mux, "target-duration", t->segment_s,
+			"playlist-length", t->n_segments, "max-files", t->n_segments + 4, NULL);
+		if (t->ring_io) {
+			r->ring_io = t->ring_io;
+			umms_gst_record_ring_connect(r->mux, t->ring_io);
+		} else {
+			g_autofree char *location = g_build_filename(t->ring_dir,
+				UMMS_GST_RING_PREFIX "%05d" UMMS_GST_RING_SUFFIX, NULL);
+			g_object_set(r->mux, "location", location, "playlist-location", t->playlist,
+				NULL);
+		}
 	} else if (t->fd >= 0) {
 		/* fdsink writes each buffer as it comes, no buffer of its own. */
 		g_object_set(sink, "fd", t->fd, "async", FALSE, NULL);

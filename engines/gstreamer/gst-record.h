@@ -28,6 +28,27 @@ struct umms_gst_record_handler {
 	void (*ended)(void *data, const char *error);
 };
 
+/*
+ * A ring's files through whoever owns them (hlssink2 opening and deleting
+ * nothing by name; ring-files.h in ummsd): any thread, one call at a time.
+ */
+#define UMMS_GST_RING_PREFIX "seg"    /* a segment: this, five digits, then */
+#define UMMS_GST_RING_SUFFIX ".ts"
+struct umms_gst_record_ring_io {
+	/* A descriptor open for writing segment @index, taken over; -1: none (the ring fails). */
+	int (*fragment)(void *data, unsigned index);
+	/* The playlist, whole, to replace the last one; false if it could not (the ring fails). */
+	bool (*playlist)(void *data, const char *text, size_t length);
+	/* Segment @index left the ring: it may go. */
+	void (*remove)(void *data, unsigned index);
+	/*
+	 * Optional, main loop: the pipeline is stopping; a call above waiting
+	 * for an answer from the main loop gives up (-1, false) now.
+	 */
+	void (*cancel)(void *data);
+	void *data;
+};
+
 struct umms_gst_record_target {
 	const char *mux;         /* "matroskamux", "mpegtsmux" or "hlssink2" */
 	int fd;                  /* >= 0: written there (borrowed, not closed) */
@@ -36,6 +57,8 @@ struct umms_gst_record_target {
 	const char *ring_dir;
 	const char *playlist;
 	unsigned segment_s, n_segments;
+	/* Its files through this (then ring_dir and playlist unused); NULL: hlssink2's own. */
+	const struct umms_gst_record_ring_io *ring_io;
 };
 
 /* Whether @mux is one of the muxers above. */

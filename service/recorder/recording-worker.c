@@ -17,6 +17,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "recording-worker.h"
+#include "ring-files.h"
 #include "source.h"
 
 struct recording_worker {
@@ -29,6 +30,7 @@ struct recording_worker {
 	char *path;                /* the file, if ummsd created it: else NULL */
 	dev_t dev;                 /* and which file that was */
 	ino_t ino;
+	struct umms_ring_files *ring; /* a ring's files, made here as it asks (borrowed) */
 	const struct recording_worker_handler *handler;
 	void *data;
 };
@@ -100,6 +102,12 @@ handle_message(void *data, struct umms_ipc_message *message)
 			break;
 		end(w, 0, NULL);
 		return;
+	case UMMS_IPC_RING_WANT:
+	case UMMS_IPC_RING_DONE:
+	case UMMS_IPC_RING_DELETE:
+		if (!w->ring || !umms_ring_files_handle(w->ring, w->process, message))
+			break;
+		return;
 	case UMMS_IPC_ERROR:
 	case UMMS_IPC_REFUSED: {
 		if (!umms_ipc_get_status(&r, &status))
@@ -151,26 +159,46 @@ watchdog_cb(gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+static struct recording_worker *launch(const char *uri, const char *path, const char *mux,
+	struct umms_ring_files *ring, unsigned segment_s, unsigned n_segments,
+	const struct recording_worker_handler *h, void *data, GError **error);
+
 struct recording_worker *
 umms_recording_worker_start(const char *uri, const char *path, const char *mux,
 	const struct recording_worker_handler *h, void *data, GError **error)
 {
+	return launch(uri, path, mux, NULL, 0, 0, h, data, error);
+}
+
+struct recording_worker *
+umms_recording_worker_start_ring(const char *uri, struct umms_ring_files *files,
+	unsigned segment_s, unsigned n_segments, const struct recording_worker_handler *h,
+	void *data, GError **error)
+{
+	return launch(uri, NULL, "hlssink2", files, segment_s, n_segments, h, data, error);
+}
+
+static struct recording_worker *
+launch(const char *uri, const char *path, const char *mux, struct umms_ring_files *ring,
+	unsigned segment_s, unsigned n_segments, const struct recording_worker_handler *h,
+	void *data, GError **error)
+{
 	const struct umms_config *config = umms_supervisor_config();
-	/* Created here: the worker's sandbox lets it create nothing. */
+	/* Created here: the worker's sandbox lets it create nothing (a ring's: as it asks). */
 	const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY;
-	bool created = true;
-	int fd = open(path, flags | O_CREAT | O_EXCL, 0666);
-	if (fd < 0 && errno == EEXIST) {
+	bool created = !ring;
+	int fd = ring ? -2 : open(path, flags | O_CREAT | O_EXCL, 0666);
+	if (fd == -1 && errno == EEXIST) {
 		created = false;
 		fd = open(path, flags | O_CREAT | O_TRUNC, 0666);
 	}
-	if (fd < 0) {
+	if (fd == -1) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_ACCESS_DENIED, "cannot write %s: %s",
 			path, g_strerror(errno));
 		return NULL;
 	}
 	struct stat st = { 0 };
-	if (fstat(fd, &st) != 0)
+	if (fd >= 0 && fstat(fd, &st) != 0)
 		created = false;
 	int media_fd = -1;
 	struct umms_worker_process *process = NULL;
@@ -188,17 +216,24 @@ umms_recording_worker_start(const char *uri, const char *path, const char *mux,
 	w->handler = h;
 	w->data = data;
 	w->since = g_get_monotonic_time();
+	w->ring = ring;
 	umms_worker_process_attach(process, &handler, w);
 	struct umms_ipc_writer writer;
 	umms_ipc_writer_init(&writer);
 	umms_ipc_put_string(&writer, uri);
 	umms_ipc_put_string(&writer, mux);
-	umms_ipc_put_fd(&writer, fd);
+	if (ring) {
+		umms_ipc_put_u32(&writer, segment_s);
+		umms_ipc_put_u32(&writer, n_segments);
+	} else {
+		umms_ipc_put_fd(&writer, fd);
+	}
 	if (media_fd >= 0)
 		umms_ipc_put_fd(&writer, media_fd);
 	bool sent = umms_worker_process_send(process, UMMS_IPC_RECORD, 0, &writer);
 	umms_ipc_writer_finish(&writer);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (media_fd >= 0)
 		close(media_fd);
 	/* The spare, if it was taken, comes back once this one is on its way. */
@@ -212,7 +247,8 @@ umms_recording_worker_start(const char *uri, const char *path, const char *mux,
 		umms_worker_process_number(process), (int)umms_worker_process_pid(process));
 	return w;
 fail:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (media_fd >= 0)
 		close(media_fd);
 	if (created)

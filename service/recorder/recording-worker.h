@@ -37,6 +37,15 @@ struct recording_worker_handler {
 struct recording_worker *umms_recording_worker_start(const char *uri, const char *path,
 	const char *mux, const struct recording_worker_handler *handler, void *data,
 	GError **error);
+/*
+ * A time-shift ring (recording.h) in a worker: hlssink2 there, its files
+ * made and deleted here through @files (ring-files.h, kept by the caller
+ * until this is freed) as it asks.
+ */
+struct umms_ring_files;
+struct recording_worker *umms_recording_worker_start_ring(const char *uri,
+	struct umms_ring_files *files, unsigned segment_s, unsigned n_segments,
+	const struct recording_worker_handler *handler, void *data, GError **error);
 /* Asks the worker to end the stream and close the file properly. */
 void umms_recording_worker_stop(struct recording_worker *w);
 /* Lets the worker go now (it ends; what it wrote stays): no call to the handler after. */

@@ -1,7 +1,8 @@
 /*
  * One recording (recording.h): its state, size and timers here; its
  * pipeline (engines/gstreamer/gst-record.h) in an engine worker
- * (recording-worker.h) or, in-process and for a ring, on ummsd's main loop.
+ * (recording-worker.h; a ring's files made here, ring-files.h) or, with
+ * isolation in-process, on ummsd's main loop.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -15,6 +16,7 @@
 #include "log.h"
 #include "recording-worker.h"
 #include "recording.h"
+#include "ring-files.h"
 #include "source.h"
 
 #define BYTES_PERIOD_MS 500
@@ -26,6 +28,7 @@ struct recording {
 	struct umms_recording base;
 	struct umms_gst_record *local;     /* in ummsd, or */
 	struct recording_worker *worker;   /* in an engine worker */
+	struct umms_ring_files *ring_files; /* a ring's: its files made here */
 	GSource *bytes_timer, *stop_timer, *cancel_timer;
 	bool cancelling;
 	bool firm;                         /* the duration counts from the start, not the data */
@@ -193,7 +196,8 @@ umms_recording_engine_pid(const struct umms_recording *base)
 
 static struct umms_recording *
 start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool firm,
-	const struct umms_gst_record_target *ring, GError **error)
+	const struct umms_gst_record_target *ring, struct umms_ring_files *ring_files,
+	GError **error)
 {
 	const char *container = umms_destination_container(path);
 	const char *mux_name = container && strcmp(container, "mpegts") == 0 ?
@@ -205,9 +209,13 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool 
 	r->base.start_us = g_get_real_time();
 	r->base.duration_us = duration_us;
 	r->firm = firm;
+	r->ring_files = ring_files;
 	wl_signal_init(&r->base.events.changed);
-	bool in_worker = !ring && umms_supervisor_enabled();
-	if (in_worker) {
+	bool in_worker = umms_supervisor_enabled();
+	if (in_worker && ring) {
+		r->worker = umms_recording_worker_start_ring(uri, ring_files, ring->segment_s,
+			ring->n_segments, &worker_handler, r, error);
+	} else if (in_worker) {
 		r->worker = umms_recording_worker_start(uri, path, mux_name, &worker_handler, r,
 			error);
 	} else {
@@ -233,7 +241,7 @@ struct umms_recording *
 umms_recording_start(unsigned id, const char *uri, const char *path, int64_t duration_us,
 	bool firm, GError **error)
 {
-	return start(id, uri, path, duration_us, firm, NULL, error);
+	return start(id, uri, path, duration_us, firm, NULL, NULL, error);
 }
 
 struct umms_recording *
@@ -241,10 +249,14 @@ umms_recording_start_ring(unsigned id, const char *uri, const char *dir, unsigne
 	unsigned n_segments, GError **error)
 {
 	g_autofree char *playlist = g_build_filename(dir, UMMS_RECORDING_RING_PLAYLIST, NULL);
+	/* Its files made here: hlssink2 opens and deletes nothing by name. */
+	struct umms_ring_files *files = umms_ring_files_open(dir, error);
+	if (!files)
+		return NULL;
 	const struct umms_gst_record_target ring = { .mux = "hlssink2", .fd = -1,
 		.ring_dir = dir, .playlist = playlist, .segment_s = segment_s,
-		.n_segments = n_segments };
-	return start(id, uri, playlist, -1, false, &ring, error);
+		.n_segments = n_segments, .ring_io = &files->io };
+	return start(id, uri, playlist, -1, false, &ring, files, error);
 }
 
 void
@@ -258,6 +270,8 @@ umms_recording_destroy(struct umms_recording *base)
 	umms_source_clear(&r->cancel_timer);
 	umms_gst_record_free(r->local);
 	umms_recording_worker_free(r->worker);
+	/* After the pipeline: its streaming threads write through it until then. */
+	umms_ring_files_close(r->ring_files);
 	g_free(base->uri);
 	g_free(base->path);
 	g_free(base->error);

@@ -72,6 +72,8 @@ struct umms_recording *umms_recording_start(unsigned id, const char *uri, const 
  * it is destroyed; one video and one audio stream are kept.
  */
 #define UMMS_RECORDING_RING_PLAYLIST "live.m3u8"
+/* The next playlist, while written. */
+#define UMMS_RECORDING_RING_PLAYLIST_NEW "live.m3u8.new"
 struct umms_recording *umms_recording_start_ring(unsigned id, const char *uri,
 	const char *dir, unsigned segment_s, unsigned n_segments, GError **error);
 /* The process id of its engine worker while it runs; 0 when it runs in ummsd. */

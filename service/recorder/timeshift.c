@@ -22,6 +22,20 @@
 #define WAIT_PERIOD_MS 100
 /* How long the first file may take to come: a key frame, then a file's length. */
 #define WAIT_MIN_MS 20000
+/*
+ * Complete files the ring holds beyond the one played first when the
+ * engine starts on it. The HLS demuxer starts a live playlist three files
+ * from its end, but at its first file while it lists fewer: played from
+ * the moment the first file is listed, playback would run at the writer's
+ * edge, each next file listed just about when it is due on screen, and
+ * the demuxer, which reads the playlist again once a file's length, sees
+ * it up to that much later: the picture stalls, then jumps, every file.
+ * One file ahead keeps playback a file behind the writer, more than the
+ * demuxer's lag in seeing a file, at the cost of a file's length more
+ * before the ring is shown (the demuxer's own margin of two would cost
+ * another; a later seek to the live edge gets that margin anyway).
+ */
+#define RING_LEAD 1
 
 /* One player's time-shift: what it asks of the player, and while on, the ring. */
 struct umms_timeshift {
@@ -36,7 +50,7 @@ struct shift {
 	char *playlist;             /* file:// URI of the ring's playlist */
 	struct umms_recording *ring;
 	struct wl_listener ring_changed;
-	GSource *wait_timer;        /* until the playlist lists a file */
+	GSource *wait_timer;        /* until the playlist lists enough files */
 	gint64 wait_end;            /* monotonic µs */
 	unsigned wait_ms;
 	bool playing_ring;          /* the engine opened the playlist */
@@ -53,7 +67,8 @@ remove_ring(const char *dir)
 		return;
 	const char *name;
 	while ((name = g_dir_read_name(d))) {
-		if (!g_str_has_suffix(name, ".ts") && strcmp(name, UMMS_RECORDING_RING_PLAYLIST))
+		if (!g_str_has_suffix(name, ".ts") && strcmp(name, UMMS_RECORDING_RING_PLAYLIST) &&
+				strcmp(name, UMMS_RECORDING_RING_PLAYLIST_NEW))
 			continue;
 		g_autofree char *path = g_build_filename(dir, name, NULL);
 		g_remove(path);
@@ -171,13 +186,28 @@ back_to_source(struct umms_timeshift *owner)
 		umms_warn("player %u: cannot reopen %s: %s", host->id, uri, error->message);
 }
 
-/* Whether the playlist lists a file yet. */
-static bool
-ring_ready(struct shift *ts)
+/* Files the playlist lists (0: none, or unreadable). */
+static unsigned
+ring_files(struct shift *ts)
 {
 	g_autofree char *text = NULL;
-	return g_file_get_contents(ts->ring->path, &text, NULL, NULL) &&
-		strstr(text, "#EXTINF") != NULL;
+	if (!g_file_get_contents(ts->ring->path, &text, NULL, NULL))
+		return 0;
+	unsigned n = 0;
+	for (const char *p = text; (p = strstr(p, "#EXTINF")); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Whether to play the ring now: it lists the file to start with and
+ * RING_LEAD more, or it ended (the source did) with at least one.
+ */
+static bool
+ring_ready(struct shift *ts, bool ended)
+{
+	unsigned n = ring_files(ts);
+	return n > RING_LEAD || (ended && n > 0);
 }
 
 static bool start_ring(struct shift *ts);
@@ -185,7 +215,7 @@ static bool start_ring(struct shift *ts);
 /*
  * Every WAIT_PERIOD_MS while switching: the engine lets go of the source
  * (a UDP port has one reader), the ring starts, then once the playlist
- * lists a file the engine plays it.
+ * lists enough files (RING_LEAD) the engine plays it.
  */
 static gboolean
 wait_cb(gpointer data)
@@ -198,13 +228,14 @@ wait_cb(gpointer data)
 		back_to_source(owner);
 		return G_SOURCE_REMOVE;
 	}
-	if (!ts->ring || !ring_ready(ts)) {
-		bool ended = ts->ring && ts->ring->state != UMMS_RECORDING_RECORDING;
+	bool ended = ts->ring && ts->ring->state != UMMS_RECORDING_RECORDING;
+	if (!ts->ring || !ring_ready(ts, ended)) {
 		if (g_get_monotonic_time() < ts->wait_end && !ended)
 			return G_SOURCE_CONTINUE;
 		umms_source_forget(&ts->wait_timer);
-		umms_warn("player %u: no time-shift: nothing of %s recorded in %u ms", host->id,
-			host->uri(host->data), ts->wait_ms);
+		umms_warn("player %u: no time-shift: %u files of %s recorded in %u ms, %u needed",
+			host->id, ts->ring ? ring_files(ts) : 0, host->uri(host->data), ts->wait_ms,
+			RING_LEAD + 1);
 		back_to_source(owner);
 		return G_SOURCE_REMOVE;
 	}
@@ -332,7 +363,8 @@ start(struct umms_timeshift *owner, GError **error)
 	ts->owner = owner;
 	ts->announced[0] = ts->announced[1] = -1;
 	ts->dir = g_steal_pointer(&dir);
-	ts->wait_ms = MAX(host->config->engine.open_timeout, WAIT_MIN_MS);
+	ts->wait_ms = MAX(host->config->engine.open_timeout, WAIT_MIN_MS) +
+		RING_LEAD * host->config->recording.timeshift_segment * 1000;
 	ts->wait_end = g_get_monotonic_time() + (gint64)ts->wait_ms * 1000;
 	ts->wait_timer = umms_source_timeout(WAIT_PERIOD_MS, wait_cb, ts);
 	owner->on = ts;
@@ -357,6 +389,13 @@ bool
 umms_timeshift_enabled(struct umms_timeshift *owner)
 {
 	return owner && owner->on != NULL;
+}
+
+pid_t
+umms_timeshift_engine_pid(struct umms_timeshift *owner)
+{
+	return owner && owner->on && owner->on->ring ?
+		umms_recording_engine_pid(owner->on->ring) : 0;
 }
 
 bool

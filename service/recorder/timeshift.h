@@ -4,12 +4,13 @@
  * Turned on, the live source is recorded into a ring on disk (recording.h:
  * MPEG-TS files of [recording] timeshift-segment seconds, the newest
  * timeshift-window seconds of them listed in an HLS playlist, older ones
- * deleted) and the player's engine, once the first file is written, plays
- * that playlist instead of the source: Pause holds the picture while the
+ * deleted) and the player's engine, once two files are written, plays
+ * that playlist from its first instead of the source (a file behind the
+ * writer, so that each next file is there before it is due): Pause holds the picture while the
  * ring goes on filling, Play resumes where it paused, Seek and SetPosition
  * move within the window, and a position outside it is refused with
  * InvalidArgument naming the window. Play, Pause or Stop while the engine
- * waits for the ring's first file become the state the ring is played in.
+ * waits for the ring's files become the state the ring is played in.
  * Uri stays the live source's. The
  * newest moment playable ("the live edge") is about three files behind the
  * source: the HLS demuxer keeps that margin. A player paused for longer than
@@ -32,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <glib.h>
 
 struct umms_config;
@@ -82,6 +84,8 @@ bool umms_timeshift_enabled(struct umms_timeshift *ts);
  * State, and the one the ring is played in.
  */
 bool umms_timeshift_switching(struct umms_timeshift *ts);
+/* The engine worker recording the ring, while one does; else 0. */
+pid_t umms_timeshift_engine_pid(struct umms_timeshift *ts);
 /*
  * The window playback can reach now, µs in Position's timeline; false
  * while off or not yet playing from the ring.

@@ -268,7 +268,7 @@ def _children(pid):
 class Umms:
     """dbus-daemon and ummsd on a private session bus, plus our own bus connection."""
 
-    def __init__(self, runtime_dir, isolation="worker"):
+    def __init__(self, runtime_dir, isolation="worker", log=None):
         from gi.repository import Gio
         self.Gio = Gio
         self.runtime_dir = runtime_dir
@@ -282,10 +282,16 @@ class Umms:
         env.update(DBUS_SESSION_BUS_ADDRESS=self.address, XDG_RUNTIME_DIR=runtime_dir,
                    XDG_CONFIG_HOME=self.config_dir)
         self.env = env
-        # The engine worker of this build (issue 15), or engines inside ummsd.
+        # The engine worker of this build (issue 15), or engines inside ummsd;
+        # with @log, ummsd's debug log (its workers' included) goes there.
+        stderr = open(log, "w") if log else None
         self.ummsd = spawn([UMMSD, "--set", "engine.audio-output=none",
                             "--set", "engine.worker=" + os.path.join(BUILD, "worker", "umms-engine"),
-                            "--set", "engine.isolation=" + isolation], env=env)
+                            "--set", "engine.isolation=" + isolation] +
+                           (["--set", "log.level=debug"] if log else []), env=env,
+                           stderr=stderr)
+        if stderr:
+            stderr.close()
         flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
                  Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
         self.conn = Gio.DBusConnection.new_for_address_sync(self.address, flags, None, None)

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <linux/landlock.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <gio/gio.h>
@@ -26,12 +27,18 @@
 #define DISPLAY "/org/umms/display/0"
 #define DISPLAY1 "org.umms.Display1"
 
-/* Engine workers among this process's children (ummsd runs in it), and zombies. */
+/*
+ * Engine workers among this process's children (ummsd runs in it), and
+ * zombies; @worker (if not NULL): the pid of a live worker other than
+ * @skip, 0 if none.
+ */
 static unsigned
-children(unsigned *zombies)
+children(unsigned *zombies, pid_t skip, pid_t *worker)
 {
 	unsigned n = 0;
 	*zombies = 0;
+	if (worker)
+		*worker = 0;
 	DIR *dir = opendir("/proc");
 	g_assert_nonnull(dir);
 	struct dirent *entry;
@@ -57,6 +64,8 @@ children(unsigned *zombies)
 		n++;
 		if (state == 'Z')
 			(*zombies)++;
+		else if (worker && atoi(entry->d_name) != skip)
+			*worker = (pid_t)atoi(entry->d_name);
 	}
 	closedir(dir);
 	return n;
@@ -70,7 +79,7 @@ assert_no_workers_left(struct umms_test *t)
 	umms_test_restart(t, overrides);
 	unsigned zombies = 0, n = 0;
 	for (int i = 0; i < 100; i++) {
-		n = children(&zombies);
+		n = children(&zombies, 0, NULL);
 		if (n == 0)
 			break;
 		umms_test_sleep(50);
@@ -369,6 +378,53 @@ test_kill_named(struct umms_test *t, gconstpointer data)
 	}
 }
 
+/* utime + stime of @pid, in clock ticks. */
+static unsigned long long
+cpu_ticks(pid_t pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int)pid);
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return 0;
+	const char *close = strrchr(text, ')');
+	unsigned long long user = 0, sys = 0;
+	/* After "pid (comm)": state, then fields 4 to 13, then utime and stime. */
+	if (!close || sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			&user, &sys) != 2)
+		return 0;
+	return user + sys;
+}
+
+/*
+ * The spare worker (the one worker but @busy) once its warm-up is over
+ * (worker-warm-up.h): one thread left and no CPU spent for a second. Its pid.
+ */
+static pid_t
+warm_spare(pid_t busy)
+{
+	unsigned zombies, idle = 0;
+	unsigned long long last = 0;
+	pid_t spare = 0;
+	/* Seconds under emulation or sanitizers; a minute at most. */
+	for (int i = 0; i < 240 && idle < 4; i++) {
+		umms_test_sleep(250);
+		pid_t now = 0;
+		children(&zombies, busy, &now);
+		if (!now || now != spare) {
+			spare = now;
+			idle = 0;
+			continue;
+		}
+		g_autofree char *threads = umms_test_proc_status(spare, "Threads");
+		unsigned long long ticks = cpu_ticks(spare);
+		idle = strcmp(threads, "1") == 0 && ticks == last ? idle + 1 : 0;
+		last = ticks;
+	}
+	g_assert_cmpint(spare, >, 0);
+	g_assert_cmpuint(idle, ==, 4);
+	return spare;
+}
+
 /*
  * What a worker's source could open, as umms-fault://open says in the
  * Error it ends with: "open PATH: opened" or the errno's sentence.
@@ -471,6 +527,42 @@ test_sandbox_elements(struct umms_test *t, gconstpointer data)
 	unwatch_errors(t, &watch);
 }
 
+/*
+ * A spare that warmed up (it plays a clip of its own to the first frame
+ * while it waits) is taken by the next SetUri as it is: that player shows
+ * frames, without copies, from inside the sandbox, Landlock included; the
+ * warm-up's threads were gone in time.
+ */
+static void
+test_warm_spare(struct umms_test *t, gconstpointer data)
+{
+	const char *const overrides[] = { "display.enabled=true", "display.headless=true",
+		"display.renderer=pixman", "display.mode=320x240", "display.compositor=false",
+		"display.input=false", NULL };
+	umms_test_restart(t, overrides);
+	pid_t spare = warm_spare(0);
+	g_autofree char *player = play(t, "colors.mkv");
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", player));
+	g_assert_cmpint((pid_t)umms_test_stat(t->bus, player, "engine-pid"), ==, spare);
+	for (int i = 0; i < 100 && umms_test_stat(t->bus, player, "frames-displayed") < 10; i++)
+		umms_test_sleep(50);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "frames-displayed"), >=, 10);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "copies"), ==, 0);
+	g_autofree char *seccomp = umms_test_proc_status(spare, "Seccomp");
+	g_assert_cmpstr(seccomp, ==, "2");
+
+	if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) <= 0)
+		return;
+	/* The next spare, warmed up too: its files are as few as ever. */
+	g_autofree char *secret = g_build_filename(umms_test_tmpdir(), "not-given.txt", NULL);
+	g_assert_true(g_file_set_contents(secret, "private", -1, NULL));
+	pid_t next = warm_spare(spare);
+	g_assert_cmpint(next, !=, spare);
+	g_autofree char *sandboxed = open_from_worker(t, secret);
+	g_assert_nonnull(strstr(sandboxed, g_strerror(EACCES)));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -482,5 +574,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/isolation/leak", test_leak);
 	UMMS_TEST_ADD("/isolation/landlock", test_landlock);
 	UMMS_TEST_ADD("/isolation/sandbox-elements", test_sandbox_elements);
+	UMMS_TEST_ADD("/isolation/warm-spare", test_warm_spare);
 	return g_test_run();
 }

@@ -402,7 +402,17 @@ handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 	if (type == UMMS_IPC_RECORD || type == UMMS_IPC_RECORD_STOP || worker->record.started)
 		return handle_record(worker, message, r, malformed, error);
 	struct umms_engine *engine = worker->engine;
-	const struct umms_engine_impl *impl = engine->impl;
+	/*
+	 * None after an OPEN that failed once the spare's engine was dropped
+	 * (its sandbox, or no engine for the URI): pings, releases and another
+	 * OPEN are still answered.
+	 */
+	if (!engine && type != UMMS_IPC_PING && type != UMMS_IPC_RELEASE &&
+			type != UMMS_IPC_OPEN) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media opened");
+		return false;
+	}
+	const struct umms_engine_impl *impl = engine ? engine->impl : NULL;
 	switch (type) {
 	case UMMS_IPC_PING:
 		if (!umms_ipc_reader_done(r))

@@ -188,6 +188,8 @@ test_record(struct umms_test *t, gconstpointer data)
 		umms_test_sleep(50);
 	}
 	g_autofree char *error = umms_test_recording_string(t, rec, "Error");
+	if (strcmp(state, "completed") != 0)
+		g_test_message("recording %s: %s", state, error);
 	g_assert_cmpstr(state, ==, "completed");
 	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 
@@ -231,15 +233,6 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	/*
-	 * In a sandboxed engine worker v4l2src negotiates vivid's format and
-	 * then sends nothing: its buffer pool starts only once the engine gives
-	 * up ("nothing arrived within 20 s") and resets the pipeline, 24 s on.
-	 * Not found yet; until it is, capture decodes in ummsd.
-	 */
-	umms_test_engines_in_process(
-		"v4l2src in an engine worker sends no frame from vivid (not found yet)");
-
 	gst_init(NULL, NULL);
 	UMMS_TEST_ADD("/capture/listed", test_listed);
 	UMMS_TEST_ADD("/capture/play", test_play);

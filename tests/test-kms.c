@@ -343,6 +343,7 @@ test_pacing(struct umms_test *t, gconstpointer data)
 	 * second, but 20 frames through the page flips, however long they take.
 	 */
 	gint64 start_us = g_get_monotonic_time();
+	unsigned plays = 1;
 	for (;;) {
 		g_autoptr(GVariant) stats = umms_test_get(t->bus, path, UMMS_PLAYER, "Stats");
 		guint64 n = 0;
@@ -350,7 +351,20 @@ test_pacing(struct umms_test *t, gconstpointer data)
 		if (n >= 20)
 			break;
 		if (g_get_monotonic_time() - start_us > 120 * G_USEC_PER_SEC)
-			g_error("%" G_GUINT64_FORMAT " frames displayed in 120 s", n);
+			g_error("%" G_GUINT64_FORMAT " frames displayed in 120 s, %u plays", n, plays);
+		/*
+		 * On a loaded machine the emulated CPUs stall: frames come late and
+		 * late ones are dropped (max-lateness), so the 25 s clip can end
+		 * with fewer shown (a sanitized build through engine workers, load
+		 * average 5 on 2 cores: 8 and 12 frames). It plays again.
+		 */
+		g_autofree char *state = umms_test_get_string(t->bus, path, "State");
+		if (strcmp(state, "stopped") == 0) {
+			g_test_message("the clip ended with %" G_GUINT64_FORMAT " frames displayed: "
+				"playing it again", n);
+			umms_test_player_do(t->bus, path, "Play", NULL);
+			plays++;
+		}
 		umms_test_sleep(200);
 	}
 	double took = (g_get_monotonic_time() - start_us) / 1e6;
@@ -369,9 +383,12 @@ test_pacing(struct umms_test *t, gconstpointer data)
 	g_test_message("%.1f s at 25 frames/s: %" G_GUINT64_FORMAT " handed to the display, %"
 		G_GUINT64_FORMAT " displayed, %" G_GUINT64_FORMAT " discarded, display latency %"
 		G_GINT64_FORMAT " us, on %s", took, presented, displayed, discarded, latency, rung);
-	/* Every frame handed over accounted for once, as displayed or discarded (the opening one too). */
+	/*
+	 * Every frame handed over accounted for once, as displayed or discarded
+	 * (the opening one of each play too).
+	 */
 	g_assert_cmpuint(displayed, >=, 20);
-	g_assert_cmpint(llabs((gint64)(displayed + discarded) - (gint64)(presented + 1)), <=, 2);
+	g_assert_cmpint(llabs((gint64)(displayed + discarded) - (gint64)(presented + plays)), <=, 2);
 	g_assert_cmpuint(copies, ==, 0);
 	g_assert_cmpstr(rung, ==, "overlay");
 	/*
@@ -545,7 +562,16 @@ test_captions(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(umms_test_get_int32(t->bus, path, "CurrentSubtitle"), ==, 0);
 	const int at_1_1[4] = { (W - 320) / 2, H / 2, 320, 120 };
 	expect_cue(t, at_1_1, false, "captions-before");
-	/* Sent once: played into, then sought back to where it was seen. */
+	/*
+	 * Sent once: played into, then sought back to where it was seen. At a
+	 * quarter of the speed: the clip ends 2.2 s after 1.4 s, which a test
+	 * starved of the emulated CPUs (an engine worker and the next spare
+	 * starting beside it) was seen to miss, reading Position only after
+	 * the end.
+	 */
+	GError *rate_error = NULL;
+	g_assert_true(umms_test_set(t->bus, path, "Rate", g_variant_new_double(0.25), &rate_error));
+	g_assert_no_error(rate_error);
 	umms_test_player_do(t->bus, path, "Play", NULL);
 	umms_test_wait_position(t->bus, path, US(1.4), false, UMMS_TEST_TIMEOUT_MS);
 	umms_test_player_do(t->bus, path, "Pause", NULL);
@@ -564,10 +590,6 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	umms_test_engines_in_process(
-		"the VM runs under TCG emulation, where starting a sanitized engine "
-		"worker per player takes seconds; tests/test-isolation.c covers workers");
-
 	if (access("/dev/dri/card0", F_OK) != 0)
 		g_error("no /dev/dri/card0: this test runs in the KMS test VM (meson test kms)");
 	UMMS_TEST_ADD("/kms/overlay", test_overlay);

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -28,6 +29,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "landlock.h"
 #include "sandbox-child.h"
 
 /* The folder the parent prepares files in before forking. */
@@ -208,6 +210,59 @@ test_devices(void)
 		{ "rdwr", 0 }, { "create", EPERM }, { "truncate", EPERM }, { "wronly", EPERM });
 	g_autofree char *created = g_build_filename(tmpdir, "created-device", NULL);
 	g_assert_false(g_file_test(created, G_FILE_TEST_EXISTS));
+}
+
+/*
+ * policy.devices with Landlock: the nodes given read-write and their
+ * folders in /sys readable, nothing else in /dev writable (nor any file),
+ * nothing else in /sys readable.
+ */
+static void
+devices_landlock_child(int out, const void *data)
+{
+	g_autofree char *existing = g_build_filename(tmpdir, "device", NULL);
+	const char *const nodes[] = { "/dev/full", NULL };
+	struct umms_sandbox_policy policy = child_default_policy;
+	policy.devices = true;
+	policy.landlock = true;
+	policy.device_paths = nodes;
+	child_enter(out, policy);
+	child_report(out, "given", child_result(open("/dev/full", O_RDWR | O_CLOEXEC)));
+	child_report(out, "zero-read", child_result(open("/dev/zero", O_RDONLY | O_CLOEXEC)));
+	child_report(out, "zero-rdwr", child_result(open("/dev/zero", O_RDWR | O_CLOEXEC)));
+	child_report(out, "ptmx", child_result(open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)));
+	child_report(out, "mem", child_result(open("/dev/mem", O_RDONLY | O_CLOEXEC)));
+	child_report(out, "file", child_result(open(existing, O_RDWR | O_CLOEXEC)));
+	child_report(out, "sys-own", child_result(open("/sys/dev/char/1:7/uevent", O_RDONLY | O_CLOEXEC)));
+	child_report(out, "sys-other", child_result(open("/sys/dev/char/1:5/uevent", O_RDONLY | O_CLOEXEC)));
+	child_report(out, "sys-kernel", child_result(open("/sys/kernel", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+	child_report(out, "sys-class", child_result(open("/sys/class", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+}
+
+static void
+test_devices_landlock(void)
+{
+	if (umms_landlock_abi() == 0) {
+		g_test_skip("this kernel has no Landlock");
+		return;
+	}
+	g_autofree char *existing = g_build_filename(tmpdir, "device", NULL);
+	g_assert_true(g_file_set_contents(existing, "umms", -1, NULL));
+	/* /dev/full is /dev/full, /sys/dev/char/1:5 /dev/zero's. */
+	struct stat st;
+	g_assert_cmpint(stat("/dev/full", &st), ==, 0);
+	g_assert_true(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 7));
+	g_assert_true(g_file_test("/sys/dev/char/1:5/uevent", G_FILE_TEST_EXISTS));
+	g_autoptr(GHashTable) r = child_run(devices_landlock_child, NULL, 20);
+	EXPECT(r,
+		{ "given", 0 }, { "zero-read", 0 }, { "zero-rdwr", EACCES }, { "ptmx", EACCES },
+		{ "file", EACCES }, { "sys-own", 0 }, { "sys-other", EACCES },
+		{ "sys-kernel", EACCES }, { "sys-class", 0 });
+	/* Where the machine has /dev/mem (a container may not): refused too. */
+	EXPECT(r, { "mem", g_file_test("/dev/mem", G_FILE_TEST_EXISTS) ? EACCES : ENOENT });
+	g_autofree char *text = NULL;
+	g_assert_true(g_file_get_contents(existing, &text, NULL, NULL));
+	g_assert_cmpstr(text, ==, "umms");
 }
 
 static void
@@ -540,6 +595,7 @@ main(int argc, char *argv[])
 	g_test_add_func("/sandbox/socket", test_socket);
 	g_test_add_func("/sandbox/audio", test_audio);
 	g_test_add_func("/sandbox/devices", test_devices);
+	g_test_add_func("/sandbox/devices-landlock", test_devices_landlock);
 	g_test_add_func("/sandbox/ptrace", test_ptrace);
 	g_test_add_func("/sandbox/threads", test_threads);
 	g_test_add_func("/sandbox/memfd", test_memfd);

@@ -258,10 +258,12 @@ bool umms_ipc_get_frame(struct umms_ipc_reader *r, int n_fds, struct umms_ipc_fr
 
 /*
  * Whether a worker opening @uri needs the network in its sandbox: anything
- * but file: (http, https, rtsp, udp, rtp, HLS and DASH manifests...), as
- * the engine's reply-timeout counts network sources. Both ends decide alike:
- * ummsd gives a network URI after a file (and a file after one) a fresh
- * worker.
+ * but file: and v4l2: (http, https, rtsp, udp, rtp, HLS and DASH
+ * manifests...), as the engine's reply-timeout counts network sources. A
+ * capture device is local: its worker gets the device node, not sockets,
+ * and as a local URI a fresh worker (Landlock's allowance cannot grow).
+ * Both ends decide alike: ummsd gives a network URI after a file (and a
+ * file after one) a fresh worker.
  */
 bool umms_ipc_uri_is_network(const char *uri);
 

@@ -9,7 +9,7 @@
  * thread. Once restricted, the process may open, under any path, only:
  * - for reading (files, folder listings, execution, which seccomp refuses
  *   anyway): the folders in @read_paths and below;
- * - read-write: the folders in @write_paths (devices);
+ * - read-write: the files (device nodes) and folders in @write_paths;
  * - each descriptor in @fds: a regular file, then that file only, for
  *   reading; a folder (O_PATH or O_RDONLY), then that folder and what is
  *   below it, for reading.

@@ -17,6 +17,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -430,10 +432,50 @@ add_plugin_folders(GPtrArray *paths)
 	gst_plugin_list_free(plugins);
 }
 
+/* @path resolved, added to @paths if it exists. */
+static void
+add_resolved(GPtrArray *paths, const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (real)
+		g_ptr_array_add(paths, g_strdup(real));
+	free(real);
+}
+
+/*
+ * The device nodes of policy.device_paths that are character devices go
+ * to @nodes; to @read, each one's folder in /sys (/sys/dev/char/MAJ:MIN
+ * resolved) and the device's it belongs to (its "device" link: a PCI
+ * card's IDs, which libdrm and VA drivers read).
+ */
+static void
+add_devices(const struct umms_sandbox_policy *p, GPtrArray *nodes, GPtrArray *read)
+{
+	for (const char *const *node = p->device_paths; node && *node; node++) {
+		struct stat st;
+		if (stat(*node, &st) < 0 || !S_ISCHR(st.st_mode))
+			continue;
+		g_ptr_array_add(nodes, g_strdup(*node));
+		char link[64];
+		snprintf(link, sizeof(link), "/sys/dev/char/%u:%u", major(st.st_rdev),
+			minor(st.st_rdev));
+		add_resolved(read, link);
+		g_strlcat(link, "/device", sizeof(link));
+		add_resolved(read, link);
+	}
+	/* Listings of links only (udev enumerates devices through them), and udev's data. */
+	static const char *const listings[] = {
+		"/sys/class", "/sys/bus", "/sys/dev", "/run/udev",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(listings); i++)
+		g_ptr_array_add(read, g_strdup(listings[i]));
+}
+
 static bool
 restrict_files(const struct umms_sandbox_policy *p, GError **error)
 {
 	GPtrArray *read = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *nodes = g_ptr_array_new_with_free_func(g_free);
 	for (const char *const *path = umms_sandbox_read_paths; *path; path++)
 		g_ptr_array_add(read, g_strdup(*path));
 	g_ptr_array_add(read, g_build_filename(g_get_user_cache_dir(), "fontconfig", NULL));
@@ -443,16 +485,15 @@ restrict_files(const struct umms_sandbox_policy *p, GError **error)
 	g_ptr_array_add(read, g_build_filename(g_get_home_dir(), ".fonts", NULL));
 	if (p->audio)
 		g_ptr_array_add(read, g_build_filename(g_get_user_config_dir(), "pulse", NULL));
-	if (p->devices) {
-		g_ptr_array_add(read, g_strdup("/sys"));
-		g_ptr_array_add(read, g_strdup("/run/udev"));
-	}
+	if (p->devices)
+		add_devices(p, nodes, read);
 	add_plugin_folders(read);
 	g_ptr_array_add(read, NULL);
-	const char *const devices[] = { "/dev", NULL };
+	g_ptr_array_add(nodes, NULL);
 	bool ok = umms_landlock_restrict((const char *const *)read->pdata,
-		p->devices ? devices : NULL, p->media_fds, p->n_media, error);
+		(const char *const *)nodes->pdata, p->media_fds, p->n_media, error);
 	g_ptr_array_unref(read);
+	g_ptr_array_unref(nodes);
 	return ok;
 }
 

@@ -57,7 +57,8 @@
  *   neither O_CREAT nor O_TRUNC (media, plugins, /proc/self; O_TMPFILE
  *   needs write access). Opening for writing or creating fails with
  *   EPERM (but with policy.devices, which allows O_RDWR opens of existing
- *   files: a render node, and any file the user may write); openat2 fails
+ *   files: a render node, and without Landlock any file the user may
+ *   write; with it, the device nodes listed only); openat2 fails
  *   with ENOSYS (its flags are in memory). read/write and their p/v variants, lseek,
  *   fstat/stat/newfstatat/statx, statfs, access, readlink(at), getdents,
  *   getcwd, fcntl (but F_SETOWN, F_SETOWN_EX, F_SETSIG: SIGIO to
@@ -149,11 +150,22 @@ struct umms_sandbox_policy {
 	/*
 	 * Allow read-write opens of files that exist (no O_CREAT, O_TRUNC)
 	 * and V4L2 ioctls: hardware decoders open /dev/dri/renderD* (VA-API)
-	 * or /dev/video* (V4L2 codecs) themselves. The hole: a compromised
-	 * worker can then change any file the user may write, and capture
-	 * from a camera the user may open.
+	 * or /dev/video* (V4L2 codecs) themselves, v4l2src its capture device.
+	 * With Landlock only the nodes of @device_paths can be opened so;
+	 * without it (seccomp cannot see paths) the hole is that a compromised
+	 * worker can change any file the user may write and open any device
+	 * the user may.
 	 */
 	bool devices;
+	/*
+	 * With devices and Landlock: the device nodes the engine opens
+	 * read-write, NULL-terminated (those that are not character devices
+	 * are skipped). Each one's folder in /sys and its parent device's
+	 * become readable, with the listings of /sys/class, /sys/bus and
+	 * /sys/dev (links) and /run/udev; no other node in /dev is writable,
+	 * and nothing else in /sys readable (but the CPU list).
+	 */
+	const char *const *device_paths;
 	/* How much the data segment may grow (RLIMIT_DATA, see above); 0 = no limit. */
 	uint64_t memory_bytes;
 	/* RLIMIT_NOFILE; 0 = unchanged. */
@@ -172,7 +184,7 @@ struct umms_sandbox_policy {
 	 * (umms_sandbox_read_paths), the folders of GStreamer's plugins, the
 	 * user's fontconfig cache and sound server settings, and through
 	 * @media_fds (kept open too): a file given, or a folder given and
-	 * what is below it. With devices, /dev read-write and /sys readable.
+	 * what is below it. With devices, @device_paths read-write (above).
 	 */
 	bool landlock;
 	const int *media_fds;

@@ -2,6 +2,14 @@
 
 #include "worker-sandbox.h"
 
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
 #include "error.h"
 #include "log.h"
 #include "landlock.h"
@@ -50,16 +58,81 @@ umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error)
 	return true;
 }
 
-/* A device a hardware decoder would open read-write: a render node, a V4L2 codec. */
+/* Linux's character device majors of DRM and V4L2 nodes. */
+#define DRM_MAJOR 226
+#define V4L2_MAJOR 81
+
 static bool
-any_device(const char *folder, const char *prefix)
+is_node(const char *path, unsigned want_major)
 {
-	g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
-	const char *name;
-	while (dir && (name = g_dir_read_name(dir)))
-		if (g_str_has_prefix(name, prefix))
-			return true;
-	return false;
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == want_major;
+}
+
+/* Whether V4L2 node @path is a memory-to-memory device (a codec), not a camera. */
+static bool
+is_m2m(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct v4l2_capability cap = { 0 };
+	bool m2m = false;
+	if (ioctl(fd, VIDIOC_QUERYCAP, &cap) == 0) {
+		uint32_t caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps :
+			cap.capabilities;
+		m2m = caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE);
+	}
+	close(fd);
+	return m2m;
+}
+
+/*
+ * The nodes a hardware decoder opens read-write itself: render nodes
+ * (VA-API) and V4L2 memory-to-memory devices (v4l2*dec), not cameras.
+ */
+static void
+add_decoder_nodes(GPtrArray *nodes)
+{
+	static const struct {
+		const char *folder, *prefix;
+		unsigned major;
+	} kinds[] = {
+		{ "/dev/dri", "renderD", DRM_MAJOR },
+		{ "/dev", "video", V4L2_MAJOR },
+	};
+	for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+		g_autoptr(GDir) dir = g_dir_open(kinds[k].folder, 0, NULL);
+		const char *name;
+		while (dir && (name = g_dir_read_name(dir))) {
+			if (!g_str_has_prefix(name, kinds[k].prefix))
+				continue;
+			char *path = g_build_filename(kinds[k].folder, name, NULL);
+			if (is_node(path, kinds[k].major) &&
+					(kinds[k].major != V4L2_MAJOR || is_m2m(path)))
+				g_ptr_array_add(nodes, path);
+			else
+				g_free(path);
+		}
+	}
+}
+
+/*
+ * The capture device a v4l2:// URI names, as v4l2src reads it (the rest
+ * of the URI; /dev/video0 when empty), if it is a V4L2 node: the URI is
+ * the client's, and names no other file.
+ */
+static void
+add_capture_node(GPtrArray *nodes, const char *uri)
+{
+	g_autofree char *scheme = uri ? g_uri_parse_scheme(uri) : NULL;
+	if (!scheme || g_ascii_strcasecmp(scheme, "v4l2") != 0 || !g_str_has_prefix(uri + 4, "://"))
+		return;
+	const char *device = uri + strlen("v4l2://");
+	if (!*device)
+		device = "/dev/video0";
+	if (is_node(device, V4L2_MAJOR))
+		g_ptr_array_add(nodes, g_strdup(device));
 }
 
 bool
@@ -74,11 +147,18 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
 		return true;
 	g_autoptr(GError) local = NULL;
 	const int keep[] = { sock, file };
+	/* Capture is the media itself, whether hardware decoders are allowed or not. */
+	g_autoptr(GPtrArray) nodes = g_ptr_array_new_with_free_func(g_free);
+	add_capture_node(nodes, uri);
+	if (sb->hardware)
+		add_decoder_nodes(nodes);
+	guint n_nodes = nodes->len;
+	g_ptr_array_add(nodes, NULL);
 	struct umms_sandbox_policy policy = {
 		.network = umms_ipc_uri_is_network(uri),
 		.audio = sb->audio,
-		.devices = sb->hardware && (any_device("/dev/dri", "renderD") ||
-			any_device("/dev", "video")),
+		.devices = n_nodes > 0,
+		.device_paths = (const char *const *)nodes->pdata,
 		.max_fds = 1024,
 		.keep_fds = keep,
 		.n_keep = file >= 0 ? 2 : 1,
@@ -100,8 +180,8 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
 		return false;
 	}
 	sb->entered = true;
-	umms_debug("worker: sandboxed (network %d, audio %d, devices %d, Landlock %d) "
-		"in %.1f ms", policy.network, policy.audio, policy.devices, policy.landlock,
+	umms_debug("worker: sandboxed (network %d, audio %d, devices %u, Landlock %d) "
+		"in %.1f ms", policy.network, policy.audio, n_nodes, policy.landlock,
 		(double)(g_get_monotonic_time() - start) / 1000);
 	return true;
 }

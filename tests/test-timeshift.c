@@ -328,6 +328,45 @@ test_source_ends(struct umms_test *t, gconstpointer data)
 	umms_test_rtsp_stop(&server);
 }
 
+/*
+ * After the ring broke (@what, at @since): time-shift turns itself off
+ * without a stop, the window goes, the source plays live again, near its
+ * present, and the ring's folder in @rings is gone.
+ */
+static void
+assert_live_again(struct umms_test *t, const char *player, struct live *live,
+	const char *rings, const char *what, gint64 since)
+{
+	while (umms_test_get_bool(t->bus, player, "TimeshiftEnabled")) {
+		if (g_get_monotonic_time() - since > 60 * G_USEC_PER_SEC)
+			g_error("time-shift still on 60 s after %s", what);
+		umms_test_sleep(200);
+	}
+	g_test_message("time-shift off %.1f s after %s", (g_get_monotonic_time() - since) / 1e6,
+		what);
+	int64_t s, e;
+	window(t, player, &s, &e);
+	g_assert_cmpint(s, ==, -1);
+	g_assert_cmpint(e, ==, -1);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "timeshift-pid"), ==, 0);
+	/* The source live again: the picture moves on with it, near its present. */
+	umms_test_sleep(3000);
+	int first = shown(t, "live-again-1");
+	umms_test_sleep(2000);
+	int second = shown(t, "live-again-2");
+	int behind = ticks(second, live_now(live));
+	g_test_message("shown %d then %d, %d half seconds behind the source", first, second,
+		behind);
+	g_assert_cmpint(ticks(first, second), >=, 2);
+	g_assert_cmpint(behind, <=, 6);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "playing");
+	g_autofree char *name = g_strdup_printf("player-%s-%d", strrchr(player, '/') + 1,
+		(int)getpid());
+	g_autofree char *ring = g_build_filename(rings, name, NULL);
+	g_assert_false(g_file_test(ring, G_FILE_TEST_EXISTS));
+}
+
 static void
 test_ring_fails(struct umms_test *t, gconstpointer data)
 {
@@ -349,33 +388,8 @@ test_ring_fails(struct umms_test *t, gconstpointer data)
 	g_autofree char *playlist = g_build_filename(rings, name, "live.m3u8", NULL);
 	g_assert_cmpint(g_remove(playlist), ==, 0);
 	g_assert_cmpint(g_mkdir(playlist, 0700), ==, 0);
-	gint64 broken = g_get_monotonic_time();
-	while (umms_test_get_bool(t->bus, player, "TimeshiftEnabled")) {
-		if (g_get_monotonic_time() - broken > 60 * G_USEC_PER_SEC)
-			g_error("time-shift still on 60 s after its ring failed");
-		umms_test_sleep(200);
-	}
-	g_test_message("time-shift off %.1f s after its playlist broke",
-		(g_get_monotonic_time() - broken) / 1e6);
-	int64_t s, e;
-	window(t, player, &s, &e);
-	g_assert_cmpint(s, ==, -1);
-	g_assert_cmpint(e, ==, -1);
-	/* The source live again: the picture moves on with it, near its present. */
-	umms_test_sleep(3000);
-	int first = shown(t, "live-again-1");
-	umms_test_sleep(2000);
-	int second = shown(t, "live-again-2");
-	int behind = ticks(second, live_now(&live));
-	g_test_message("shown %d then %d, %d half seconds behind the source", first, second,
-		behind);
-	g_assert_cmpint(ticks(first, second), >=, 2);
-	g_assert_cmpint(behind, <=, 6);
-	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
-	g_assert_cmpstr(state, ==, "playing");
-	/* The ring went with time-shift, the odd folder too. */
-	g_autofree char *ring = g_build_filename(rings, name, NULL);
-	g_assert_false(g_file_test(ring, G_FILE_TEST_EXISTS));
+	assert_live_again(t, player, &live, rings, "its playlist broke",
+		g_get_monotonic_time());
 	live_stop(&live);
 }
 
@@ -402,27 +416,8 @@ test_ring_worker_dies(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(ring_pid, !=, playing_pid);
 	g_assert_cmpuint(ring_pid, !=, (guint64)getpid());
 	g_assert_cmpint(kill((pid_t)ring_pid, SIGKILL), ==, 0);
-	gint64 killed = g_get_monotonic_time();
-	while (umms_test_get_bool(t->bus, player, "TimeshiftEnabled")) {
-		if (g_get_monotonic_time() - killed > 60 * G_USEC_PER_SEC)
-			g_error("time-shift still on 60 s after its ring's worker died");
-		umms_test_sleep(200);
-	}
-	g_test_message("time-shift off %.1f s after its ring's worker died",
-		(g_get_monotonic_time() - killed) / 1e6);
-	g_assert_cmpuint(umms_test_stat(t->bus, player, "timeshift-pid"), ==, 0);
-	umms_test_sleep(3000);
-	int first = shown(t, "live-after-ring-1");
-	umms_test_sleep(2000);
-	int second = shown(t, "live-after-ring-2");
-	g_assert_cmpint(ticks(first, second), >=, 2);
-	g_assert_cmpint(ticks(second, live_now(&live)), <=, 6);
-	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
-	g_assert_cmpstr(state, ==, "playing");
-	g_autofree char *name = g_strdup_printf("player-%s-%d", strrchr(player, '/') + 1,
-		(int)getpid());
-	g_autofree char *ring = g_build_filename(rings, name, NULL);
-	g_assert_false(g_file_test(ring, G_FILE_TEST_EXISTS));
+	assert_live_again(t, player, &live, rings, "its ring's worker died",
+		g_get_monotonic_time());
 	live_stop(&live);
 }
 

@@ -552,8 +552,10 @@ test_warm_spare(struct umms_test *t, gconstpointer data)
 	g_autofree char *seccomp = umms_test_proc_status(spare, "Seccomp");
 	g_assert_cmpstr(seccomp, ==, "2");
 
-	if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) <= 0)
+	if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) <= 0) {
+		g_test_skip("this kernel has no Landlock: the next spare's files are not checked");
 		return;
+	}
 	/* The next spare, warmed up too: its files are as few as ever. */
 	g_autofree char *secret = g_build_filename(umms_test_tmpdir(), "not-given.txt", NULL);
 	g_assert_true(g_file_set_contents(secret, "private", -1, NULL));

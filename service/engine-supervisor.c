@@ -17,7 +17,17 @@
 #include "log.h"
 #include "source.h"
 
-#define SPARE_DELAY_MS 0
+/*
+ * The next spare starts this long after a SetUri took the last one: its
+ * start (exec, GStreamer, plugin ranks, warm-up: ~0.3 s of CPU) would
+ * otherwise run beside that player's first frames. bench/first-frame on a
+ * quiet 2-core machine: SetUri+Play -> first frame 161 ms at once, 143 a
+ * second on (in-process 114 and 118); Play after SetUri -> next frame 81
+ * and 50 ms (in-process 48). A SetUri within that second starts a worker
+ * of its own, as one with no spare does.
+ */
+#define SPARE_DELAY_MS 1000
+
 /*
  * A worker's socket hung up, or is full: how long to wait for its exit
  * status before naming that as the cause. A process killed stops reading,

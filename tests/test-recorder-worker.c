@@ -300,27 +300,29 @@ test_schedule_window(struct umms_test *t, gconstpointer data)
  * it cannot make): the recording fails and leaves no empty file behind;
  * a file with bytes in it is kept (/recorder-worker/killed).
  */
+/* @rec fails within @timeout_ms, leaving no file and no part behind. */
+static void
+assert_failed_without_file(struct umms_test *t, const char *rec, unsigned timeout_ms)
+{
+	umms_test_recording_wait(t, rec, "failed", timeout_ms);
+	g_autofree char *why = umms_test_recording_string(t, rec, "Error");
+	g_test_message("failed: %s", why);
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
+	g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
+	g_assert_cmpuint(rec_parts(t, rec), ==, 0);
+}
+
 static void
 test_failed_start(struct umms_test *t, gconstpointer data)
 {
 	/* Refused before a worker is asked: the source cannot be opened. */
 	g_autofree char *missing = g_build_filename(umms_test_tmpdir(), "no-such.mkv", NULL);
 	g_autofree char *rec = record(t, missing, "never.mkv", 0);
-	umms_test_recording_wait(t, rec, "failed", 5000);
-	g_autofree char *why = umms_test_recording_string(t, rec, "Error");
-	g_test_message("failed: %s", why);
-	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
-	g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
-	g_assert_cmpuint(rec_parts(t, rec), ==, 0);
+	assert_failed_without_file(t, rec, 5000);
 
 	/* Asked, and the worker's pipeline fails before the first byte. */
 	g_autofree char *rec2 = record(t, "umms-fault://no-such-fault", "refused.mkv", 0);
-	umms_test_recording_wait(t, rec2, "failed", 10000);
-	g_autofree char *why2 = umms_test_recording_string(t, rec2, "Error");
-	g_test_message("failed: %s", why2);
-	g_autofree char *file2 = umms_test_recording_string(t, rec2, "Destination");
-	g_assert_false(g_file_test(file2, G_FILE_TEST_EXISTS));
-	g_assert_cmpuint(rec_parts(t, rec2), ==, 0);
+	assert_failed_without_file(t, rec2, 10000);
 }
 
 /* A stream that crashes every worker: a few new parts, then failed for good. */

@@ -329,6 +329,20 @@ test_source_ends(struct umms_test *t, gconstpointer data)
 }
 
 /*
+ * ummsd with its rings in a folder of the test's (@rings), and a live
+ * player of @live with time-shift on, playing its ring.
+ */
+static char *
+ring_player(struct umms_test *t, struct live *live, char **rings)
+{
+	*rings = g_build_filename(umms_test_tmpdir(), "rings", NULL);
+	g_autofree char *setting = g_strdup_printf("recording.timeshift-directory=%s", *rings);
+	start_with(t, setting);
+	live_start(live);
+	return live_player(t, live, false);
+}
+
+/*
  * After the ring broke (@what, at @since): time-shift turns itself off
  * without a stop, the window goes, the source plays live again, near its
  * present, and the ring's folder in @rings is gone.
@@ -377,12 +391,9 @@ test_ring_fails(struct umms_test *t, gconstpointer data)
 	 * playing, time-shift off: no stop, no Error, and no wait for a ring
 	 * that will never grow again.
 	 */
-	g_autofree char *rings = g_build_filename(umms_test_tmpdir(), "rings", NULL);
-	g_autofree char *setting = g_strdup_printf("recording.timeshift-directory=%s", rings);
-	start_with(t, setting);
+	g_autofree char *rings = NULL;
 	struct live live;
-	live_start(&live);
-	g_autofree char *player = live_player(t, &live, false);
+	g_autofree char *player = ring_player(t, &live, &rings);
 	g_autofree char *name = g_strdup_printf("player-%s-%d", strrchr(player, '/') + 1,
 		(int)getpid());
 	g_autofree char *playlist = g_build_filename(rings, name, "live.m3u8", NULL);
@@ -402,12 +413,9 @@ test_ring_fails(struct umms_test *t, gconstpointer data)
 static void
 test_ring_worker_dies(struct umms_test *t, gconstpointer data)
 {
-	g_autofree char *rings = g_build_filename(umms_test_tmpdir(), "rings", NULL);
-	g_autofree char *setting = g_strdup_printf("recording.timeshift-directory=%s", rings);
-	start_with(t, setting);
+	g_autofree char *rings = NULL;
 	struct live live;
-	live_start(&live);
-	g_autofree char *player = live_player(t, &live, false);
+	g_autofree char *player = ring_player(t, &live, &rings);
 	guint64 ring_pid = umms_test_stat(t->bus, player, "timeshift-pid");
 	guint64 playing_pid = umms_test_stat(t->bus, player, "engine-pid");
 	g_test_message("the ring recorded by pid %" G_GUINT64_FORMAT ", played by %" G_GUINT64_FORMAT,

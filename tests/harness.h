@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <gio/gio.h>
 
 #include "config.h"
@@ -193,6 +194,19 @@ int umms_test_free_udp_port(void);
 
 /* Open file descriptors of this process. */
 unsigned umms_test_fd_count(void);
+/*
+ * Engine workers (umms-engine) among this program's children, live or
+ * zombie; @zombies: how many are zombies (of any kind); @worker (if not
+ * NULL): a live worker's pid other than @skip, 0 if none (harness-workers.c).
+ */
+unsigned umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker);
+/*
+ * Waits (at most 15 s, else fails the test) until exactly @count live
+ * engine workers and no zombie are left: e.g. a player's worker and the
+ * spare that ummsd starts a second after a SetUri took the last one, so
+ * that fds counted afterwards do not change when it arrives.
+ */
+void umms_test_wait_engine_workers(unsigned count);
 
 /* Registers a test with the fixture (fresh in-process service per test). */
 #define UMMS_TEST_ADD(name, fn) \

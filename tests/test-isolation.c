@@ -7,7 +7,6 @@
  * recording running meanwhile stays whole; the failed player then plays
  * the next URI it is given. No engine process is left behind.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -27,50 +26,6 @@
 #define DISPLAY "/org/umms/display/0"
 #define DISPLAY1 "org.umms.Display1"
 
-/*
- * Engine workers among this process's children (ummsd runs in it), and
- * zombies; @worker (if not NULL): the pid of a live worker other than
- * @skip, 0 if none.
- */
-static unsigned
-children(unsigned *zombies, pid_t skip, pid_t *worker)
-{
-	unsigned n = 0;
-	*zombies = 0;
-	if (worker)
-		*worker = 0;
-	DIR *dir = opendir("/proc");
-	g_assert_nonnull(dir);
-	struct dirent *entry;
-	while ((entry = readdir(dir))) {
-		if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
-			continue;
-		g_autofree char *path = g_strdup_printf("/proc/%s/stat", entry->d_name);
-		g_autofree char *text = NULL;
-		if (!g_file_get_contents(path, &text, NULL, NULL))
-			continue;
-		/* pid (comm) state ppid: comm may hold spaces, so from the last ')'. */
-		const char *close = strrchr(text, ')');
-		const char *open = strchr(text, '(');
-		char state = 0;
-		int ppid = 0;
-		if (!close || !open || sscanf(close + 1, " %c %d", &state, &ppid) != 2 ||
-				ppid != getpid())
-			continue;
-		/* Zombies of any kind; live processes only of the engine's. */
-		bool engine = g_str_has_prefix(open + 1, "umms-engine");
-		if (state != 'Z' && !engine)
-			continue;
-		n++;
-		if (state == 'Z')
-			(*zombies)++;
-		else if (worker && atoi(entry->d_name) != skip)
-			*worker = (pid_t)atoi(entry->d_name);
-	}
-	closedir(dir);
-	return n;
-}
-
 /* With no spare kept, no player: no engine process, and no zombie. */
 static void
 assert_no_workers_left(struct umms_test *t)
@@ -79,7 +34,7 @@ assert_no_workers_left(struct umms_test *t)
 	umms_test_restart(t, overrides);
 	unsigned zombies = 0, n = 0;
 	for (int i = 0; i < 100; i++) {
-		n = children(&zombies, 0, NULL);
+		n = umms_test_engine_children(&zombies, 0, NULL);
 		if (n == 0)
 			break;
 		umms_test_sleep(50);
@@ -409,7 +364,7 @@ warm_spare(pid_t busy)
 	for (int i = 0; i < 240 && idle < 4; i++) {
 		umms_test_sleep(250);
 		pid_t now = 0;
-		children(&zombies, busy, &now);
+		umms_test_engine_children(&zombies, busy, &now);
 		if (!now || now != spare) {
 			spare = now;
 			idle = 0;

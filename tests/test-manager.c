@@ -234,7 +234,8 @@ test_many_players(struct umms_test *t, gconstpointer data)
 	g_autofree char *warm = umms_test_open(t->bus, "av.mp4");
 	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER, "DestroyPlayer",
 		g_variant_new("(o)", warm)));
-	umms_test_sleep(200);
+	/* Its worker gone, the spare that replaced it there. */
+	umms_test_wait_engine_workers(1);
 	unsigned fds = umms_test_fd_count();
 
 	/* 200 players: 100 (the limit) are made, the rest refused by name. */

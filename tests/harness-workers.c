@@ -1,0 +1,63 @@
+/*
+ * Engine workers (umms-engine processes) among this test program's
+ * children: ummsd runs in-process, so its workers are ours.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib.h>
+
+#include "harness.h"
+
+unsigned
+umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
+{
+	unsigned n = 0;
+	*zombies = 0;
+	if (worker)
+		*worker = 0;
+	DIR *dir = opendir("/proc");
+	g_assert_nonnull(dir);
+	struct dirent *entry;
+	while ((entry = readdir(dir))) {
+		if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+			continue;
+		g_autofree char *path = g_strdup_printf("/proc/%s/stat", entry->d_name);
+		g_autofree char *text = NULL;
+		if (!g_file_get_contents(path, &text, NULL, NULL))
+			continue;
+		/* pid (comm) state ppid: comm may hold spaces, so from the last ')'. */
+		const char *close = strrchr(text, ')');
+		const char *open = strchr(text, '(');
+		char state = 0;
+		int ppid = 0;
+		if (!close || !open || sscanf(close + 1, " %c %d", &state, &ppid) != 2 ||
+				ppid != getpid())
+			continue;
+		/* Zombies of any kind; live processes only of the engine's. */
+		bool engine = g_str_has_prefix(open + 1, "umms-engine");
+		if (state != 'Z' && !engine)
+			continue;
+		n++;
+		if (state == 'Z')
+			(*zombies)++;
+		else if (worker && atoi(entry->d_name) != skip)
+			*worker = (pid_t)atoi(entry->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
+void
+umms_test_wait_engine_workers(unsigned count)
+{
+	unsigned n = 0, zombies = 0;
+	gint64 end = g_get_monotonic_time() + 15 * G_USEC_PER_SEC;
+	while ((n = umms_test_engine_children(&zombies, 0, NULL)) != count || zombies) {
+		if (g_get_monotonic_time() > end)
+			g_error("%u engine workers (%u of them zombies), not %u", n, zombies, count);
+		umms_test_sleep(20);
+	}
+}

@@ -605,6 +605,13 @@ test_handshake(struct umms_test *t, gconstpointer data)
 		g_autoptr(GBytes) reply = soup_session_send_and_read(session, msg, NULL, NULL);
 		g_assert_cmpuint(soup_message_get_status(msg), ==, 404);
 	}
+	/* Nothing but GET: a POST with a body is refused at its headers. */
+	g_autoptr(SoupMessage) post = soup_message_new("POST", url);
+	g_autofree char *payload = g_strnfill(1 << 20, 'x');
+	g_autoptr(GBytes) post_body = g_bytes_new(payload, 1 << 20);
+	soup_message_set_request_body_from_bytes(post, "text/plain", post_body);
+	g_autoptr(GBytes) post_reply = soup_session_send_and_read(session, post, NULL, NULL);
+	g_assert_cmpuint(soup_message_get_status(post), ==, 405);
 	client_free(a);
 	client_free(b);
 }

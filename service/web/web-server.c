@@ -128,13 +128,8 @@ script_cb(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTab
 	gpointer data)
 {
 	struct umms_web *web = data;
-	const char *method = soup_server_message_get_method(msg);
 	if (strcmp(path, SCRIPT_PATH) != 0) {
 		refuse(msg, SOUP_STATUS_NOT_FOUND, "not found");
-		return;
-	}
-	if (method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD) {
-		refuse(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, "GET only");
 		return;
 	}
 	char *contents = NULL;
@@ -156,6 +151,20 @@ script_cb(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTab
 	soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
 	soup_server_message_set_response(msg, "text/javascript; charset=utf-8",
 		SOUP_MEMORY_TAKE, contents, length);
+}
+
+/*
+ * At the headers, before any body: GET and HEAD only, and a body (none is
+ * wanted here) is read past, never kept.
+ */
+static void
+early_cb(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
+	gpointer data)
+{
+	soup_message_body_set_accumulate(soup_server_message_get_request_body(msg), FALSE);
+	const char *method = soup_server_message_get_method(msg);
+	if (method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD)
+		refuse(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, "GET only");
 }
 
 /* Anything else on the port. */
@@ -303,6 +312,9 @@ umms_web_create(const struct umms_config *config, struct umms_manager *manager,
 	soup_server_add_handler(web->server, WS_PATH, ws_check_cb, web, NULL);
 	soup_server_add_websocket_handler(web->server, WS_PATH, NULL, NULL, ws_open_cb, web, NULL);
 	soup_server_add_handler(web->server, SCRIPT_PATH, script_cb, web, NULL);
+	soup_server_add_early_handler(web->server, NULL, early_cb, web, NULL);
+	soup_server_add_early_handler(web->server, WS_PATH, early_cb, web, NULL);
+	soup_server_add_early_handler(web->server, SCRIPT_PATH, early_cb, web, NULL);
 	/* 127.0.0.1 and ::1 (where the host has IPv6), nothing else. */
 	if (!soup_server_listen_local(web->server, config->web.port, 0, error)) {
 		g_prefix_error(error, "web: cannot listen on port %u: ", config->web.port);

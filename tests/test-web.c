@@ -296,6 +296,8 @@ check_error(JsonObject *answer, int code, const char *name)
 {
 	g_assert_true(json_object_has_member(answer, "error"));
 	JsonObject *error = json_object_get_object_member(answer, "error");
+	if (json_object_get_int_member(error, "code") != code)
+		g_test_message("unexpected error: %s", json_object_get_string_member(error, "message"));
 	g_assert_cmpint(json_object_get_int_member(error, "code"), ==, code);
 	JsonObject *data = json_object_get_object_member(error, "data");
 	g_assert_cmpstr(json_object_get_string_member(data, "name"), ==, name);
@@ -424,6 +426,19 @@ test_play(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(c->position_times->len, >=, 4);
 	g_assert_cmpfloat(c->position_times->len, <=, 4 * seconds + 2);
 
+	/* Destroyed on D-Bus: the page is told, the id is gone. */
+	unsigned second = open_clip(c, "av.mkv");
+	g_assert_cmpuint(second, ==, 2);
+	g_autoptr(GVariant) both = players(t->bus);
+	g_autofree char *second_path = NULL;
+	g_variant_get_child(both, 1, "o", &second_path);
+	g_autoptr(GVariant) destroyed = umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER,
+		"DestroyPlayer", g_variant_new("(o)", second_path));
+	g_autoptr(JsonObject) gone = wait_notice(c, "error", NULL, 5000);
+	g_assert_cmpint(json_object_get_int_member(gone, "player"), ==, 2);
+	g_assert_cmpstr(json_object_get_string_member(gone, "name"), ==, "org.umms.Error.NotFound");
+	call_error(c, "play", "{\"player\":2}", -32000, "org.umms.Error.NotFound");
+
 	/* close: gone from D-Bus too. */
 	json_object_unref(call_ok(c, "close", "{\"player\":1}"));
 	g_autoptr(GVariant) after = players(t->bus);
@@ -480,6 +495,9 @@ test_abuse(struct umms_test *t, gconstpointer data)
 	raw_error(c, "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"play\"}", -32600, invalid);
 	raw_error(c, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":7}", -32600, invalid);
 	raw_error(c, "42", -32600, invalid);
+	/* JSON has no NaN or Infinity: pages' NaN arrives as text that is not JSON. */
+	raw_error(c, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"seek\","
+		"\"params\":{\"player\":1,\"time\":NaN}}", -32700, invalid);
 	/* Nested too deep, a string too long: refused before parsing. */
 	GString *deep = g_string_new("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"play\",\"params\":");
 	for (int i = 0; i < 5000; i++)
@@ -507,6 +525,7 @@ test_abuse(struct umms_test *t, gconstpointer data)
 	call_error(c, "seek", "{\"player\":1,\"time\":null}", -32602, invalid);
 	call_error(c, "seek", "{\"player\":1,\"time\":-1}", -32602, invalid);
 	call_error(c, "seek", "{\"player\":1,\"time\":1e300}", -32602, invalid);
+	call_error(c, "seek", "{\"player\":1,\"time\":1e999}", -32602, invalid);
 	call_error(c, "rate", "{\"player\":1,\"rate\":0}", -32602, invalid);
 	call_error(c, "volume", "{\"player\":1,\"volume\":2}", -32602, invalid);
 	call_error(c, "volume", "{\"player\":1,\"muted\":\"yes\"}", -32602, invalid);
@@ -544,6 +563,13 @@ test_abuse(struct umms_test *t, gconstpointer data)
 	g_autoptr(JsonNode) answer = wait_answer(c, id);
 	g_assert_cmpstr(check_error(json_node_get_object(answer), -32000,
 		"org.umms.Error.NotSupported"), ==, "placement on the screen is not available yet");
+
+	/* Media that does not open: its error, and no player left behind. */
+	call_error(c, "open", "{\"uri\":\"file:///nonexistent/clip.mkv\"}", -32000,
+		"org.umms.Error.NotFound");
+	umms_test_sleep(50);
+	g_autoptr(GVariant) one = players(t->bus);
+	g_assert_cmpuint(g_variant_n_children(one), ==, 1);
 
 	/* A request without id is a notification: done, never answered. */
 	send_text(c, "{\"jsonrpc\":\"2.0\",\"method\":\"volume\",\"params\":{\"player\":1,\"volume\":0.5}}");

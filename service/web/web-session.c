@@ -281,6 +281,30 @@ message_cb(SoupWebsocketConnection *conn, gint type, GBytes *message, gpointer d
 	handle_request(session, root);
 }
 
+/* Players go as soon as either side starts closing, not after the close handshake. */
+static void
+release_players(struct umms_web_session *session)
+{
+	session->closing = true;
+	/* Answers still to come find no session; the players' destruction completes them. */
+	for (GList *l = session->calls.head; l; l = l->next)
+		((struct umms_web_call *)l->data)->session = NULL;
+	g_queue_clear(&session->calls);
+	GList *players = g_hash_table_get_values(session->players);
+	for (GList *l = players; l; l = l->next)
+		umms_web_player_close(l->data);
+	g_list_free(players);
+	g_assert(g_hash_table_size(session->players) == 0);
+}
+
+static void
+closing_cb(SoupWebsocketConnection *conn, gpointer data)
+{
+	struct umms_web_session *session = data;
+	umms_info("web session %u closing", session->id);
+	release_players(session);
+}
+
 static void
 closed_cb(SoupWebsocketConnection *conn, gpointer data)
 {
@@ -311,6 +335,8 @@ umms_web_session_create(struct umms_web *web, SoupWebsocketConnection *conn)
 	soup_websocket_connection_set_keepalive_interval(conn, 0);
 	session->message_handler = g_signal_connect(conn, "message", G_CALLBACK(message_cb),
 		session);
+	session->closing_handler = g_signal_connect(conn, "closing", G_CALLBACK(closing_cb),
+		session);
 	session->closed_handler = g_signal_connect(conn, "closed", G_CALLBACK(closed_cb), session);
 	g_ptr_array_add(web->sessions, session);
 	umms_info("web session %u opened", session->id);
@@ -322,21 +348,13 @@ umms_web_session_destroy(struct umms_web_session *session, unsigned short code,
 	const char *reason)
 {
 	struct umms_web *web = session->web;
-	session->closing = true;
 	g_signal_handler_disconnect(session->conn, session->message_handler);
+	g_signal_handler_disconnect(session->conn, session->closing_handler);
 	g_signal_handler_disconnect(session->conn, session->closed_handler);
 	if (code && soup_websocket_connection_get_state(session->conn) ==
 			SOUP_WEBSOCKET_STATE_OPEN)
 		soup_websocket_connection_close(session->conn, code, reason);
-	/* Answers still to come find no session; the players' destruction completes them. */
-	for (GList *l = session->calls.head; l; l = l->next)
-		((struct umms_web_call *)l->data)->session = NULL;
-	g_queue_clear(&session->calls);
-	GList *players = g_hash_table_get_values(session->players);
-	for (GList *l = players; l; l = l->next)
-		umms_web_player_close(l->data);
-	g_list_free(players);
-	g_assert(g_hash_table_size(session->players) == 0);
+	release_players(session);
 	g_hash_table_unref(session->players);
 	g_ptr_array_remove(web->sessions, session);
 	g_object_unref(session->conn);

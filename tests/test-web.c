@@ -114,8 +114,12 @@ test_play(struct umms_test *t, gconstpointer data)
 	json_object_unref(call_ok(c, "volume", "{\"player\":1,\"volume\":0.25,\"muted\":true}"));
 	g_assert_cmpfloat(umms_test_get_double(t->bus, path, "Volume"), ==, 0.25);
 	g_assert_true(umms_test_get_bool(t->bus, path, "Mute"));
+	drop_notices(c, "position");
 	json_object_unref(call_ok(c, "seek", "{\"player\":1,\"time\":2.5}"));
 	g_assert_cmpint(umms_test_get_int64(t->bus, path, "Position"), ==, US(2.5));
+	/* Paused, a seek is told as a position too. */
+	g_autoptr(JsonObject) sought = wait_notice(c, "position", NULL, 5000);
+	g_assert_cmpfloat(json_object_get_double_member(sought, "time"), ==, 2.5);
 
 	/* Played to the end through the bridge: positions, stopped, ended. */
 	drop_notices(c, "position");

@@ -173,11 +173,16 @@ tracks_node(struct umms_player *player)
 	return node;
 }
 
+/*
+ * Sends the position if it moved (or @force), at most once a
+ * POSITION_INTERVAL_US while playing.
+ */
 static void
 send_position(struct umms_web_player *wp, bool force)
 {
 	int64_t now = g_get_monotonic_time();
-	if (now - wp->last_position_at < POSITION_INTERVAL_US)
+	if (wp->player->state == UMMS_PLAYER_PLAYING &&
+			now - wp->last_position_at < POSITION_INTERVAL_US)
 		return;
 	int64_t position = umms_player_get_position(wp->player);
 	if (!force && position == wp->last_position)
@@ -250,6 +255,15 @@ on_changed(struct wl_listener *listener, void *data)
 	send_changes(wp);
 }
 
+/* A seek settled (Seeked on D-Bus): paused, the page learns the new time only so. */
+static void
+on_seeked(struct wl_listener *listener, void *data)
+{
+	struct umms_web_player *wp = wl_container_of(listener, wp, seeked);
+	if (wp->announced && !wp->destroy_idle)
+		send_position(wp, true);
+}
+
 static void
 on_eos(struct wl_listener *listener, void *data)
 {
@@ -298,6 +312,7 @@ static void
 player_free(struct umms_web_player *wp)
 {
 	wl_list_remove(&wp->changed.link);
+	wl_list_remove(&wp->seeked.link);
 	wl_list_remove(&wp->eos.link);
 	wl_list_remove(&wp->error.link);
 	wl_list_remove(&wp->destroy.link);
@@ -349,6 +364,8 @@ player_new(struct umms_web_session *session, GError **error)
 	wp->last_position_at = G_MININT64 / 2;
 	wp->changed.notify = on_changed;
 	wl_signal_add(&player->events.changed, &wp->changed);
+	wp->seeked.notify = on_seeked;
+	wl_signal_add(&player->events.seeked, &wp->seeked);
 	wp->eos.notify = on_eos;
 	wl_signal_add(&player->events.eos, &wp->eos);
 	wp->error.notify = on_error;

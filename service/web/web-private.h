@@ -72,7 +72,7 @@ struct umms_web_player {
 	struct umms_web_session *session;
 	unsigned id;
 	struct umms_player *player;
-	struct wl_listener changed, eos, error, destroy;
+	struct wl_listener changed, seeked, eos, error, destroy;
 	GSource *position_timer, *destroy_idle;
 	bool announced;            /* open was answered: notifications flow */
 	const char *last_state;

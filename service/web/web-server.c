@@ -315,10 +315,18 @@ umms_web_create(const struct umms_config *config, struct umms_manager *manager,
 	soup_server_add_early_handler(web->server, NULL, early_cb, web, NULL);
 	soup_server_add_early_handler(web->server, WS_PATH, early_cb, web, NULL);
 	soup_server_add_early_handler(web->server, SCRIPT_PATH, early_cb, web, NULL);
-	/* 127.0.0.1 and ::1 (where the host has IPv6), nothing else. */
-	if (!soup_server_listen_local(web->server, config->web.port, 0, error)) {
-		g_prefix_error(error, "web: cannot listen on port %u: ", config->web.port);
-		goto fail;
+	/* 127.0.0.1 and ::1, nothing else; 127.0.0.1 alone where ::1 cannot be had. */
+	GError *both = NULL;
+	if (!soup_server_listen_local(web->server, config->web.port, 0, &both)) {
+		bool ok = soup_server_listen_local(web->server, config->web.port,
+			SOUP_SERVER_LISTEN_IPV4_ONLY, error);
+		if (ok)
+			umms_warn("web: on 127.0.0.1 only (::1: %s)", both->message);
+		g_error_free(both);
+		if (!ok) {
+			g_prefix_error(error, "web: cannot listen on port %u: ", config->web.port);
+			goto fail;
+		}
 	}
 	umms_info("web: serving ws://127.0.0.1:%u" WS_PATH, config->web.port);
 	if (config->web.browser && !start_browser(web, error))

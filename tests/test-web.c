@@ -463,6 +463,51 @@ test_limits(struct umms_test *t, gconstpointer data)
 	client_free(a);
 }
 
+/* A player closed, or destroyed on D-Bus, before its open was answered. */
+static void
+test_close_while_opening(struct umms_test *t, gconstpointer data)
+{
+	start(t, NULL);
+	struct client *c = client_connect();
+	g_autofree char *uri = umms_test_clip_uri("av.mkv");
+	g_autofree char *params = g_strdup_printf("{\"uri\":\"%s\"}", uri);
+	unsigned open_id = send_request(c, "open", params);
+	unsigned close_id = send_request(c, "close", "{\"player\":1}");
+	g_autoptr(JsonNode) closed = wait_answer(c, close_id);
+	g_assert_true(json_object_has_member(json_node_get_object(closed), "result"));
+	g_autoptr(JsonNode) opened = wait_answer(c, open_id);
+	check_error(json_node_get_object(opened), -32000, "org.umms.Error.NotFound");
+	wait_players(t->bus, 0);
+
+	/* The same from D-Bus, which sees the player as soon as it exists. */
+	open_id = send_request(c, "open", params);
+	g_autofree char *path = NULL;
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	while (!path && g_get_monotonic_time() < end) {
+		g_autoptr(GVariant) list = players(t->bus);
+		if (g_variant_n_children(list))
+			g_variant_get_child(list, 0, "o", &path);
+		g_main_context_iteration(NULL, FALSE);
+	}
+	g_assert_nonnull(path);
+	g_autoptr(GVariant) reply = umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER,
+		"DestroyPlayer", g_variant_new("(o)", path));
+	g_autoptr(JsonNode) answer = wait_answer(c, open_id);
+	if (json_object_has_member(json_node_get_object(answer), "error")) {
+		check_error(json_node_get_object(answer), -32000, "org.umms.Error.NotFound");
+	} else {
+		/* It opened first (a quiet machine): then the page is told it went. */
+		g_test_message("opened before DestroyPlayer came");
+		g_autoptr(JsonObject) gone = wait_notice(c, "error", NULL, 5000);
+		g_assert_cmpstr(json_object_get_string_member(gone, "name"), ==,
+			"org.umms.Error.NotFound");
+	}
+	wait_players(t->bus, 0);
+	/* The session goes on. */
+	g_assert_cmpuint(open_clip(c, "av.mkv"), ==, 3);
+	client_free(c);
+}
+
 /* Local addresses of @family that are not loopback, as text. */
 static GPtrArray *
 outside_addresses(void)
@@ -601,6 +646,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/web/message-size", test_message_size);
 	UMMS_TEST_ADD("/web/flood", test_flood);
 	UMMS_TEST_ADD("/web/limits", test_limits);
+	UMMS_TEST_ADD("/web/close-while-opening", test_close_while_opening);
 	UMMS_TEST_ADD("/web/loopback-only", test_loopback_only);
 	UMMS_TEST_ADD("/web/browser", test_browser);
 	return g_test_run();

@@ -311,6 +311,12 @@ on_destroy(struct wl_listener *listener, void *data)
 static void
 player_free(struct umms_web_player *wp)
 {
+	/* An open still to be answered answers without it. */
+	for (GList *l = wp->session->calls.head; l; l = l->next) {
+		struct umms_web_call *call = l->data;
+		if (call->opening == wp)
+			call->opening = NULL;
+	}
 	wl_list_remove(&wp->changed.link);
 	wl_list_remove(&wp->seeked.link);
 	wl_list_remove(&wp->eos.link);
@@ -409,10 +415,15 @@ open_done(const GError *error, void *data)
 		umms_web_call_free(call);
 		return;
 	}
-	if (error) {
-		umms_web_session_gerror(call->session, call->id, error);
+	if (error || !wp) {
+		/* Destroyed before it opened (close, DestroyPlayer): NotFound came. */
+		if (error)
+			umms_web_session_gerror(call->session, call->id, error);
+		else
+			umms_web_session_error(call->session, call->id, UMMS_WEB_SERVICE_ERROR,
+				"org.umms.Error.NotFound", "the player was destroyed");
 		/* The page never learnt its id: it goes, but not from inside its own callback. */
-		if (!wp->destroy_idle)
+		if (wp && !wp->destroy_idle)
 			wp->destroy_idle = umms_source_idle(destroy_idle_cb, wp);
 	} else {
 		JsonNode *node = json_node_new(JSON_NODE_OBJECT);

@@ -38,13 +38,14 @@ struct umms_web_session {
 	unsigned id;
 	char *owner;               /* "web:N", the players' creator in the manager */
 	SoupWebsocketConnection *conn;
-	gulong message_handler, closing_handler, closed_handler;
+	gulong message_handler, closing_handler, error_handler, closed_handler;
 	GHashTable *players;       /* per-session id → struct umms_web_player * */
 	unsigned next_player;
 	GQueue calls;              /* struct umms_web_call *, answers still to come */
 	int64_t window_start;      /* µs, monotonic: this second of messages */
 	unsigned window_count;
-	bool closing;              /* the socket is closing: its players are gone */
+	bool closing;              /* the socket is closing: its players go */
+	GSource *release_idle, *destroy_idle;
 };
 
 /* A request answered later (a player's done callback). */

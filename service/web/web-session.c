@@ -12,6 +12,7 @@
 #include "error.h"
 #include "log.h"
 #include "manager.h"
+#include "source.h"
 #include "web-private.h"
 
 /* A session that sent this many more than its rate in one second is closed. */
@@ -242,8 +243,9 @@ message_cb(SoupWebsocketConnection *conn, gint type, GBytes *message, gpointer d
 {
 	struct umms_web_session *session = data;
 	const struct umms_config *config = session->web->config;
-	/* Closing (flooded, too big): what still comes is not read. */
-	if (soup_websocket_connection_get_state(conn) != SOUP_WEBSOCKET_STATE_OPEN)
+	/* Closing (flooded, too big, failed): what still comes is not read. */
+	if (session->closing ||
+			soup_websocket_connection_get_state(conn) != SOUP_WEBSOCKET_STATE_OPEN)
 		return;
 	gsize length;
 	const char *text = g_bytes_get_data(message, &length);
@@ -281,11 +283,16 @@ message_cb(SoupWebsocketConnection *conn, gint type, GBytes *message, gpointer d
 	handle_request(session, root);
 }
 
-/* Players go as soon as either side starts closing, not after the close handshake. */
+/*
+ * Players go as soon as either side starts closing, not after the close
+ * handshake. Never at once: libsoup may say so from inside a send, which
+ * may come from inside one of the player's own callbacks.
+ */
 static void
 release_players(struct umms_web_session *session)
 {
 	session->closing = true;
+	umms_source_clear(&session->release_idle);
 	/* Answers still to come find no session; the players' destruction completes them. */
 	for (GList *l = session->calls.head; l; l = l->next)
 		((struct umms_web_call *)l->data)->session = NULL;
@@ -297,12 +304,52 @@ release_players(struct umms_web_session *session)
 	g_assert(g_hash_table_size(session->players) == 0);
 }
 
+static gboolean
+release_cb(gpointer data)
+{
+	struct umms_web_session *session = data;
+	umms_source_forget(&session->release_idle);
+	release_players(session);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+release_soon(struct umms_web_session *session)
+{
+	/* Nothing more is sent or read meanwhile. */
+	session->closing = true;
+	if (!session->release_idle)
+		session->release_idle = umms_source_idle(release_cb, session);
+}
+
 static void
 closing_cb(SoupWebsocketConnection *conn, gpointer data)
 {
 	struct umms_web_session *session = data;
 	umms_info("web session %u closing", session->id);
-	release_players(session);
+	release_soon(session);
+}
+
+/*
+ * libsoup emits error on its way to closing (a failed write, a protocol
+ * error), without closing when it drops the connection: those players go
+ * before its stream is closed.
+ */
+static void
+error_cb(SoupWebsocketConnection *conn, GError *error, gpointer data)
+{
+	struct umms_web_session *session = data;
+	umms_info("web session %u: %s", session->id, error->message);
+	release_soon(session);
+}
+
+static gboolean
+destroy_cb(gpointer data)
+{
+	struct umms_web_session *session = data;
+	umms_source_forget(&session->destroy_idle);
+	umms_web_session_destroy(session, 0, NULL);
+	return G_SOURCE_REMOVE;
 }
 
 static void
@@ -311,7 +358,9 @@ closed_cb(SoupWebsocketConnection *conn, gpointer data)
 	struct umms_web_session *session = data;
 	umms_info("web session %u closed (%u)", session->id,
 		soup_websocket_connection_get_close_code(conn));
-	umms_web_session_destroy(session, 0, NULL);
+	release_soon(session);
+	if (!session->destroy_idle)
+		session->destroy_idle = umms_source_idle(destroy_cb, session);
 }
 
 struct umms_web_session *
@@ -337,6 +386,7 @@ umms_web_session_create(struct umms_web *web, SoupWebsocketConnection *conn)
 		session);
 	session->closing_handler = g_signal_connect(conn, "closing", G_CALLBACK(closing_cb),
 		session);
+	session->error_handler = g_signal_connect(conn, "error", G_CALLBACK(error_cb), session);
 	session->closed_handler = g_signal_connect(conn, "closed", G_CALLBACK(closed_cb), session);
 	g_ptr_array_add(web->sessions, session);
 	umms_info("web session %u opened", session->id);
@@ -350,7 +400,9 @@ umms_web_session_destroy(struct umms_web_session *session, unsigned short code,
 	struct umms_web *web = session->web;
 	g_signal_handler_disconnect(session->conn, session->message_handler);
 	g_signal_handler_disconnect(session->conn, session->closing_handler);
+	g_signal_handler_disconnect(session->conn, session->error_handler);
 	g_signal_handler_disconnect(session->conn, session->closed_handler);
+	umms_source_clear(&session->destroy_idle);
 	if (code && soup_websocket_connection_get_state(session->conn) ==
 			SOUP_WEBSOCKET_STATE_OPEN)
 		soup_websocket_connection_close(session->conn, code, reason);

@@ -241,6 +241,12 @@ test_abuse(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(raw_error(c, long_string, -32600, invalid), "max-string-length"));
 
 	call_error(c, "no-such-method", "{}", -32601, "org.umms.Error.NotSupported");
+	/* A long name of two-byte characters: echoed in part, still UTF-8. */
+	GString *name = g_string_new("x");
+	for (int i = 0; i < 60; i++)
+		g_string_append(name, "\xc3\xa9");
+	call_error(c, name->str, "{}", -32601, "org.umms.Error.NotSupported");
+	g_string_free(name, TRUE);
 	call_error(c, "open", "{}", -32602, invalid);
 	call_error(c, "open", "{\"uri\":5}", -32602, invalid);
 	call_error(c, "play", "[1]", -32602, invalid);

@@ -31,6 +31,12 @@ send_node(struct umms_web_session *session, JsonNode *node)
 	g_autoptr(JsonGenerator) generator = json_generator_new();
 	json_generator_set_root(generator, node);
 	g_autofree char *text = json_generator_to_data(generator, NULL);
+	/* Messages from libraries (GStreamer's errors) are not promised to be UTF-8. */
+	if (!g_utf8_validate(text, -1, NULL)) {
+		char *valid = g_utf8_make_valid(text, -1);
+		g_free(text);
+		text = valid;
+	}
 	soup_websocket_connection_send_text(session->conn, text);
 	json_node_unref(node);
 }
@@ -233,9 +239,12 @@ handle_request(struct umms_web_session *session, JsonNode *root)
 	g_autoptr(JsonObject) empty = json_object_new();
 	JsonObject *args = params ? json_node_get_object(params) : empty;
 	const char *name = json_node_get_string(method);
-	if (!umms_web_player_dispatch(session, name, args, reply_id))
+	if (!umms_web_player_dispatch(session, name, args, reply_id)) {
+		/* Whole characters only: what is sent must stay UTF-8. */
+		g_autofree char *shown = g_utf8_substring(name, 0, MIN(g_utf8_strlen(name, -1), 64));
 		umms_web_session_error(session, reply_id, UMMS_WEB_METHOD_NOT_FOUND,
-			"org.umms.Error.NotSupported", "no method \"%.64s\"", name);
+			"org.umms.Error.NotSupported", "no method \"%s\"", shown);
+	}
 }
 
 static void

@@ -99,6 +99,18 @@ static const struct key keys[] = {
 	KEY("recording", "timeshift-directory", KEY_STRING, recording.timeshift_directory),
 	UKEY("recording", "timeshift-window", recording.timeshift_window, 5, 86400),
 	UKEY("recording", "timeshift-segment", recording.timeshift_segment, 1, 60),
+	UKEY("web", "port", web.port, 0, 65535),
+	KEY("web", "token", KEY_STRING, web.token),
+	KEY("web", "origins", KEY_STRV, web.origins),
+	KEY("web", "browser", KEY_STRING, web.browser),
+	KEY("web", "start-url", KEY_STRING, web.start_url),
+	KEY("web", "script", KEY_STRING, web.script),
+	UKEY("web", "max-sessions", web.max_sessions, 1, 1000),
+	UKEY("web", "max-players", web.max_players, 1, 100),
+	UKEY("web", "max-message-bytes", web.max_message_bytes, 1024, 1048576),
+	UKEY("web", "max-messages-per-second", web.max_messages_per_second, 1, 10000),
+	UKEY("web", "max-depth", web.max_depth, 4, 64),
+	UKEY("web", "max-string-length", web.max_string_length, 64, 1048576),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -171,6 +183,16 @@ umms_config_init(struct umms_config *config)
 			.codec_costs = g_strdup("mpeg2=1,h264=1,vp8=2,hevc=3,vp9=3,av1=4"),
 			.va_device = g_strdup(""),
 		},
+		.web = {
+			.origins = g_new0(char *, 1),
+			.script = g_strdup(UMMS_DATADIR "/umms/umms-video.js"),
+			.max_sessions = 8,
+			.max_players = 4,
+			.max_message_bytes = 65536,
+			.max_messages_per_second = 200,
+			.max_depth = 8,
+			.max_string_length = 8192,
+		},
 	};
 }
 
@@ -199,6 +221,11 @@ umms_config_finish(struct umms_config *config)
 	g_strfreev(config->recording.directories);
 	g_free(config->recording.database);
 	g_free(config->recording.timeshift_directory);
+	g_free(config->web.token);
+	g_strfreev(config->web.origins);
+	g_free(config->web.browser);
+	g_free(config->web.start_url);
+	g_free(config->web.script);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

@@ -111,6 +111,21 @@ struct umms_config {
 		unsigned timeshift_window;  /* seconds of a live player kept for time-shift */
 		unsigned timeshift_segment; /* seconds per file of the time-shift ring */
 	} recording;
+	struct {
+		/* The browser bridge (service/web/): WebSocket JSON-RPC on loopback. */
+		unsigned port;            /* 0: off */
+		char *token;              /* NULL: one ummsd makes at start */
+		char **origins;           /* Origin values allowed, exact; "null" for none */
+		char *browser;            /* command line started once the screen is up, or NULL */
+		char *start_url;          /* its page; {token} and {port} substituted */
+		char *script;             /* the file GET /umms-video.js serves */
+		unsigned max_sessions;    /* WebSocket connections at once */
+		unsigned max_players;     /* players per session */
+		unsigned max_message_bytes;
+		unsigned max_messages_per_second; /* per session */
+		unsigned max_depth;       /* nesting of a message's arrays and objects */
+		unsigned max_string_length; /* bytes of one string in a message */
+	} web;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

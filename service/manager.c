@@ -292,16 +292,24 @@ umms_manager_player_path(struct umms_manager *manager, struct umms_player *playe
 }
 
 struct umms_player *
-umms_manager_create_owned_player(struct umms_manager *manager, GError **error)
+umms_manager_create_owned_player_for(struct umms_manager *manager, const char *owner,
+	GError **error)
 {
 	/* Its owner destroys it; neither a bus name nor a ttl does. */
 	struct umms_player_options opts = {
 		.attended = false,
+		.owner = owner,
 		.ttl = 0,
 		.priority = UMMS_PRIORITY_FOREGROUND,
 	};
 	struct entry *entry = add_entry(manager, &opts, error);
 	return entry ? entry->player : NULL;
+}
+
+struct umms_player *
+umms_manager_create_owned_player(struct umms_manager *manager, GError **error)
+{
+	return umms_manager_create_owned_player_for(manager, NULL, error);
 }
 
 void

@@ -36,6 +36,13 @@ struct umms_resource_service *umms_manager_get_resources(struct umms_manager *ma
  */
 struct umms_player *umms_manager_create_owned_player(struct umms_manager *manager,
 	GError **error);
+/*
+ * The same for a client that is not on the bus (a browser bridge session),
+ * named @owner ("web:3"): its players count in service.max-players-per-client
+ * as one bus name's do.
+ */
+struct umms_player *umms_manager_create_owned_player_for(struct umms_manager *manager,
+	const char *owner, GError **error);
 void umms_manager_destroy_player(struct umms_manager *manager, struct umms_player *player);
 
 #endif

@@ -11,6 +11,7 @@
 #include "socket-name.h"
 #include "display.h"
 #include "video-server.h"
+#include "web.h"
 
 struct server {
 	struct umms_server base;
@@ -19,6 +20,7 @@ struct server {
 	struct umms_manager *manager;
 	struct umms_video_server *video;
 	struct umms_display *display;
+	struct umms_web *web;
 	gulong closed_handler;
 };
 
@@ -109,6 +111,9 @@ umms_server_create(const struct umms_config *config, GError **error)
 	if (config->display.enabled && !(server->display = umms_display_create(config,
 			server->manager, server->connection, server->video, error)))
 		goto fail;
+	/* After the screen: the browser it may start shows there. */
+	if (config->web.port && !(server->web = umms_web_create(config, server->manager, error)))
+		goto fail;
 	umms_info("serving %s on %s", config->service.bus_name, server->bus_address);
 	return &server->base;
 
@@ -123,6 +128,7 @@ umms_server_destroy(struct umms_server *base)
 	if (!base)
 		return;
 	struct server *server = wl_container_of(base, server, base);
+	umms_web_destroy(server->web);
 	umms_display_destroy(server->display);
 	umms_video_server_destroy(server->video);
 	umms_manager_destroy(server->manager);

@@ -31,8 +31,9 @@
  * Where the bridge is: the element's `bridge` attribute
  * ("ws://127.0.0.1:PORT/umms?token=TOKEN"), else <meta name="umms-bridge"
  * content="ws://...">, else the page address's fragment
- * "#umms-bridge=ws%3A%2F%2F..." (the value URL-encoded; the browser ummsd
- * starts is given such an address).
+ * "#umms-bridge=ws%3A%2F%2F..." (the value URL-encoded), or its
+ * "#port=PORT&token=TOKEN" (ws://127.0.0.1:PORT/umms?token=TOKEN; what
+ * ummsd's [web] start-url can hand the browser it starts).
  *
  * Other attributes: `autoplay`, `muted`, `z` (an integer: stacking among
  * several videos, higher on top) and `over` (present: the video goes over
@@ -178,15 +179,23 @@
 		const meta = document.querySelector('meta[name="umms-bridge"]');
 		if (meta && meta.content)
 			return meta.content;
+		const fragment = new Map();
 		for (const part of location.hash.replace(/^#/, '').split('&')) {
-			if (part.startsWith('umms-bridge=')) {
-				try {
-					return decodeURIComponent(part.slice('umms-bridge='.length));
-				} catch (e) {
-					return null;
-				}
+			const eq = part.indexOf('=');
+			if (eq <= 0)
+				continue;
+			try {
+				fragment.set(part.slice(0, eq), decodeURIComponent(part.slice(eq + 1)));
+			} catch (e) {
+				/* not URL-encoded right: left out */
 			}
 		}
+		if (fragment.has('umms-bridge'))
+			return fragment.get('umms-bridge');
+		/* "#port=8123&token=..." (ummsd's [web] start-url can pass those two). */
+		const port = fragment.get('port'), token = fragment.get('token');
+		if (port && /^[0-9]{1,5}$/.test(port) && token)
+			return 'ws://127.0.0.1:' + port + '/umms?token=' + encodeURIComponent(token);
 		return null;
 	}
 

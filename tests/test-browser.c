@@ -5,7 +5,8 @@
  * back with Display1.Capture.
  *
  * - What the compositor offers: wayland-info lists every global browsers
- *   look for (Chromium's GTK makes no seat without wl_data_device_manager).
+ *   look for (Chromium's GTK makes no seat without wl_data_device_manager);
+ *   that data device cancels every selection and drag at once.
  * - Frame callbacks keep coming while nothing changes (browsers pace their
  *   drawing by them; Chromium's start-up waits for them).
  * - cog draws a page full screen; with a transparent background the video
@@ -16,6 +17,7 @@
  * The screen is drawn by pixman (no GL in ummsd; the browsers render in
  * software themselves and send wl_shm buffers) at 960x540.
  */
+#include <errno.h>
 #include <poll.h>
 #include <string.h>
 
@@ -98,6 +100,112 @@ dispatch_for(struct wl_display *display, int ms)
 		wl_display_cancel_read(display);
 	}
 	g_assert_cmpint(wl_display_dispatch_pending(display), >=, 0);
+}
+
+struct data_client {
+	struct wl_compositor *compositor;
+	struct wl_seat *seat;
+	struct wl_data_device_manager *manager;
+	unsigned cancelled;
+};
+
+static void
+data_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
+	uint32_t version)
+{
+	struct data_client *c = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0)
+		c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 1);
+	else if (strcmp(interface, wl_seat_interface.name) == 0)
+		c->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	else if (strcmp(interface, wl_data_device_manager_interface.name) == 0)
+		c->manager = wl_registry_bind(registry, name, &wl_data_device_manager_interface, 3);
+}
+
+static void
+data_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener data_registry_listener = {
+	.global = data_global,
+	.global_remove = data_global_remove,
+};
+
+static void source_target(void *d, struct wl_data_source *s, const char *m) {}
+static void source_send(void *d, struct wl_data_source *s, const char *m, int32_t fd) {}
+static void source_dnd_drop_performed(void *d, struct wl_data_source *s) {}
+static void source_dnd_finished(void *d, struct wl_data_source *s) {}
+static void source_action(void *d, struct wl_data_source *s, uint32_t a) {}
+
+static void
+source_cancelled(void *data, struct wl_data_source *source)
+{
+	((struct data_client *)data)->cancelled++;
+}
+
+static const struct wl_data_source_listener source_listener = {
+	.target = source_target,
+	.send = source_send,
+	.cancelled = source_cancelled,
+	.dnd_drop_performed = source_dnd_drop_performed,
+	.dnd_finished = source_dnd_finished,
+	.action = source_action,
+};
+
+/*
+ * The data device as a toolkit uses it: a selection and a drag are each
+ * cancelled at once (no clipboard, no drag and drop); misuse is a protocol
+ * error, and the compositor goes on serving.
+ */
+static void
+test_data_device(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	struct data_client c = { 0 };
+	struct wl_display *display = wl_display_connect("umms-0");
+	g_assert_nonnull(display);
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &data_registry_listener, &c);
+	g_assert_cmpint(wl_display_roundtrip(display), >=, 0);
+	g_assert_nonnull(c.seat);
+	g_assert_nonnull(c.manager);
+	struct wl_data_device *device = wl_data_device_manager_get_data_device(c.manager, c.seat);
+	struct wl_data_source *selection = wl_data_device_manager_create_data_source(c.manager);
+	wl_data_source_add_listener(selection, &source_listener, &c);
+	wl_data_source_offer(selection, "text/plain;charset=utf-8");
+	wl_data_device_set_selection(device, selection, 1);
+	g_assert_cmpint(wl_display_roundtrip(display), >=, 0);
+	g_assert_cmpuint(c.cancelled, ==, 1);
+	struct wl_data_source *drag = wl_data_device_manager_create_data_source(c.manager);
+	wl_data_source_add_listener(drag, &source_listener, &c);
+	wl_data_source_set_actions(drag, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+	struct wl_surface *origin = wl_compositor_create_surface(c.compositor);
+	wl_data_device_start_drag(device, drag, origin, NULL, 1);
+	g_assert_cmpint(wl_display_roundtrip(display), >=, 0);
+	g_assert_cmpuint(c.cancelled, ==, 2);
+	wl_data_source_destroy(drag);
+	/* A source given twice: a protocol error for this client. */
+	wl_data_device_set_selection(device, selection, 2);
+	g_assert_cmpint(wl_display_roundtrip(display), <, 0);
+	g_assert_cmpint(wl_display_get_error(display), ==, EPROTO);
+	const struct wl_interface *where = NULL;
+	g_assert_cmpuint(wl_display_get_protocol_error(display, &where, NULL), ==,
+		WL_DATA_DEVICE_ERROR_ROLE);
+	g_assert_true(where == &wl_data_device_interface);
+	wl_data_source_destroy(selection);
+	wl_surface_destroy(origin);
+	wl_compositor_destroy(c.compositor);
+	wl_data_device_destroy(device);
+	wl_data_device_manager_destroy(c.manager);
+	wl_seat_destroy(c.seat);
+	wl_registry_destroy(registry);
+	wl_display_disconnect(display);
+	/* Others are served still. */
+	struct shell *s = shell_connect();
+	shell_map(s);
+	shell_draw(s, 0x3c5a78, NULL);
+	shell_free(s);
 }
 
 static void
@@ -246,6 +354,7 @@ main(int argc, char **argv)
 	umms_test_fixture_without_service();
 	pages = pages_start();
 	UMMS_TEST_ADD("/browser/globals", test_globals);
+	UMMS_TEST_ADD("/browser/data-device", test_data_device);
 	UMMS_TEST_ADD("/browser/frame-callbacks", test_frame_callbacks);
 	UMMS_TEST_ADD("/browser/cog", test_cog);
 	UMMS_TEST_ADD("/browser/cog-transparent", test_cog_transparent);

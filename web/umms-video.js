@@ -340,8 +340,14 @@
 
 	function onFrame() {
 		frameRequested = false;
-		for (const controller of Array.from(tracked))
-			controller.follow();
+		for (const controller of Array.from(tracked)) {
+			try {
+				controller.follow();
+			} catch (e) {
+				/* One element's trouble stops no other's following. */
+				console.error('umms-video:', e);
+			}
+		}
 		if (tracked.size > 0) {
 			frameRequested = true;
 			requestAnimationFrame(onFrame);

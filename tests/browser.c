@@ -328,7 +328,8 @@ browser_wait_screen(struct umms_test *t, int width, int height, screen_check_fn 
 				timeout_ms, saved);
 		}
 		umms_test_image_free(image);
-		umms_test_sleep(100);
+		/* Not too often: each capture takes ummsd's thread (the compositor's too). */
+		umms_test_sleep(200);
 	}
 }
 

@@ -321,7 +321,7 @@ test_killed(struct umms_test *t, gconstpointer data)
 		magenta_page, PAGE_TIMEOUT_MS, "cog-before-kill");
 	umms_test_image_free(image);
 	browser_kill(b);   /* asserts its whole process group is gone */
-	image = browser_wait_screen(t, W, H, screen_points_match, black_screen, 5000,
+	image = browser_wait_screen(t, W, H, screen_points_match, black_screen, 10000,
 		"cog-killed");
 	umms_test_image_assert_rect(image, 0, 0, W, H, 0, BLACK, 4, "after the browser");
 	umms_test_image_free(image);
@@ -341,7 +341,7 @@ test_chromium(struct umms_test *t, gconstpointer data)
 	umms_test_image_assert_rect(image, 0, 0, W, H, 0, MAGENTA, 12, "chromium page");
 	umms_test_image_free(image);
 	browser_kill(b);
-	image = browser_wait_screen(t, W, H, screen_points_match, black_screen, 5000,
+	image = browser_wait_screen(t, W, H, screen_points_match, black_screen, 10000,
 		"chromium-killed");
 	umms_test_image_free(image);
 	browser_free(b);

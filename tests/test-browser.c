@@ -249,6 +249,10 @@ test_frame_callbacks(struct umms_test *t, gconstpointer data)
 	/* 120 at 60 Hz; a loaded machine may miss many vblanks, but they never stop. */
 	g_assert_cmpuint(done, >=, 20);
 	g_assert_cmpuint(done, <=, (unsigned)(seconds * 60) + 3);
+	/* Its buffer was destroyed after the first commit (shell.h): its pixels stay shown. */
+	struct umms_test_image *image = browser_capture(t, "idle-window", W, H);
+	umms_test_image_assert_rect(image, 0, 0, W, H, 0, 0x3c5a78, 4, "the idle window");
+	umms_test_image_free(image);
 	shell_free(s);
 }
 

@@ -10,7 +10,8 @@
  * Minimal by design: wl_compositor, wl_subcompositor, wl_shm, xdg_wm_base
  * (every toplevel fullscreen, kiosk style, the newest on top and focused),
  * zwp_linux_dmabuf_v1 (version 4, with a scanout tranche), wp_viewporter,
- * wp_presentation (page flips time it), wl_output and wl_seat (libinput).
+ * wp_presentation (page flips time it), wl_output, wl_seat (libinput) and
+ * wl_data_device_manager (no clipboard: data-device.h).
  * It serves on the wl_display of the video server, so a client's own
  * surfaces and umms_video_v1 share a connection: umms_video_player_v1.place
  * puts a player's video inside a surface of the client's at a rectangle,

@@ -12,6 +12,7 @@
 #include <xkbcommon/xkbcommon.h>
 #include <wayland-server-protocol.h>
 
+#include "data-device.h"
 #include "error.h"
 #include "log.h"
 #include "seat-private.h"
@@ -33,6 +34,7 @@ struct focus {
 struct umms_seat {
 	struct wl_display *display;
 	struct wl_global *global;
+	struct wl_global *data_device_manager;  /* data-device.h: no clipboard */
 	char *name;
 	struct umms_seat_hooks hooks;
 	void *data;
@@ -597,7 +599,8 @@ umms_seat_create(struct wl_display *display, const struct umms_seat_config *conf
 	if (!keymap_compile(seat, config, error))
 		goto fail;
 	seat->global = wl_global_create(display, &wl_seat_interface, SEAT_VERSION, seat, seat_bind);
-	if (!seat->global) {
+	seat->data_device_manager = umms_data_device_manager_create(display);
+	if (!seat->global || !seat->data_device_manager) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot create the wl_seat global");
 		goto fail;
 	}
@@ -630,6 +633,8 @@ umms_seat_destroy(struct umms_seat *seat)
 	seat_input_stop(seat->input);
 	if (seat->global)
 		wl_global_destroy(seat->global);
+	if (seat->data_device_manager)
+		wl_global_destroy(seat->data_device_manager);
 	orphan_resources(&seat->seats);
 	orphan_resources(&seat->keyboards);
 	orphan_resources(&seat->pointers);

@@ -103,7 +103,7 @@ compositor_toplevel_committed(struct toplevel *t)
 		toplevel_configure(t);
 		return;
 	}
-	bool mapped = t->surface->current.buffer != NULL;
+	bool mapped = compositor_surface_has_content(t->surface);
 	if (mapped != t->mapped) {
 		t->mapped = mapped;
 		umms_info("display: %s window of %s", mapped ? "showing" : "hiding",

@@ -320,8 +320,12 @@ surface_apply(struct surface *s, struct surface_state *from)
 
 	int bw, bh;
 	buffer_size(s->current.buffer, &bw, &bh);
+	if (!s->current.buffer && s->kept.data) {
+		/* Its buffer was destroyed while shown: a commit without one keeps its pixels. */
+		bw = s->kept.width, bh = s->kept.height;
+	}
 	int32_t scale = s->current.scale > 0 ? s->current.scale : 1;
-	if (!s->current.buffer) {
+	if (!compositor_surface_has_content(s)) {
 		s->width = s->height = 0;
 	} else if (s->current.dst_w > 0) {
 		s->width = s->current.dst_w, s->height = s->current.dst_h;

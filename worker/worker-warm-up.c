@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "source.h"
+#include "worker-heap.h"
 #include "worker-warm-up.h"
 
 #define CLIP "/org/umms/worker/warm-up/h264.mp4"
@@ -48,6 +49,8 @@ warm_up_cb(gpointer data)
 			(double)(g_get_monotonic_time() - w->start) / 1000);
 		umms_source_forget(&w->source);
 		play_clip(w);
+		/* Then the memory a first 1080p frame takes (worker-heap.h). */
+		umms_worker_heap_warm();
 		return G_SOURCE_REMOVE;
 	}
 	GstPluginFeature *feature = gst_plugin_feature_load(w->list->pdata[w->next++]);

@@ -577,6 +577,7 @@ frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 		/* Kept: gst_video_refresh() shows it again with other subtitles. */
 		g_clear_pointer(&engine->last_frame, umms_frame_unref);
 		engine->last_frame = umms_frame_ref(&newest->base);
+		gst_timeline_mark(&engine->timeline, GST_TIMELINE_FRAME);
 		wl_signal_emit_mutable(&engine->base.events.frame, &newest->base);
 		umms_frame_unref(&newest->base);
 	}

@@ -14,7 +14,9 @@
  *    the libraries' pages and relocations, the elements' first
  *    negotiation) are paid here, not by the player's first frame (see
  *    bench/README.md). Software only: no device is opened before the
- *    sandbox.
+ *    sandbox;
+ * 3. then 64 MB written into the malloc heap and freed, kept there for
+ *    the first frame's decoder (worker-heap.h).
  * Stopped at the first OPEN or RECORD, which load what they still need
  * themselves. The clip runs in the main thread (no GStreamer task, none
  * of GLib's thread pools: a pool made before the sandbox gives its later

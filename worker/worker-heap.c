@@ -29,9 +29,7 @@
 #define MMAP_THRESHOLD (32u << 20)
 /* Free memory the heap keeps before it gives some back. */
 #define TRIM_THRESHOLD (128u << 20)
-/* What a spare writes into its heap ahead: a 1080p H.264 first frame's. */
-#define WARM_MB 64
-/* In blocks below MMAP_THRESHOLD, so that they come from the heap. */
+/* Each of the UMMS_WORKER_HEAP_BLOCKS blocks a spare writes into its heap ahead. */
 #define WARM_BLOCK (4u << 20)
 
 void
@@ -74,22 +72,38 @@ faults(void)
 }
 
 void
-umms_worker_heap_warm(void)
+umms_worker_heap_warm_stop(struct umms_worker_heap *h)
 {
-#ifndef HEAP_OWN_ALLOCATOR
-	gint64 start = g_get_monotonic_time();
-	long faults_before = faults();
-	enum { N = (WARM_MB << 20) / WARM_BLOCK };
-	void *blocks[N];
-	for (int i = 0; i < N; i++) {
-		blocks[i] = malloc(WARM_BLOCK);
-		if (blocks[i])
-			populate(blocks[i], WARM_BLOCK);
-	}
 	/* Back into the heap's free top, which keeps it (TRIM_THRESHOLD). */
-	for (int i = N - 1; i >= 0; i--)
-		free(blocks[i]);
-	umms_debug("worker: %d MB of heap written in %.1f ms (%ld page faults)", WARM_MB,
-		(double)(g_get_monotonic_time() - start) / 1000, faults() - faults_before);
+	for (unsigned i = h->next; i > 0; i--)
+		free(h->blocks[i - 1]);
+	*h = (struct umms_worker_heap){ 0 };
+}
+
+bool
+umms_worker_heap_warm_step(struct umms_worker_heap *h)
+{
+#ifdef HEAP_OWN_ALLOCATOR
+	h->done = true;
 #endif
+	if (h->done)
+		return true;
+	if (h->next == 0) {
+		h->start = g_get_monotonic_time();
+		h->faults = faults();
+	}
+	void *block = malloc(WARM_BLOCK);
+	if (block)
+		populate(block, WARM_BLOCK);
+	h->blocks[h->next++] = block;
+	if (h->next < UMMS_WORKER_HEAP_BLOCKS)
+		return false;
+	gint64 start = h->start;
+	long before = h->faults;
+	umms_worker_heap_warm_stop(h);
+	h->done = true;
+	umms_debug("worker: %u MB of heap written in %.1f ms (%ld page faults)",
+		(UMMS_WORKER_HEAP_BLOCKS * WARM_BLOCK) >> 20,
+		(double)(g_get_monotonic_time() - start) / 1000, faults() - before);
+	return true;
 }

@@ -13,8 +13,8 @@
  * 1. serves blocks below 32 MB (a 4K frame) from its heap, keeps freed
  *    memory up to 128 MB in it, and has one arena, the main heap, for all
  *    its threads (umms_worker_heap_setup(), first thing in main());
- * 2. a spare, after its warm-up clip, grows that heap by 64 MB, populated,
- *    and frees it again (umms_worker_heap_warm()): what the decoder's
+ * 2. a spare, after its warm-up clip, grows that heap by 64 MB, written,
+ *    and frees it again (umms_worker_heap_warm_step()): what the decoder's
  *    threads (their frames, libav's per-thread contexts, the copies of
  *    the first frames) take from OPEN to the first 1080p H.264 frame
  *    (~56 MB measured) is then there, written, when they ask for it.
@@ -23,9 +23,30 @@
 #ifndef UMMS_WORKER_HEAP_H
 #define UMMS_WORKER_HEAP_H
 
+#include <stdbool.h>
+#include <glib.h>
+
+/* 64 MB in blocks of 4 MB (below the mmap threshold: from the heap). */
+#define UMMS_WORKER_HEAP_BLOCKS 16
+
+/* The warming of a spare's heap, a block at a time; zeroed before the first step. */
+struct umms_worker_heap {
+	void *blocks[UMMS_WORKER_HEAP_BLOCKS];
+	unsigned next;
+	gint64 start;            /* µs, monotonic, at the first step */
+	long faults;             /* the process's page faults then */
+	bool done;
+};
+
 /* Before any thread is made. */
 void umms_worker_heap_setup(void);
-/* Grows the heap by its warm size, written, and frees it; logs what it took. */
-void umms_worker_heap_warm(void);
+/*
+ * Writes the next block (~7 ms, so that an OPEN waits no longer on the
+ * main loop); after the last frees them all back into the heap, logs what
+ * it took and returns true (and true from then on).
+ */
+bool umms_worker_heap_warm_step(struct umms_worker_heap *h);
+/* Frees what was written so far (it stays in the heap); @h may start again. */
+void umms_worker_heap_warm_stop(struct umms_worker_heap *h);
 
 #endif

@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <glib.h>
 
+#include "worker-heap.h"
+
 struct umms_worker_warm_up {
 	GPtrArray *list;         /* element factories left to load */
 	guint next;
@@ -38,6 +40,8 @@ struct umms_worker_warm_up {
 	GSource *source;         /* the idle source; NULL once done or stopped */
 	bool played;             /* the clip was decoded and converted */
 	bool threads_check;      /* the clip ran: threads to check at the next stop */
+	bool clip_done;          /* played or not: the heap's turn */
+	struct umms_worker_heap heap;
 };
 
 /* Starts on the default main context; @w zeroed before. */

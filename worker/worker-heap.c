@@ -49,7 +49,7 @@ umms_worker_heap_setup(void)
  * populated was still slow at its first write from user space later
  * (64 MB used afterwards: 100 ms populated, 35 ms written, 190 ms
  * untouched), so each is written too: 110 ms for 64 MB, against 200
- * written alone. Elsewhere the writes cost no more than the loop.
+ * written alone (not measured on other machines).
  */
 static void
 populate(char *block, size_t size)

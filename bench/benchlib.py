@@ -268,7 +268,7 @@ def _children(pid):
 class Umms:
     """dbus-daemon and ummsd on a private session bus, plus our own bus connection."""
 
-    def __init__(self, runtime_dir, isolation="worker", log=None):
+    def __init__(self, runtime_dir, isolation="worker", log=None, worker=None):
         from gi.repository import Gio
         self.Gio = Gio
         self.runtime_dir = runtime_dir
@@ -282,11 +282,12 @@ class Umms:
         env.update(DBUS_SESSION_BUS_ADDRESS=self.address, XDG_RUNTIME_DIR=runtime_dir,
                    XDG_CONFIG_HOME=self.config_dir)
         self.env = env
-        # The engine worker of this build (issue 15), or engines inside ummsd;
-        # with @log, ummsd's debug log (its workers' included) goes there.
+        # The engine worker of this build (issue 15), or @worker, or engines
+        # inside ummsd; with @log, ummsd's debug log (its workers' included)
+        # goes there.
         stderr = open(log, "w") if log else None
         self.ummsd = spawn([UMMSD, "--set", "engine.audio-output=none",
-                            "--set", "engine.worker=" + os.path.join(BUILD, "worker", "umms-engine"),
+                            "--set", "engine.worker=" + (worker or os.path.join(BUILD, "worker", "umms-engine")),
                             "--set", "engine.isolation=" + isolation] +
                            (["--set", "log.level=debug"] if log else []), env=env,
                            stderr=stderr)

@@ -15,6 +15,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "worker.h"
+#include "worker-heap.h"
 
 int
 main(int argc, char **argv)
@@ -24,6 +25,8 @@ main(int argc, char **argv)
 			UMMS_IPC_FD);
 		return 2;
 	}
+	/* Before GStreamer makes any thread (worker-heap.h). */
+	umms_worker_heap_setup();
 	/* ummsd gone, we go too, whatever we were doing. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Writes to a closed socket fail with EPIPE rather than kill us quietly. */

@@ -43,11 +43,18 @@ static gboolean
 warm_up_cb(gpointer data)
 {
 	struct umms_worker_warm_up *w = data;
-	if (w->next >= w->list->len) {
+	if (w->next >= w->list->len && !w->clip_done) {
 		umms_debug("worker: warmed up %u elements in %.0f ms", w->list->len,
 			(double)(g_get_monotonic_time() - w->start) / 1000);
-		umms_source_forget(&w->source);
 		play_clip(w);
+		w->clip_done = true;
+		return G_SOURCE_CONTINUE;
+	}
+	if (w->clip_done) {
+		/* Then the memory a first 1080p frame takes (worker-heap.h), a block at a time. */
+		if (!umms_worker_heap_warm_step(&w->heap))
+			return G_SOURCE_CONTINUE;
+		umms_source_forget(&w->source);
 		return G_SOURCE_REMOVE;
 	}
 	GstPluginFeature *feature = gst_plugin_feature_load(w->list->pdata[w->next++]);
@@ -225,6 +232,7 @@ umms_worker_warm_up_start(struct umms_worker_warm_up *w)
 	umms_worker_warm_up_stop(w);
 	w->played = false;
 	w->threads_check = false;
+	w->clip_done = false;
 	w->list = warm_up_list();
 	w->next = 0;
 	w->start = g_get_monotonic_time();
@@ -241,6 +249,9 @@ umms_worker_warm_up_stop(struct umms_worker_warm_up *w)
 	if (w->list)
 		g_ptr_array_free(w->list, TRUE);
 	w->list = NULL;
+	/* Taken half-way: what was written stays in the heap, for this media. */
+	if (!w->heap.done)
+		umms_worker_heap_warm_stop(&w->heap);
 	if (!w->threads_check)
 		return;
 	w->threads_check = false;

@@ -14,7 +14,9 @@
  *    the libraries' pages and relocations, the elements' first
  *    negotiation) are paid here, not by the player's first frame (see
  *    bench/README.md). Software only: no device is opened before the
- *    sandbox.
+ *    sandbox;
+ * 3. then 64 MB written into the malloc heap and freed, kept there for
+ *    the first frame's decoder (worker-heap.h).
  * Stopped at the first OPEN or RECORD, which load what they still need
  * themselves. The clip runs in the main thread (no GStreamer task, none
  * of GLib's thread pools: a pool made before the sandbox gives its later
@@ -29,6 +31,8 @@
 #include <stdbool.h>
 #include <glib.h>
 
+#include "worker-heap.h"
+
 struct umms_worker_warm_up {
 	GPtrArray *list;         /* element factories left to load */
 	guint next;
@@ -36,6 +40,8 @@ struct umms_worker_warm_up {
 	GSource *source;         /* the idle source; NULL once done or stopped */
 	bool played;             /* the clip was decoded and converted */
 	bool threads_check;      /* the clip ran: threads to check at the next stop */
+	bool clip_done;          /* played or not: the heap's turn */
+	struct umms_worker_heap heap;
 };
 
 /* Starts on the default main context; @w zeroed before. */

@@ -330,6 +330,7 @@ run_open(struct gst_engine *engine, struct gst_op *op, GError **error)
 	g_object_set(engine->pipeline, "uri", op->uri, NULL);
 	gst_engine_emit_info(engine);
 	umms_info("opening %s", op->uri);
+	gst_timeline_start(&engine->timeline);
 	return set_state_and_wait(engine, GST_STATE_PAUSED, error);
 }
 

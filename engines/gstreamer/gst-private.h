@@ -84,6 +84,24 @@ struct gst_overlay_cache {
 	struct umms_subpicture *subpicture; /* NULL: nothing to show */
 };
 
+/* gst-timeline.c: the way to the first frame after an open, in the debug log. */
+enum gst_timeline_step {
+	GST_TIMELINE_DECODER,
+	GST_TIMELINE_DECODED,
+	GST_TIMELINE_FRAME,
+	GST_TIMELINE_STEPS,
+};
+
+struct gst_timeline {
+	gint64 wall, cpu;      /* µs at the open: monotonic, the process's CPU */
+	long faults;           /* the process's page faults at the open */
+	guint seen;            /* bits by step: logged (atomic) */
+};
+
+void gst_timeline_start(struct gst_timeline *t);
+/* Any thread; logs @step once after each start. */
+void gst_timeline_mark(struct gst_timeline *t, enum gst_timeline_step step);
+
 struct gst_engine {
 	struct umms_engine base;
 	const struct umms_config *config;
@@ -161,6 +179,8 @@ struct gst_engine {
 	bool captions_upstream;        /* ... read at the decoder's input (lock) */
 	GQueue caption_pending;        /* pictures' caption data, by position (lock) */
 	unsigned captions_listed;      /* main loop: bits by kind, the tracks in the list */
+
+	struct gst_timeline timeline;  /* from the last open (gst-timeline.c) */
 
 	/* Playback that stands still (gst-stall.c). */
 	gint stall_buffers;            /* buffers that reached a sink (atomic) */

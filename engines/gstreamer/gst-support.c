@@ -366,6 +366,7 @@ static GstPadProbeReturn
 decoded_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
 	struct gst_engine *engine = data;
+	gst_timeline_mark(&engine->timeline, GST_TIMELINE_DECODED);
 	guint n = 1;
 	if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER_LIST)
 		n = gst_buffer_list_length(GST_PAD_PROBE_INFO_BUFFER_LIST(info));
@@ -557,6 +558,7 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 	g_ptr_array_add(engine->video_decoders, gst_object_ref(element));
 	g_mutex_unlock(&engine->lock);
 	umms_debug("video decoder %s", GST_ELEMENT_NAME(element));
+	gst_timeline_mark(&engine->timeline, GST_TIMELINE_DECODER);
 }
 
 static void

@@ -118,6 +118,51 @@ oversized(const struct umms_dbus_guard *guard, GVariant *value)
 	return NULL;
 }
 
+/*
+ * Paths of objects on their way out (umms_dbus_guard_retiring), shared by
+ * every guarded connection; the filter runs on GDBus's worker thread.
+ */
+static GMutex retiring_lock;
+static GHashTable *retiring; /* path → count */
+
+void
+umms_dbus_guard_retiring(const char *path, bool retiring_now)
+{
+	g_mutex_lock(&retiring_lock);
+	if (!retiring)
+		retiring = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	unsigned count = GPOINTER_TO_UINT(g_hash_table_lookup(retiring, path));
+	count = retiring_now ? count + 1 : count ? count - 1 : 0;
+	if (count)
+		g_hash_table_replace(retiring, g_strdup(path), GUINT_TO_POINTER(count));
+	else
+		g_hash_table_remove(retiring, path);
+	g_mutex_unlock(&retiring_lock);
+}
+
+static bool
+is_retiring(const char *path)
+{
+	g_mutex_lock(&retiring_lock);
+	bool found = path && retiring && g_hash_table_contains(retiring, path);
+	g_mutex_unlock(&retiring_lock);
+	return found;
+}
+
+static GDBusMessage *
+gone(GDBusConnection *connection, GDBusMessage *message)
+{
+	g_autofree char *text = g_strdup_printf("%s no longer exists",
+		g_dbus_message_get_path(message));
+	GDBusMessage *reply = g_dbus_message_new_method_error_literal(message,
+		umms_error_dbus_name(UMMS_ERROR_NOT_FOUND), text);
+	g_dbus_connection_send_message(connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE,
+		NULL, NULL);
+	g_object_unref(reply);
+	g_object_unref(message);
+	return NULL;
+}
+
 /* Runs on GDBus's worker thread, for every incoming message. */
 static GDBusMessage *
 filter(GDBusConnection *connection, GDBusMessage *message, gboolean incoming, gpointer data)
@@ -125,6 +170,8 @@ filter(GDBusConnection *connection, GDBusMessage *message, gboolean incoming, gp
 	struct umms_dbus_guard *guard = data;
 	if (!incoming || g_dbus_message_get_message_type(message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
 		return message;
+	if (is_retiring(g_dbus_message_get_path(message)))
+		return gone(connection, message);
 	GVariant *body = g_dbus_message_get_body(message);
 	char *why = body ? oversized(guard, body) : NULL;
 	if (why)

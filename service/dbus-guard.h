@@ -36,6 +36,16 @@ struct umms_dbus_guard *umms_dbus_guard_install(GDBusConnection *connection,
 void umms_dbus_guard_remove(struct umms_dbus_guard *guard);
 
 /*
+ * A call to @path from now on (@retiring_now) is answered
+ * org.umms.Error.NotFound "PATH no longer exists" by every guarded
+ * connection's filter, before GDBus dispatches it: a call GDBus queued
+ * for an object it then unexports gets the generic UnknownMethod ("No such
+ * interface") instead. Called again with false once the object is gone
+ * (counted: the same path may retire twice).
+ */
+void umms_dbus_guard_retiring(const char *path, bool retiring_now);
+
+/*
  * @prefix e.g. "/org/umms/player"; @what e.g. "player" for the message;
  * @interfaces what the missing objects would have implemented.
  * Returns the registration id (0 on failure, with @error set).

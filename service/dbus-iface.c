@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "dbus-guard.h"
 #include "dbus-iface.h"
 #include "error.h"
 #include "log.h"
@@ -297,6 +298,7 @@ retired_free(gpointer data)
 		g_free(r);      /* its references went to the second source */
 		return;
 	}
+	umms_dbus_guard_retiring(r->path, false);
 	g_object_unref(r->iface);
 	g_clear_object(&r->objects);
 	g_free(r->path);
@@ -345,6 +347,8 @@ umms_dbus_iface_retire(UmmsDbusIface *self, GDBusObjectManagerServer *objects,
 	r->iface = self;
 	r->objects = objects ? g_object_ref(objects) : NULL;
 	r->path = g_strdup(path);
+	/* New calls are answered NotFound before GDBus queues them (dbus-guard.h). */
+	umms_dbus_guard_retiring(r->path, true);
 	/*
 	 * GDBus (2.74) may already have queued a Properties.Get, Set or GetAll
 	 * for this object on the main context, to run with the registration's

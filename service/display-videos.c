@@ -103,14 +103,21 @@ scene_video_add(struct umms_display *display, struct umms_player *player, GError
 	return true;
 }
 
-/* The placement the screen shows itself: it keeps stacking right, and a plane cannot clip. */
+/*
+ * The placement the screen shows itself (under or over the whole UI): the
+ * bottom one when it is under the bottom window, else the top one when it
+ * is over the top window, so stacking holds; unclipped (a plane cannot clip).
+ */
 static const struct umms_compositor_video *
 pick_primary(const struct umms_compositor_video *v, size_t n)
 {
 	if (n == 0)
 		return NULL;
-	const struct umms_compositor_video *pick = !v[0].place.above_ui ? &v[0] :
-		v[n - 1].place.above_ui ? &v[n - 1] : NULL;
+	const struct umms_compositor_video *pick = NULL;
+	if (!v[0].place.above_ui && v[0].layer <= 0)
+		pick = &v[0];
+	else if (v[n - 1].place.above_ui && v[n - 1].top_layer)
+		pick = &v[n - 1];
 	return pick && !pick->clipped ? pick : NULL;
 }
 

@@ -76,6 +76,7 @@ struct umms_compositor_video {
 	int clip[4];                 /* x, y, width, height: the part that may show */
 	int z;
 	int layer;                   /* its toplevel's place in the stack, bottom 0 */
+	bool top_layer;              /* its toplevel is the top one */
 	uint64_t order;              /* when placed: equal z stacks in this order */
 };
 

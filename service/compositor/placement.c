@@ -187,8 +187,13 @@ arm_latch(struct umms_compositor *c)
 void
 compositor_placement_committed(struct umms_compositor *c, struct surface *surface)
 {
-	if (c->latched->len && apply_latched(c, surface, 0))
-		umms_debug("display: placements applied with their toplevel's commit");
+	if (!c->latched->len || !apply_latched(c, surface, 0))
+		return;
+	umms_debug("display: placements applied with their toplevel's commit");
+	if (c->latched->len == 0 && c->latch_timer) {
+		g_source_remove(c->latch_timer);
+		c->latch_timer = 0;
+	}
 }
 
 void
@@ -309,23 +314,28 @@ umms_compositor_unplace(struct umms_compositor *c, void *owner)
 
 /* ---- where the videos are ------------------------------------------------------ */
 
-/* The stacking index of @s's toplevel among the mapped ones, bottom 0; -1: not shown. */
+/*
+ * The stacking index of @s's toplevel among the mapped ones, bottom 0; -1:
+ * not shown. *@top: it is the top one.
+ */
 static int
-layer_of(struct umms_compositor *c, struct surface *s)
+layer_of(struct umms_compositor *c, struct surface *s, bool *top)
 {
+	*top = false;
 	while (s && !s->toplevel)
 		s = s->subsurface ? s->subsurface->parent : NULL;
-	if (!s)
+	if (!s || !s->toplevel->mapped)
 		return -1;
-	int layer = 0;
+	int layer = -1, mapped = 0;
 	struct toplevel *t;
 	wl_list_for_each(t, &c->toplevels, link) {
 		if (t == s->toplevel)
-			return t->mapped ? layer : -1;
+			layer = mapped;
 		if (t->mapped)
-			layer++;
+			mapped++;
 	}
-	return -1;
+	*top = layer >= 0 && layer == mapped - 1;
+	return layer;
 }
 
 static int
@@ -353,7 +363,7 @@ locate(struct umms_compositor *c, const struct placement *pl, struct umms_compos
 	v->owner = pl->owner, v->player = pl->player, v->z = p->z, v->order = pl->order;
 	v->place.scale = p->zoom, v->place.above_ui = p->over;
 	v->place.no_subtitles = !p->subtitles;
-	v->layer = layer_of(c, pl->surface);
+	v->layer = layer_of(c, pl->surface, &v->top_layer);
 	int sx, sy;
 	if (!p->visible || !compositor_surface_position(pl->surface, &sx, &sy))
 		return;

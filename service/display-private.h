@@ -23,6 +23,7 @@ struct umms_display {
 	struct umms_player *player;
 	char *player_path;
 	struct wl_listener frame, destroy, changed;
+	struct umms_frame *last_frame;  /* the newest of player's given to the screen */
 	bool match_refresh;
 	const char *last_rung;     /* VideoPath and Copies when last signalled from a frame */
 	uint64_t last_copies;
@@ -55,6 +56,8 @@ extern const struct umms_compositor_hooks display_compositor_hooks;
  * scene draws the rest. False (@error) if that player cannot be shown.
  */
 bool display_videos_update(struct umms_display *display, GError **error);
+/* Whether the scene draws @player (its frames are wanted there). */
+bool display_scene_has(struct umms_display *display, struct umms_player *player);
 void display_videos_finish(struct umms_display *display);
 /* Display1.PlacePlayer (o (dddd) a{sv}) and UnplacePlayer (o). */
 bool display_place_from_dbus(struct umms_display *display, GVariant *params, GError **error);

@@ -83,23 +83,40 @@ on_scene_destroy(struct wl_listener *listener, void *data)
 	scene_video_free(sv, false);
 }
 
-static bool
-scene_video_add(struct umms_display *display, struct umms_player *player, GError **error)
+bool
+display_scene_has(struct umms_display *display, struct umms_player *player)
 {
-	const uint32_t *formats;
-	int n_formats = umms_screen_get_video_formats(display->target, &formats);
-	if (!umms_player_set_video_output(player, true, formats, (size_t)n_formats, error))
-		return false;
+	return find_scene_video(display, player) != NULL;
+}
+
+/*
+ * The scene draws @player from now on, from @seed until its next frame
+ * (the screen's last one when the video moves from the screen to the
+ * scene: no black between), its frames asked for unless they already come.
+ */
+static bool
+scene_video_add(struct umms_display *display, struct umms_player *player,
+	struct umms_frame *seed, bool want_output, GError **error)
+{
+	if (want_output) {
+		const uint32_t *formats;
+		int n_formats = umms_screen_get_video_formats(display->target, &formats);
+		if (!umms_player_set_video_output(player, true, formats, (size_t)n_formats, error))
+			return false;
+	}
 	struct scene_video *sv = g_new0(struct scene_video, 1);
 	sv->display = display;
 	sv->player = player;
 	sv->keep = true;
+	sv->frame = seed ? umms_frame_ref(seed) : NULL;
+	sv->reported = true;   /* the screen reported it */
 	sv->on_frame.notify = on_scene_frame;
 	wl_signal_add(&player->events.frame, &sv->on_frame);
 	sv->destroy.notify = on_scene_destroy;
 	wl_signal_add(&player->events.destroy, &sv->destroy);
 	wl_list_insert(&display->scene_videos, &sv->link);
-	umms_player_redraw(player);
+	if (want_output)
+		umms_player_redraw(player);
 	return true;
 }
 
@@ -131,16 +148,31 @@ display_videos_update(struct umms_display *display, GError **error)
 		primary ? primary->player : NULL;
 	display->primary_owner = primary ? primary->owner : NULL;
 
+	bool in_list = false;   /* the screen's video now is still placed */
 	struct scene_video *sv, *tmp;
 	wl_list_for_each(sv, &display->scene_videos, link)
 		sv->keep = false;
 	for (size_t i = 0; i < n; i++) {
+		if (v[i].player == display->player)
+			in_list = true;
 		if (v[i].player != want && (sv = find_scene_video(display, v[i].player)))
 			sv->keep = true;
 	}
+	/* A video the scene drew that the screen shows now: its last frame at once. */
+	struct umms_frame *promoted = NULL;
 	wl_list_for_each_safe(sv, tmp, &display->scene_videos, link) {
-		if (!sv->keep)
-			scene_video_free(sv, sv->player != want);
+		if (sv->keep)
+			continue;
+		if (sv->player == want && sv->frame && want != display->player)
+			promoted = umms_frame_ref(sv->frame);
+		scene_video_free(sv, sv->player != want);
+	}
+	/* The screen's video moves to the scene: its frames keep coming, its last one drawn. */
+	struct umms_player *old = display->player;
+	if (old && old != want && in_list && !find_scene_video(display, old)) {
+		g_autoptr(GError) e = NULL;
+		if (!scene_video_add(display, old, display->last_frame, false, &e))
+			umms_warn("display: a placed video: %s", e->message);
 	}
 
 	bool ok = true;
@@ -152,17 +184,20 @@ display_videos_update(struct umms_display *display, GError **error)
 		ok = display_show_player(display, want, error);
 		if (ok) {
 			display->placed = primary != NULL;
-			umms_debug("display: the screen shows %s", primary ? "a placed video" :
-				"ShowPlayer's video");
 			umms_screen_place_video(display->target, primary ? &primary->place : NULL);
+			g_autoptr(GError) e = NULL;
+			if (promoted && !umms_target_show(display->target, promoted, &e))
+				umms_warn("display: %s", e->message);
 		}
 	}
+	if (promoted)
+		umms_frame_unref(promoted);
 
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].player == want || find_scene_video(display, v[i].player))
 			continue;
 		g_autoptr(GError) e = NULL;
-		if (!scene_video_add(display, v[i].player, &e))
+		if (!scene_video_add(display, v[i].player, NULL, true, &e))
 			umms_warn("display: a placed video: %s", e->message);
 	}
 	return ok;

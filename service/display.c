@@ -99,6 +99,11 @@ on_frame(struct wl_listener *listener, void *data)
 {
 	struct umms_display *display = wl_container_of(listener, display, frame);
 	g_autoptr(GError) error = NULL;
+	/* Kept for the scene, should this video move there (display-videos.c). */
+	struct umms_frame *before = display->last_frame;
+	display->last_frame = umms_frame_ref(data);
+	if (before)
+		umms_frame_unref(before);
 	if (!umms_target_show(display->target, data, &error))
 		umms_warn("%s", error->message);
 	/*
@@ -124,7 +129,10 @@ display_unset_player(struct umms_display *display)
 	wl_list_remove(&display->frame.link);
 	wl_list_remove(&display->destroy.link);
 	wl_list_remove(&display->changed.link);
-	umms_player_set_video_output(display->player, false, NULL, 0, NULL);
+	/* Its frames still wanted where the scene draws it. */
+	if (!display_scene_has(display, display->player))
+		umms_player_set_video_output(display->player, false, NULL, 0, NULL);
+	g_clear_pointer(&display->last_frame, umms_frame_unref);
 	display->player = NULL;
 	display->last_rung = NULL;
 	update_plane(display);
@@ -183,8 +191,14 @@ set_player(struct umms_display *display, const char *path, GError **error)
 			return false;
 		}
 	}
+	struct umms_player *before = display->full;
 	display->full = player;
-	return display_videos_update(display, error);
+	if (display_videos_update(display, error))
+		return true;
+	/* Not shown: what was there before stays. */
+	display->full = before;
+	display_videos_update(display, NULL);
+	return false;
 }
 
 /* ---- D-Bus ------------------------------------------------------------------ */

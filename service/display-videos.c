@@ -253,7 +253,8 @@ draw_frame(struct umms_renderer *r, const struct umms_frame *frame, const struct
 	struct umms_render_image image;
 	umms_frame_render_image(frame, map, &image);
 	g_autoptr(GError) error = NULL;
-	if (!umms_renderer_can_draw(r, &image) || !umms_renderer_draw(r, &image, &src, &dst, &error))
+	if (!umms_renderer_can_draw(r, &image) ||
+			!umms_renderer_draw(r, &image, &src, &dst, &error))
 		umms_debug("display: cannot draw a placed %.4s frame: %s",
 			(const char *)&image.format, error ? error->message : "format not taken");
 	struct umms_layout_overlay at;
@@ -262,7 +263,8 @@ draw_frame(struct umms_renderer *r, const struct umms_frame *frame, const struct
 		src = (struct umms_render_box){ at.src_x, at.src_y, at.src_width, at.src_height };
 		dst = (struct umms_render_box){ at.x, at.y, at.width, at.height };
 		g_clear_error(&error);
-		if (clip_boxes(&src, &dst, clip) && !umms_renderer_draw(r, &image, &src, &dst, &error))
+		if (clip_boxes(&src, &dst, clip) &&
+				!umms_renderer_draw(r, &image, &src, &dst, &error))
 			umms_debug("display: cannot draw subtitles: %s", error->message);
 	}
 	if (map)
@@ -381,7 +383,8 @@ display_place_from_dbus(struct umms_display *display, GVariant *params, GError *
 		} else if (strcmp(key, "zoom") == 0) {
 			if (!g_variant_is_of_type(value, G_VARIANT_TYPE_STRING))
 				return bad_option(key, "s", error);
-			if (!umms_screen_zoom_parse(g_variant_get_string(value, NULL), &p.zoom, error))
+			const char *zoom = g_variant_get_string(value, NULL);
+			if (!umms_screen_zoom_parse(zoom, &p.zoom, error))
 				return false;
 		} else {
 			return bad_option(key, "(none)", error);

@@ -258,7 +258,8 @@ umms_compositor_place_in_toplevel(struct umms_compositor *c, void *owner,
 			g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND,
 				"no window of process %d on the screen", (int)pid);
 		else
-			g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no window on the screen");
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND,
+				"no window on the screen");
 		return false;
 	}
 	/* The newest request replaces one still waiting. */

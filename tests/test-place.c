@@ -246,6 +246,17 @@ test_z_order(struct umms_test *t, gconstpointer data)
 		umms_test_image_assert_pixel(image, 480, 280, GREEN, 12, "z green alone");
 		umms_test_image_free(image);
 	}
+	/* Equal z: the one placed later on top, and moving the other keeps it so. */
+	place(t, red, 100, 80, 320, 180, "{" FILL "}");
+	place(t, green, 200, 140, 320, 180, "{" FILL "}");
+	shell_draw(s, MAGENTA, hole);
+	struct umms_test_image *image = wait_pixel(t, 300, 200, GREEN, "equal z: later on top");
+	umms_test_image_free(image);
+	place(t, red, 120, 80, 320, 180, "{" FILL "}");
+	shell_draw(s, MAGENTA, hole);
+	image = wait_pixel(t, 130, 100, RED, "equal z: moved");
+	umms_test_image_assert_pixel(image, 300, 200, GREEN, 12, "equal z: moved, still under");
+	umms_test_image_free(image);
 	shell_free(s);
 }
 

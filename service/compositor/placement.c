@@ -121,9 +121,18 @@ static void
 set_placement(struct umms_compositor *c, void *owner, struct umms_player *player,
 	struct surface *surface, const struct umms_placement *p)
 {
+	/* Moved, not placed anew: it keeps its place among videos of equal z. */
+	uint64_t order = c->next_order;
+	for (guint i = 0; i < c->placements->len; i++) {
+		struct placement *was = g_ptr_array_index(c->placements, i);
+		if (was->owner == owner)
+			order = was->order;
+	}
+	if (order == c->next_order)
+		c->next_order++;
 	remove_where(c->placements, owner, NULL, NULL);
 	struct placement *pl = placement_new(c, owner, player, surface, p);
-	pl->order = c->next_order++;
+	pl->order = order;
 	g_ptr_array_add(c->placements, pl);
 }
 

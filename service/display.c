@@ -7,7 +7,7 @@
 
 #include "compositor.h"
 #include "dbus-iface.h"
-#include "display.h"
+#include "display-private.h"
 #include "error.h"
 #include "frame.h"
 #include "headless.h"
@@ -21,26 +21,6 @@
 #include "video-server.h"
 
 #define DISPLAY_PATH "/org/umms/display/0"
-
-struct umms_display {
-	struct umms_manager *manager;
-	GDBusConnection *connection;
-	struct umms_target *target;
-	UmmsDbusIface *iface;
-	struct umms_player *player;
-	char *player_path;
-	struct wl_listener frame, destroy, changed;
-	bool match_refresh;
-	const char *last_rung;     /* VideoPath and Copies when last signalled from a frame */
-	uint64_t last_copies;
-	double fps;                /* the rate the mode was matched to, 0: none */
-	struct umms_compositor *compositor;
-	struct umms_video_server *video;
-	bool placed;               /* the player was placed by a client of the compositor */
-	struct umms_session *session;  /* the device and input devices are opened in it */
-	struct umms_player *plane_holder; /* holds a "plane" unit for the video's overlay plane */
-	struct wl_listener active;
-};
 
 /* The frame rate of the shown player's video, 0 if unknown. */
 static double
@@ -119,6 +99,11 @@ on_frame(struct wl_listener *listener, void *data)
 {
 	struct umms_display *display = wl_container_of(listener, display, frame);
 	g_autoptr(GError) error = NULL;
+	/* Kept for the scene, should this video move there (display-videos.c). */
+	struct umms_frame *before = display->last_frame;
+	display->last_frame = umms_frame_ref(data);
+	if (before)
+		umms_frame_unref(before);
 	if (!umms_target_show(display->target, data, &error))
 		umms_warn("%s", error->message);
 	/*
@@ -136,15 +121,18 @@ on_frame(struct wl_listener *listener, void *data)
 	}
 }
 
-static void
-unset_player(struct umms_display *display)
+void
+display_unset_player(struct umms_display *display)
 {
 	if (!display->player)
 		return;
 	wl_list_remove(&display->frame.link);
 	wl_list_remove(&display->destroy.link);
 	wl_list_remove(&display->changed.link);
-	umms_player_set_video_output(display->player, false, NULL, 0, NULL);
+	/* Its frames still wanted where the scene draws it. */
+	if (!display_scene_has(display, display->player))
+		umms_player_set_video_output(display->player, false, NULL, 0, NULL);
+	g_clear_pointer(&display->last_frame, umms_frame_unref);
 	display->player = NULL;
 	display->last_rung = NULL;
 	update_plane(display);
@@ -160,25 +148,17 @@ static void
 on_player_destroy(struct wl_listener *listener, void *data)
 {
 	struct umms_display *display = wl_container_of(listener, display, destroy);
-	unset_player(display);
+	if (display->full == display->player)
+		display->full = NULL;
+	display_unset_player(display);
 }
 
-/* Back to the whole screen: a placement made by a client no longer holds. */
-static void
-unplace(struct umms_display *display)
-{
-	if (!display->placed)
-		return;
-	display->placed = false;
-	umms_screen_place_video(display->target, NULL);
-}
-
-static bool
-show_player(struct umms_display *display, struct umms_player *player, GError **error)
+bool
+display_show_player(struct umms_display *display, struct umms_player *player, GError **error)
 {
 	if (player == display->player)
 		return true;
-	unset_player(display);
+	display_unset_player(display);
 	const char *path = umms_manager_player_path(display->manager, player);
 	const uint32_t *formats;
 	int n_formats = umms_screen_get_video_formats(display->target, &formats);
@@ -199,49 +179,27 @@ show_player(struct umms_display *display, struct umms_player *player, GError **e
 	return true;
 }
 
+/* ShowPlayer: @path full screen, under the UI ("/": none); placed videos stay. */
 static bool
 set_player(struct umms_display *display, const char *path, GError **error)
 {
-	unplace(display);
-	if (strcmp(path, "/") == 0) {
-		unset_player(display);
-		return true;
-	}
-	struct umms_player *player = umms_manager_find_player(display->manager, path);
-	if (!player) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no player %s", path);
-		return false;
-	}
-	return show_player(display, player, error);
-}
-
-/* A compositor client placed a player's video in its surface, or the placement ended. */
-static void
-on_place_video(void *data, struct umms_player *player, const struct umms_screen_video_place *place)
-{
-	struct umms_display *display = data;
-	if (!place) {
-		if (display->placed && display->player == player) {
-			unplace(display);
-			unset_player(display);
+	struct umms_player *player = NULL;
+	if (strcmp(path, "/") != 0) {
+		player = umms_manager_find_player(display->manager, path);
+		if (!player) {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_FOUND, "no player %s", path);
+			return false;
 		}
-		return;
 	}
-	g_autoptr(GError) error = NULL;
-	if (!show_player(display, player, &error)) {
-		umms_warn("display: %s", error->message);
-		return;
-	}
-	display->placed = true;
-	umms_debug("display: video placed at %dx%d+%d+%d (%s the UI)%s", place->width,
-		place->height, place->x, place->y, place->above_ui ? "over" : "under",
-		place->no_subtitles ? ", no subtitles" : "");
-	umms_screen_place_video(display->target, place);
+	struct umms_player *before = display->full;
+	display->full = player;
+	if (display_videos_update(display, error))
+		return true;
+	/* Not shown: what was there before stays. */
+	display->full = before;
+	display_videos_update(display, NULL);
+	return false;
 }
-
-static const struct umms_compositor_hooks compositor_hooks = {
-	.place_video = on_place_video,
-};
 
 /* ---- D-Bus ------------------------------------------------------------------ */
 
@@ -251,11 +209,15 @@ method_call(void *data, const char *sender, const char *method, GVariant *params
 {
 	struct umms_display *display = data;
 	GError *error = NULL;
-	/* Every method takes one string or object path. */
+	/* Every method takes a string or object path first. */
 	g_autoptr(GVariant) child = g_variant_get_child_value(params, 0);
 	const char *arg = g_variant_get_string(child, NULL);
 	bool ok;
-	if (strcmp(method, "ShowPlayer") == 0)
+	if (strcmp(method, "PlacePlayer") == 0)
+		ok = display_place_from_dbus(display, params, &error);
+	else if (strcmp(method, "UnplacePlayer") == 0)
+		ok = display_unplace_from_dbus(display, arg, &error);
+	else if (strcmp(method, "ShowPlayer") == 0)
 		ok = set_player(display, arg, &error);
 	else if (strcmp(method, "SetMode") == 0)
 		ok = umms_screen_set_mode(display->target, arg, &error);
@@ -425,6 +387,7 @@ umms_display_create(const struct umms_config *config, struct umms_manager *manag
 		return NULL;
 	struct umms_display *display = g_new0(struct umms_display, 1);
 	display->manager = manager;
+	wl_list_init(&display->scene_videos);
 	display->connection = g_object_ref(connection);
 	if (config->display.headless) {
 		struct umms_headless_config hc = {
@@ -452,7 +415,7 @@ umms_display_create(const struct umms_config *config, struct umms_manager *manag
 			.session = display->session,
 		};
 		display->compositor = umms_compositor_create(umms_video_server_get_display(video),
-			display->target, &cc, &compositor_hooks, display, error);
+			display->target, &cc, &display_compositor_hooks, display, error);
 		if (!display->compositor)
 			goto fail;
 		display->video = video;
@@ -478,8 +441,10 @@ umms_display_destroy(struct umms_display *display)
 	if (display->video)
 		umms_video_server_set_compositor(display->video, NULL);
 	umms_compositor_destroy(display->compositor);
+	display->compositor = NULL;
+	display_videos_finish(display);
 	display->placed = false;
-	unset_player(display);
+	display_unset_player(display);
 	if (display->iface) {
 		umms_dbus_iface_detach(display->iface);
 		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(display->iface));

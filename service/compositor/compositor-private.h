@@ -23,10 +23,19 @@ struct video_place {
 	bool set;                 /* this state changes the placement */
 	void *owner;              /* the view that placed it; NULL: removed */
 	struct umms_player *player;
-	int x, y, width, height;
-	enum umms_layout_scale scale;
-	bool above;
-	bool no_subtitles;        /* umms_compositor_set_video_subtitles */
+	struct umms_placement p;
+};
+
+/* A placement in effect (or latched, waiting for its surface's commit). */
+struct placement {
+	void *owner;
+	struct umms_player *player;
+	struct surface *surface;  /* relative to it */
+	struct umms_placement p;
+	uint64_t order;           /* when placed: ties in z keep this order */
+	int64_t deadline_us;      /* latched: applied by then without a commit */
+	struct wl_listener player_destroy;
+	struct umms_compositor *compositor;
 };
 
 /* What changed in a state, so that merging only moves what was set. */
@@ -133,11 +142,13 @@ struct umms_compositor {
 	struct wl_list frames_drawn;    /* callbacks whose surfaces were drawn, to fire at the flip */
 	struct wl_list feedbacks_drawn; /* struct feedback.link, likewise */
 	int width, height;        /* the UI area */
-	/* The placement in effect: which surface shows which view's player. */
-	struct surface *video_surface;
-	struct video_place video;
-	bool video_sent;          /* video_last went to the display */
-	struct umms_screen_video_place video_last;
+	/* Placements (placement.c): in effect, and latched to a surface's commit. */
+	GPtrArray *placements, *latched;   /* struct placement */
+	uint64_t next_order;
+	guint latch_timer;         /* the next latched deadline */
+	GArray *videos;           /* struct umms_compositor_video: as last told */
+	bool videos_told;
+	bool drawing_ui;          /* in ui_draw: a damage there is not new */
 	bool destroying;
 	bool said_dmabuf_fallback;  /* logged once */
 };
@@ -175,11 +186,22 @@ bool compositor_viewport_check(struct surface *surface);
 extern const struct umms_screen_ui_impl compositor_ui_impl;
 /* Something on screen changed: redraw with the next commit. */
 void compositor_scene_damage(struct umms_compositor *c);
-/* A committed state's placement (if set) takes effect for @surface. */
-void compositor_scene_apply_video(struct umms_compositor *c, struct surface *surface,
-	const struct video_place *video);
-void compositor_scene_surface_gone(struct umms_compositor *c, struct surface *surface);
 /* Presentation feedback (shell.c makes them, scene.c answers them). */
 void compositor_feedback_discard(struct feedback *feedback);
+
+/* placement.c */
+void compositor_placement_init(struct umms_compositor *c);
+void compositor_placement_finish(struct umms_compositor *c);
+/* A committed state's placement (if set) takes effect for @surface. */
+void compositor_placement_apply(struct umms_compositor *c, struct surface *surface,
+	const struct video_place *video);
+/* @surface committed: the placements latched to it take effect. */
+void compositor_placement_committed(struct umms_compositor *c, struct surface *surface);
+void compositor_placement_surface_gone(struct umms_compositor *c, struct surface *surface);
+/* Recomputes where the videos are; tells the display if that changed. */
+void compositor_placement_update(struct umms_compositor *c);
+/* Draws the videos of toplevel @layer on one side of it (the scene's part). */
+void compositor_placement_draw(struct umms_compositor *c, int layer, bool over,
+	struct umms_renderer *renderer, const struct umms_render_box *area);
 
 #endif

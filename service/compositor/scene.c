@@ -2,9 +2,8 @@
  * The scene of ummsd's compositor (compositor.h): the toplevels' surface
  * trees drawn with the screen's renderer (renderers/renderer.h) into its
  * buffer when the screen asks (umms_screen_ui_impl), frame callbacks and
- * presentation feedback answered when what was drawn reached the screen,
- * and the video placements of umms_video_player_v1.place handed to the
- * display.
+ * presentation feedback answered when what was drawn reached the screen;
+ * the videos placed under and over each toplevel drawn with it (placement.c).
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_DISPLAY
 
@@ -251,9 +250,15 @@ ui_draw(void *data, struct umms_renderer *renderer, const struct umms_render_box
 {
 	struct draw_ctx d = { .c = data, .r = renderer, .area = *area };
 	struct toplevel *t;
+	int layer = 0;
+	/* Each toplevel with the videos placed under and over it (placement.c). */
 	wl_list_for_each(t, &d.c->toplevels, link) {
-		if (t->mapped)
-			draw_tree(&d, t->surface, 0, 0);
+		if (!t->mapped)
+			continue;
+		compositor_placement_draw(d.c, layer, false, renderer, area);
+		draw_tree(&d, t->surface, 0, 0);
+		compositor_placement_draw(d.c, layer, true, renderer, area);
+		layer++;
 	}
 }
 
@@ -303,58 +308,7 @@ const struct umms_screen_ui_impl compositor_ui_impl = {
 	.resized = ui_resized,
 };
 
-/* ---- video placements ------------------------------------------------------- */
-
-/* Tells the display where the placed video is now, if that changed. */
-static void
-update_video(struct umms_compositor *c)
-{
-	if (!c->video_surface)
-		return;
-	struct video_place *v = &c->video;
-	int x, y;
-	bool shown = compositor_surface_position(c->video_surface, &x, &y);
-	struct umms_screen_video_place place = {
-		.x = x + v->x, .y = y + v->y,
-		.width = shown ? v->width : 0, .height = shown ? v->height : 0,
-		.scale = v->scale, .above_ui = v->above, .no_subtitles = v->no_subtitles,
-	};
-	if (c->video_sent && memcmp(&place, &c->video_last, sizeof(place)) == 0)
-		return;
-	c->video_last = place;
-	c->video_sent = true;
-	c->hooks.place_video(c->hooks_data, v->player, &place);
-}
-
-static void
-end_video(struct umms_compositor *c)
-{
-	if (!c->video_surface)
-		return;
-	struct umms_player *player = c->video.player;
-	c->video_surface = NULL;
-	c->video_sent = false;
-	memset(&c->video, 0, sizeof(c->video));
-	c->hooks.place_video(c->hooks_data, player, NULL);
-}
-
-void
-compositor_scene_apply_video(struct umms_compositor *c, struct surface *surface,
-	const struct video_place *video)
-{
-	if (c->video_surface && c->video.player != video->player)
-		end_video(c);
-	c->video = *video;
-	c->video.set = false;
-	c->video_surface = surface;
-}
-
-void
-compositor_scene_surface_gone(struct umms_compositor *c, struct surface *surface)
-{
-	if (c->video_surface == surface)
-		end_video(c);
-}
+/* ---- damage ----------------------------------------------------------------- */
 
 static bool
 any_mapped(struct umms_compositor *c)
@@ -372,55 +326,8 @@ compositor_scene_damage(struct umms_compositor *c)
 {
 	if (c->destroying)
 		return;
-	update_video(c);
-	umms_screen_damage_ui(c->screen, any_mapped(c));
-}
-
-bool
-umms_compositor_place(struct umms_compositor *c, struct wl_resource *surface_resource,
-	void *owner, struct umms_player *player, int x, int y, int width, int height,
-	enum umms_layout_scale scale, bool above, bool subtitles, GError **error)
-{
-	struct surface *s = compositor_surface_from_resource(surface_resource);
-	if (!s) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"not a surface of ummsd's compositor");
-		return false;
-	}
-	s->pending.video = (struct video_place){ .set = true, .owner = owner, .player = player,
-		.x = x, .y = y, .width = width, .height = height, .scale = scale, .above = above,
-		.no_subtitles = !subtitles };
-	return true;
-}
-
-void
-umms_compositor_set_video_subtitles(struct umms_compositor *c, void *owner, bool shown)
-{
-	struct surface *s;
-	wl_list_for_each(s, &c->surfaces, link) {
-		if (s->pending.video.owner == owner)
-			s->pending.video.no_subtitles = !shown;
-		if (s->cached.video.owner == owner)
-			s->cached.video.no_subtitles = !shown;
-	}
-	if (c->video_surface && c->video.owner == owner && c->video.no_subtitles != !shown) {
-		c->video.no_subtitles = !shown;
-		update_video(c);
-	}
-}
-
-void
-umms_compositor_unplace(struct umms_compositor *c, void *owner)
-{
-	struct surface *s;
-	wl_list_for_each(s, &c->surfaces, link) {
-		if (s->pending.video.owner == owner)
-			s->pending.video.set = false, s->pending.video.owner = NULL;
-		if (s->cached.video.owner == owner)
-			s->cached.video.set = false, s->cached.video.owner = NULL;
-	}
-	if (c->video_surface && c->video.owner == owner)
-		end_video(c);
+	compositor_placement_update(c);
+	umms_screen_damage_ui(c->screen, any_mapped(c) || c->videos->len > 0);
 }
 
 /* ---- input ------------------------------------------------------------------ */
@@ -553,6 +460,7 @@ umms_compositor_create(struct wl_display *display, struct umms_target *screen,
 	if (!c->seat)
 		goto fail;
 	umms_seat_set_output_size(c->seat, c->width, c->height);
+	compositor_placement_init(c);
 	umms_screen_set_ui(screen, &compositor_ui_impl, c);
 	return c;
 fail:
@@ -568,6 +476,7 @@ umms_compositor_destroy(struct umms_compositor *c)
 	c->destroying = true;
 	if (c->screen)
 		umms_screen_set_ui(c->screen, NULL, NULL);
+	compositor_placement_finish(c);
 	umms_seat_destroy(c->seat);
 	umms_dmabuf_destroy(c->dmabuf);
 	compositor_shell_finish(c);

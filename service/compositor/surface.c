@@ -337,7 +337,8 @@ surface_apply(struct surface *s, struct surface_state *from)
 	if (s->viewport && !compositor_viewport_check(s))
 		return;
 	if (video.set)
-		compositor_scene_apply_video(c, s, &video);
+		compositor_placement_apply(c, s, &video);
+	compositor_placement_committed(c, s);
 	apply_children(s);
 	if (s->toplevel)
 		compositor_toplevel_committed(s->toplevel);
@@ -434,7 +435,7 @@ surface_resource_destroy(struct wl_resource *resource)
 {
 	struct surface *s = wl_resource_get_user_data(resource);
 	wl_signal_emit_mutable(&s->events.destroy, s);
-	compositor_scene_surface_gone(s->compositor, s);
+	compositor_placement_surface_gone(s->compositor, s);
 	if (s->current.buffer)
 		wl_buffer_send_release(s->current.buffer);
 	compositor_state_finish(&s->pending);

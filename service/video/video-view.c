@@ -504,10 +504,20 @@ view_place(struct wl_client *client, struct wl_resource *resource,
 	/* A client before set_subtitles (version 4) cannot draw them: the screen does. */
 	bool subtitles = (view->subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE) ||
 		wl_resource_get_version(resource) < UMMS_VIDEO_PLAYER_V1_SET_SUBTITLES_SINCE_VERSION;
-	/* The protocol's scale values are the layout's (base/layout.h). */
-	if (!umms_compositor_place(compositor, surface, view, view->player, x, y, width, height,
-			(enum umms_layout_scale)scale, stacking == UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE,
-			subtitles, &error)) {
+	/*
+	 * The protocol's scale values are the layout's (base/layout.h). A
+	 * rectangle of no size (or less) hides the video; one past the
+	 * placement's limits is cut to them.
+	 */
+	const int max = (int)UMMS_PLACEMENT_MAX;
+	struct umms_placement placement = {
+		.x = CLAMP(x, -max, max), .y = CLAMP(y, -max, max),
+		.width = CLAMP(width, 0, max), .height = CLAMP(height, 0, max),
+		.over = stacking == UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE, .visible = true,
+		.scale = 1, .zoom = (enum umms_layout_scale)scale, .subtitles = subtitles,
+	};
+	if (!umms_compositor_place(compositor, surface, view, view->player, &placement,
+			&error)) {
 		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_NOT_COMPOSITOR, "%s",
 			error->message);
 		g_error_free(error);

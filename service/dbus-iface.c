@@ -298,7 +298,8 @@ retired_free(gpointer data)
 		g_free(r);      /* its references went to the second source */
 		return;
 	}
-	umms_dbus_guard_retiring(r->path, false);
+	if (r->path)
+		umms_dbus_guard_retiring(r->path, false);
 	g_object_unref(r->iface);
 	g_clear_object(&r->objects);
 	g_free(r->path);
@@ -347,8 +348,13 @@ umms_dbus_iface_retire(UmmsDbusIface *self, GDBusObjectManagerServer *objects,
 	r->iface = self;
 	r->objects = objects ? g_object_ref(objects) : NULL;
 	r->path = g_strdup(path);
-	/* New calls are answered NotFound before GDBus queues them (dbus-guard.h). */
-	umms_dbus_guard_retiring(r->path, true);
+	/*
+	 * New calls are answered NotFound before GDBus queues them (dbus-guard.h).
+	 * Only for objects of the object manager, whose paths are ummsd's
+	 * alone; MPRIS's one path is on each player's own connection.
+	 */
+	if (r->path)
+		umms_dbus_guard_retiring(r->path, true);
 	/*
 	 * GDBus (2.74) may already have queued a Properties.Get, Set or GetAll
 	 * for this object on the main context, to run with the registration's

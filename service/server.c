@@ -112,7 +112,8 @@ umms_server_create(const struct umms_config *config, GError **error)
 			server->manager, server->connection, server->video, error)))
 		goto fail;
 	/* After the screen: the browser it may start shows there. */
-	if (config->web.port && !(server->web = umms_web_create(config, server->manager, error)))
+	if (config->web.port && !(server->web = umms_web_create(config, server->manager,
+			server->display, error)))
 		goto fail;
 	umms_info("serving %s on %s", config->service.bus_name, server->bus_address);
 	return &server->base;

@@ -1,7 +1,11 @@
 /*
  * Sources the tests serve themselves on loopback (sources.h).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "harness.h"
@@ -207,4 +211,18 @@ umms_test_rtsp_stop(struct umms_test_rtsp *rtsp)
 	g_object_unref(rtsp->server);
 	g_main_loop_unref(rtsp->loop);
 	g_main_context_unref(rtsp->context);
+}
+
+unsigned
+umms_test_free_tcp_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	g_assert_cmpint(fd, >=, 0);
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	g_assert_cmpint(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), ==, 0);
+	socklen_t len = sizeof(addr);
+	g_assert_cmpint(getsockname(fd, (struct sockaddr *)&addr, &len), ==, 0);
+	close(fd);
+	return ntohs(addr.sin_port);
 }

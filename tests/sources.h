@@ -26,6 +26,12 @@ struct umms_test_http {
 	GCond cond;
 };
 
+/*
+ * A TCP port free on 127.0.0.1 now (the kernel's pick, released at once),
+ * for a server of ummsd's to listen on (the web bridge).
+ */
+unsigned umms_test_free_tcp_port(void);
+
 /* Serves from now on, on server->port; @cut as in the struct. */
 void umms_test_http_start(struct umms_test_http *server, gint64 cut);
 void umms_test_http_stop(struct umms_test_http *server);

@@ -17,27 +17,14 @@
 #include <libsoup/soup.h>
 
 #include "harness.h"
+#include "sources.h"
 #include "web-client.h"
-
-static unsigned
-free_tcp_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	g_assert_cmpint(fd, >=, 0);
-	struct sockaddr_in addr = { .sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	g_assert_cmpint(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), ==, 0);
-	socklen_t len = sizeof(addr);
-	g_assert_cmpint(getsockname(fd, (struct sockaddr *)&addr, &len), ==, 0);
-	close(fd);
-	return ntohs(addr.sin_port);
-}
 
 /* A fresh ummsd serving the bridge on a free port, with @extra overrides. */
 static void
 start(struct umms_test *t, const char *const *extra)
 {
-	web_port = free_tcp_port();
+	web_port = umms_test_free_tcp_port();
 	g_autofree char *port = g_strdup_printf("web.port=%u", web_port);
 	GPtrArray *o = g_ptr_array_new();
 	g_ptr_array_add(o, port);
@@ -290,13 +277,14 @@ test_abuse(struct umms_test *t, gconstpointer data)
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(bad_places); i++)
 		call_error(c, "place", bad_places[i], -32602, invalid);
-	/* A good placement is kept, but the screen cannot take it yet: said so. */
+	/* A good placement, but this ummsd drives no screen: said so. */
 	unsigned id = send_request(c, "place", "{\"player\":1,\"rect\":{\"x\":100,\"y\":80,"
 		"\"width\":320,\"height\":180},\"clip\":null,\"z\":2,\"visible\":true,"
 		"\"scale\":1.5,\"over\":false}");
 	g_autoptr(JsonNode) answer = wait_answer(c, id);
 	g_assert_cmpstr(check_error(json_node_get_object(answer), -32000,
-		"org.umms.Error.NotSupported"), ==, "placement on the screen is not available yet");
+		"org.umms.Error.NotSupported"), ==, "ummsd drives no screen ([display] enabled is "
+		"off): a page's video has nowhere to go");
 
 	/* Media that does not open: its error, and no player left behind. */
 	call_error(c, "open", "{\"uri\":\"file:///nonexistent/clip.mkv\"}", -32000,

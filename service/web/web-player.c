@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "display.h"
 #include "error.h"
 #include "log.h"
 #include "manager.h"
@@ -687,15 +688,30 @@ method_place(struct umms_web_session *session, JsonObject *params, JsonNode *id)
 bool
 umms_web_apply_placement(struct umms_web_player *wp, GError **error)
 {
+	struct umms_web *web = wp->session->web;
+	if (!web->display) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
+			"ummsd drives no screen ([display] enabled is off): "
+			"a page's video has nowhere to go");
+		return false;
+	}
 	/*
-	 * Awaits the display's placement API (service/display.c, branch
-	 * "place"): wp->placement, relative to the browser's toplevel
-	 * (umms_web_browser_pid), goes there. Until then nothing is shown and
-	 * the page is told so.
+	 * The same placement as Display1.PlacePlayer and umms_video_player_v1
+	 * (service/compositor/placement.c), relative to the window of the
+	 * browser ummsd started, else the newest window. Like <video>'s
+	 * default object-fit (contain): letterboxed in the element's box.
 	 */
-	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
-		"placement on the screen is not available yet");
-	return false;
+	const struct umms_web_placement *w = &wp->placement;
+	struct umms_placement p = {
+		.x = w->rect.x, .y = w->rect.y, .width = w->rect.width, .height = w->rect.height,
+		.clipped = w->has_clip,
+		.clip_x = w->clip.x, .clip_y = w->clip.y,
+		.clip_width = w->clip.width, .clip_height = w->clip.height,
+		.z = w->z, .over = w->over, .visible = w->visible, .scale = w->scale,
+		.zoom = UMMS_LAYOUT_SCALE_LETTERBOX, .subtitles = true,
+	};
+	return umms_display_place(web->display, wp->player, umms_web_browser_pid(web), &p,
+		error);
 }
 
 static const struct {

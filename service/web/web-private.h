@@ -25,6 +25,7 @@
 struct umms_web {
 	const struct umms_config *config;
 	struct umms_manager *manager;
+	struct umms_display *display;  /* NULL: no screen to place videos on */
 	SoupServer *server;
 	char *token;
 	GPtrArray *sessions;       /* struct umms_web_session * */

@@ -283,11 +283,12 @@ done:
 
 struct umms_web *
 umms_web_create(const struct umms_config *config, struct umms_manager *manager,
-	GError **error)
+	struct umms_display *display, GError **error)
 {
 	struct umms_web *web = g_new0(struct umms_web, 1);
 	web->config = config;
 	web->manager = manager;
+	web->display = display;
 	web->sessions = g_ptr_array_new();
 	for (char **o = config->web.origins; *o; o++) {
 		if (strcmp(*o, "*") == 0) {

@@ -15,15 +15,17 @@
 
 #include "config.h"
 
+struct umms_display;
 struct umms_manager;
 struct umms_web;
 
 /*
  * Listens on 127.0.0.1 and ::1 at config->web.port (not 0), and starts
- * [web] browser when one is configured.
+ * [web] browser when one is configured. Pages' videos are placed on
+ * @display (NULL: ummsd drives no screen, and `place` says so).
  */
 struct umms_web *umms_web_create(const struct umms_config *config,
-	struct umms_manager *manager, GError **error);
+	struct umms_manager *manager, struct umms_display *display, GError **error);
 /* Closes every session (their players destroyed), stops the browser. NULL is a no-op. */
 void umms_web_destroy(struct umms_web *web);
 

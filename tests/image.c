@@ -261,3 +261,17 @@ umms_test_image_assert_rect(const struct umms_test_image *image, int x, int y, i
 		(unsigned)((x1 - x0) * (y1 - y0)), x, y, w, h, inset, rgb, tolerance, first_x,
 		first_y, first, min_x, min_y, max_x, max_y, image->width, image->height, saved);
 }
+
+struct umms_test_image *
+umms_test_capture(struct umms_test *t, const char *what, int width, int height)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, "/org/umms/display/0",
+		"org.umms.Display1", "Capture", g_variant_new("(s)", path));
+	struct umms_test_image *image = umms_test_image_load(path);
+	if (width)
+		g_assert_cmpint(umms_test_image_width(image), ==, width);
+	if (height)
+		g_assert_cmpint(umms_test_image_height(image), ==, height);
+	return image;
+}

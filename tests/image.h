@@ -10,6 +10,7 @@
 #include <glib.h>
 
 /* A screenshot or a loaded PNG: packed 8-bit RGB. */
+struct umms_test;
 struct umms_test_image;
 
 /* Whether 0xRRGGBB colours @a and @b are within @tolerance on every channel. */
@@ -45,6 +46,14 @@ void umms_test_image_assert_pixel(const struct umms_test_image *image, int x, in
  */
 void umms_test_image_assert_rect(const struct umms_test_image *image, int x, int y, int w,
 	int h, int inset, uint32_t rgb, int tolerance, const char *what);
+
+/*
+ * What ummsd's screen (/org/umms/display/0) shows now, by Display1.Capture
+ * into the test's scratch folder as @what.png; with @width and @height not
+ * 0, its size is asserted.
+ */
+struct umms_test_image *umms_test_capture(struct umms_test *t, const char *what, int width,
+	int height);
 
 /*
  * Saves @image as <scratch folder>-<what>.png beside the scratch folder (so

@@ -76,13 +76,7 @@ start(struct umms_test *t)
 static struct umms_test_image *
 capture(struct umms_test *t, const char *what)
 {
-	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
-	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
-		g_variant_new("(s)", path));
-	struct umms_test_image *image = umms_test_image_load(path);
-	g_assert_cmpint(umms_test_image_width(image), ==, W);
-	g_assert_cmpint(umms_test_image_height(image), ==, H);
-	return image;
+	return umms_test_capture(t, what, W, H);
 }
 
 static char *

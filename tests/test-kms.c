@@ -71,13 +71,7 @@ display_string(struct umms_test *t, const char *property)
 static struct umms_test_image *
 capture_sized(struct umms_test *t, const char *what, int w, int h)
 {
-	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
-	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
-		g_variant_new("(s)", path));
-	struct umms_test_image *image = umms_test_image_load(path);
-	g_assert_cmpint(umms_test_image_width(image), ==, w);
-	g_assert_cmpint(umms_test_image_height(image), ==, h);
-	return image;
+	return umms_test_capture(t, what, w, h);
 }
 
 static struct umms_test_image *

@@ -56,10 +56,7 @@ start(struct umms_test *t)
 static struct umms_test_image *
 capture(struct umms_test *t, const char *what)
 {
-	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), what);
-	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
-		g_variant_new("(s)", path));
-	return umms_test_image_load(path);
+	return umms_test_capture(t, what, 0, 0);
 }
 
 static bool

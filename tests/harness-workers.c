@@ -1,6 +1,7 @@
 /*
  * Engine workers (umms-engine processes) among this test program's
- * children: ummsd runs in-process, so its workers are ours.
+ * children: ummsd runs in-process, so its workers are ours; and what this
+ * program's fds are, for a test that counts them to say what is left.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -60,4 +61,21 @@ umms_test_wait_engine_workers(unsigned count)
 			g_error("%u engine workers (%u of them zombies), not %u", n, zombies, count);
 		umms_test_sleep(20);
 	}
+}
+
+char *
+umms_test_fd_targets(void)
+{
+	GString *out = g_string_new("");
+	GDir *dir = g_dir_open("/proc/self/fd", 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir))) {
+		g_autofree char *path = g_build_filename("/proc/self/fd", name, NULL);
+		g_autofree char *target = g_file_read_link(path, NULL);
+		g_string_append_printf(out, "%s%s -> %s", out->len ? ", " : "", name,
+			target ? target : "?");
+	}
+	if (dir)
+		g_dir_close(dir);
+	return g_string_free(out, FALSE);
 }

@@ -207,6 +207,8 @@ unsigned umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
  * that fds counted afterwards do not change when it arrives.
  */
 void umms_test_wait_engine_workers(unsigned count);
+/* This program's fds and what each is ("3 -> socket:[1234], ..."); caller frees. */
+char *umms_test_fd_targets(void);
 
 /* Registers a test with the fixture (fresh in-process service per test). */
 #define UMMS_TEST_ADD(name, fn) \

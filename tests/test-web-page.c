@@ -8,9 +8,11 @@
  *
  * - cog with a transparent page: the video in the element's box, the
  *   page's magenta around it, the page's caption over it; the element moved,
- *   clipped by an overflow:hidden box, removed: the video follows, is cut,
- *   goes, and its player is released.
- * - The browser killed: its video and its player go.
+ *   clipped by an overflow:hidden box, hidden by display:none, shown,
+ *   removed: the video follows, is cut, goes (its player kept), comes
+ *   back, goes with its player.
+ * - The browser killed, or the page gone to another: its video and its
+ *   player go.
  * - Chromium (opaque windows): the video over the page, at the box.
  *
  * The clip is colors.mkv paused on its first frame: red, 320x240, so in
@@ -173,6 +175,16 @@ test_cog(struct umms_test *t, gconstpointer data)
 		"cog-clipped outside");
 	umms_test_image_free(image);
 
+	/* display: none hides it, its player kept; shown again, it is back. */
+	step("hide");
+	image = browser_wait_screen(t, W, H, no_video, NULL, STEP_TIMEOUT_MS, "cog-hidden");
+	umms_test_image_free(image);
+	g_assert_cmpuint(player_count(t), ==, 1);
+	step("show");
+	image = browser_wait_screen(t, W, H, screen_points_match, clipped, STEP_TIMEOUT_MS,
+		"cog-shown");
+	umms_test_image_free(image);
+
 	/* Taken out of the page: the video goes, and its player with it. */
 	step("remove");
 	gint64 begun = g_get_monotonic_time();
@@ -199,6 +211,28 @@ test_killed(struct umms_test *t, gconstpointer data)
 	struct umms_test_image *image = browser_wait_screen(t, W, H, no_video, NULL, 5000,
 		"killed-gone");
 	umms_test_image_free(image);
+	browser_free(b);
+}
+
+/* The page navigates away: its element's player goes with it, and the video. */
+static void
+test_navigate(struct umms_test *t, gconstpointer data)
+{
+	start(t);
+	step("none");
+	g_autofree char *url = page_url(NULL);
+	const char *const args[] = { "--bg-color=#00000000", NULL };
+	struct browser *b = browser_start(BROWSER_COG, url, args);
+	umms_test_image_free(wait_box(t, 100, PAGE_TIMEOUT_MS, "navigate-placed"));
+	step("navigate");
+	static const struct screen_point next_page[] = {
+		{ 260, 150, MAGENTA }, { 480, 270, MAGENTA }, { -1, -1, 0 },
+	};
+	struct umms_test_image *image = browser_wait_screen(t, W, H, screen_points_match,
+		next_page, STEP_TIMEOUT_MS, "navigated");
+	g_assert_true(no_video(image, NULL));
+	umms_test_image_free(image);
+	wait_players(t, 0, 5000);
 	browser_free(b);
 }
 
@@ -234,6 +268,7 @@ main(int argc, char **argv)
 	pages = pages_start();
 	UMMS_TEST_ADD("/web-page/cog", test_cog);
 	UMMS_TEST_ADD("/web-page/killed", test_killed);
+	UMMS_TEST_ADD("/web-page/navigate", test_navigate);
 	UMMS_TEST_ADD("/web-page/chromium-over", test_chromium);
 	int status = g_test_run();
 	pages_stop(pages);

@@ -146,17 +146,27 @@ wait_box(struct umms_test *t, int x, unsigned timeout_ms, const char *what)
 	return image;
 }
 
-static void
-test_cog(struct umms_test *t, gconstpointer data)
+/*
+ * A fresh ummsd, and cog with a transparent background on place.html: once
+ * its video shows at the element's box (100,80), under the page.
+ */
+static struct browser *
+cog_placed(struct umms_test *t, const char *what)
 {
 	start(t);
 	step("none");
 	g_autofree char *url = page_url(NULL);
 	const char *const args[] = { "--bg-color=#00000000", NULL };
 	struct browser *b = browser_start(BROWSER_COG, url, args);
+	umms_test_image_free(wait_box(t, 100, PAGE_TIMEOUT_MS, what));
+	return b;
+}
 
+static void
+test_cog(struct umms_test *t, gconstpointer data)
+{
 	/* At the element's box, under the page: its caption drawn over the video. */
-	umms_test_image_free(wait_box(t, 100, PAGE_TIMEOUT_MS, "cog-placed"));
+	struct browser *b = cog_placed(t, "cog-placed");
 	g_assert_cmpuint(player_count(t), ==, 1);
 
 	/* Moved 200 px right: the video follows. */
@@ -199,12 +209,7 @@ test_cog(struct umms_test *t, gconstpointer data)
 static void
 test_killed(struct umms_test *t, gconstpointer data)
 {
-	start(t);
-	step("none");
-	g_autofree char *url = page_url(NULL);
-	const char *const args[] = { "--bg-color=#00000000", NULL };
-	struct browser *b = browser_start(BROWSER_COG, url, args);
-	umms_test_image_free(wait_box(t, 100, PAGE_TIMEOUT_MS, "killed-placed"));
+	struct browser *b = cog_placed(t, "killed-placed");
 	browser_kill(b);
 	/* Its socket closed with it: its player released, nothing of it shown. */
 	wait_players(t, 0, 5000);
@@ -218,12 +223,7 @@ test_killed(struct umms_test *t, gconstpointer data)
 static void
 test_navigate(struct umms_test *t, gconstpointer data)
 {
-	start(t);
-	step("none");
-	g_autofree char *url = page_url(NULL);
-	const char *const args[] = { "--bg-color=#00000000", NULL };
-	struct browser *b = browser_start(BROWSER_COG, url, args);
-	umms_test_image_free(wait_box(t, 100, PAGE_TIMEOUT_MS, "navigate-placed"));
+	struct browser *b = cog_placed(t, "navigate-placed");
 	step("navigate");
 	static const struct screen_point next_page[] = {
 		{ 260, 150, MAGENTA }, { 480, 270, MAGENTA }, { -1, -1, 0 },

@@ -84,6 +84,91 @@ refuse(SoupServerMessage *msg, unsigned status, const char *reason)
 		line, strlen(line));
 }
 
+/* ---- connections before they are a WebSocket ---- */
+
+static gboolean
+handshake_timeout_cb(gpointer data)
+{
+	GSocket *socket = data;
+	/* libsoup reads the end and drops the connection itself. */
+	umms_info("web: a connection did not become a WebSocket in time (web.handshake-timeout)");
+	g_socket_shutdown(socket, TRUE, TRUE, NULL);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+handshake_forget(struct umms_web *web, GSocket *socket)
+{
+	GSource *timer = g_hash_table_lookup(web->handshakes, socket);
+	if (!timer)
+		return;
+	g_source_destroy(timer);
+	g_hash_table_remove(web->handshakes, socket);
+}
+
+/* Each request; the first of a connection starts its handshake-timeout. */
+static void
+request_started_cb(SoupServer *server, SoupServerMessage *msg, gpointer data)
+{
+	struct umms_web *web = data;
+	GSocket *socket = soup_server_message_get_socket(msg);
+	if (!socket || g_hash_table_contains(web->handshakes, socket))
+		return;
+	/* Those libsoup closed (served, or the peer left) count no more. */
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, web->handshakes);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		if (g_socket_is_closed(key)) {
+			g_source_destroy(value);
+			g_hash_table_iter_remove(&iter);
+		}
+	}
+	if (g_hash_table_size(web->handshakes) >= web->config->web.max_handshakes) {
+		umms_info("web: refused a connection: too many not yet a WebSocket "
+			"(web.max-handshakes)");
+		g_socket_shutdown(socket, TRUE, TRUE, NULL);
+		return;
+	}
+	GSource *timer = g_timeout_source_new_seconds(web->config->web.handshake_timeout);
+	g_source_set_callback(timer, handshake_timeout_cb, g_object_ref(socket), g_object_unref);
+	g_source_attach(timer, g_main_context_get_thread_default());
+	g_hash_table_insert(web->handshakes, g_object_ref(socket), timer);
+}
+
+/* The 101 is out: the connection becomes a session. */
+static void
+upgrade_cb(SoupServerMessage *msg, gpointer data)
+{
+	struct umms_web *web = data;
+	GSocket *socket = soup_server_message_get_socket(msg);
+	if (socket)
+		handshake_forget(web, socket);
+	g_object_ref(msg);
+	GUri *uri = g_uri_ref(soup_server_message_get_uri(msg));
+	g_autofree char *origin = g_strdup(soup_message_headers_get_one(
+		soup_server_message_get_request_headers(msg), "Origin"));
+	GIOStream *base = soup_server_message_steal_connection(msg);
+	g_object_unref(msg);
+	if (!base) {
+		g_uri_unref(uri);
+		return;
+	}
+	GIOStream *stream = umms_web_stream_new(base, web->config->web.max_message_bytes);
+	g_object_unref(base);
+	SoupWebsocketConnection *conn = soup_websocket_connection_new(stream, uri,
+		SOUP_WEBSOCKET_CONNECTION_SERVER, origin, NULL, NULL);
+	g_uri_unref(uri);
+	/* Two handshakes may have passed the check together. */
+	if (web->sessions->len >= web->config->web.max_sessions)
+		soup_websocket_connection_close(conn, SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION,
+			"too many sessions (web.max-sessions)");
+	else
+		umms_web_session_create(web, conn, stream);
+	g_object_unref(stream);
+	g_object_unref(conn);
+}
+
 /* Runs before the WebSocket handshake: a status set here refuses it. */
 static void
 ws_check_cb(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
@@ -107,20 +192,16 @@ ws_check_cb(SoupServer *server, SoupServerMessage *msg, const char *path, GHashT
 		refuse(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "too many sessions (web.max-sessions)");
 		return;
 	}
-}
-
-static void
-ws_open_cb(SoupServer *server, SoupServerMessage *msg, const char *path,
-	SoupWebsocketConnection *conn, gpointer data)
-{
-	struct umms_web *web = data;
-	/* Two handshakes may have passed the check together. */
-	if (web->sessions->len >= web->config->web.max_sessions) {
-		soup_websocket_connection_close(conn, SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION,
-			"too many sessions (web.max-sessions)");
+	/*
+	 * The upgrade is ours (not soup_server_add_websocket_handler's): no
+	 * extensions (permessage-deflate would inflate a small frame without
+	 * a bound) and the socket read through umms_web_stream.
+	 */
+	if (!soup_websocket_server_process_handshake(msg, NULL, NULL, NULL, NULL)) {
+		umms_info("web: refused: not a WebSocket handshake");
 		return;
 	}
-	umms_web_session_create(web, conn);
+	g_signal_connect(msg, "wrote-informational", G_CALLBACK(upgrade_cb), web);
 }
 
 static void
@@ -308,10 +389,12 @@ umms_web_create(const struct umms_config *config, struct umms_manager *manager,
 	if (!config->web.origins[0])
 		umms_warn("web: web.origins is empty: no page may connect");
 
+	web->handshakes = g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref,
+		(GDestroyNotify)g_source_unref);
 	web->server = soup_server_new("server-header", "ummsd", NULL);
+	g_signal_connect(web->server, "request-started", G_CALLBACK(request_started_cb), web);
 	soup_server_add_handler(web->server, NULL, default_cb, web, NULL);
 	soup_server_add_handler(web->server, WS_PATH, ws_check_cb, web, NULL);
-	soup_server_add_websocket_handler(web->server, WS_PATH, NULL, NULL, ws_open_cb, web, NULL);
 	soup_server_add_handler(web->server, SCRIPT_PATH, script_cb, web, NULL);
 	soup_server_add_early_handler(web->server, NULL, early_cb, web, NULL);
 	soup_server_add_early_handler(web->server, WS_PATH, early_cb, web, NULL);
@@ -353,6 +436,14 @@ umms_web_destroy(struct umms_web *web)
 		g_object_unref(web->server);
 	}
 	stop_browser(web);
+	if (web->handshakes) {
+		GHashTableIter iter;
+		gpointer value;
+		g_hash_table_iter_init(&iter, web->handshakes);
+		while (g_hash_table_iter_next(&iter, NULL, &value))
+			g_source_destroy(value);
+		g_hash_table_unref(web->handshakes);
+	}
 	g_ptr_array_unref(web->sessions);
 	if (web->token)
 		explicit_bzero(web->token, strlen(web->token));

@@ -597,6 +597,108 @@ test_browser(struct umms_test *t, gconstpointer data)
 	client_free(c);
 }
 
+/* The /proc/uptime of each start the script @path appended, in seconds. */
+static GArray *
+read_starts(const char *path)
+{
+	GArray *starts = g_array_new(FALSE, FALSE, sizeof(double));
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return starts;
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		double at;
+		int pid;
+		if (sscanf(*l, "%lf %d", &at, &pid) == 2)
+			g_array_append_val(starts, at);
+	}
+	return starts;
+}
+
+static GArray *
+wait_starts(const char *path, guint n, unsigned timeout_ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	for (;;) {
+		GArray *starts = read_starts(path);
+		if (starts->len >= n)
+			return starts;
+		if (g_get_monotonic_time() > end)
+			g_error("%u starts of the browser, not %u", starts->len, n);
+		g_array_unref(starts);
+		umms_test_sleep(50);
+	}
+}
+
+/* The pid the last start wrote. */
+static int
+last_pid(const char *path)
+{
+	g_autofree char *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	g_auto(GStrv) lines = g_strsplit(g_strstrip(text), "\n", -1);
+	double at;
+	int pid = 0;
+	g_assert_cmpint(sscanf(lines[g_strv_length(lines) - 1], "%lf %d", &at, &pid), ==, 2);
+	return pid;
+}
+
+/*
+ * A kiosk's browser: one that cannot start or exits does not stop ummsd; it
+ * is started again after 1 s, then 2 s; one that runs is started again once
+ * killed, and stopped with ummsd.
+ */
+static void
+test_browser_restart(struct umms_test *t, gconstpointer data)
+{
+	/* Not there at all: ummsd starts and serves D-Bus and pages. */
+	const char *const missing[] = { "web.browser=/nonexistent/umms-browser", NULL };
+	web_start(t, missing);
+	g_autoptr(GVariant) version = umms_test_get(t->bus, UMMS_ROOT, UMMS_MANAGER, "Version");
+	g_assert_nonnull(version);
+	struct client *c = client_connect();
+	client_free(c);
+
+	/* Exits at once: started again, 1 s then 2 s later. */
+	g_autofree char *out = g_build_filename(umms_test_tmpdir(), "starts.txt", NULL);
+	unlink(out);
+	g_autofree char *quitter = g_strdup_printf("web.browser=sh -c "
+		"'echo $(cut -d\" \" -f1 /proc/uptime) $$ >> %s; exit 3'", out);
+	const char *const quits[] = { quitter, NULL };
+	web_start(t, quits);
+	g_autoptr(GArray) starts = wait_starts(out, 3, 10000);
+	double first = g_array_index(starts, double, 1) - g_array_index(starts, double, 0);
+	double second = g_array_index(starts, double, 2) - g_array_index(starts, double, 1);
+	g_test_message("started again after %.2f s, then %.2f s", first, second);
+	g_assert_cmpfloat(first, >=, 0.9);
+	g_assert_cmpfloat(second, >=, 1.9);
+	g_assert_cmpfloat(second, <, 4);
+	version = umms_test_get(t->bus, UMMS_ROOT, UMMS_MANAGER, "Version");
+	g_assert_nonnull(version);
+
+	/* Keeps running: one start; killed, another; stopped with ummsd. */
+	unlink(out);
+	g_autofree char *runner = g_strdup_printf("web.browser=sh -c "
+		"'echo $(cut -d\" \" -f1 /proc/uptime) $$ >> %s; exec sleep 600'", out);
+	const char *const runs[] = { runner, NULL };
+	web_start(t, runs);
+	g_array_unref(wait_starts(out, 1, 10000));
+	umms_test_sleep(1500);
+	g_autoptr(GArray) one = read_starts(out);
+	g_assert_cmpuint(one->len, ==, 1);
+	int pid = last_pid(out);
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	g_array_unref(wait_starts(out, 2, 10000));
+	int again = last_pid(out);
+	g_assert_cmpint(again, !=, pid);
+	g_assert_cmpint(kill(again, 0), ==, 0);
+	umms_test_service_stop(t->service);
+	t->service = NULL;
+	g_assert_cmpint(kill(again, 0), ==, -1);
+	g_autoptr(GArray) after = read_starts(out);
+	g_assert_cmpuint(after->len, ==, 2);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -612,5 +714,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/web/close-while-opening", test_close_while_opening);
 	UMMS_TEST_ADD("/web/loopback-only", test_loopback_only);
 	UMMS_TEST_ADD("/web/browser", test_browser);
+	UMMS_TEST_ADD("/web/browser-restart", test_browser_restart);
 	return g_test_run();
 }

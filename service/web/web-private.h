@@ -35,7 +35,6 @@ struct umms_web {
 	GSource *browser_watch, *browser_restart;
 	unsigned browser_backoff;  /* seconds before the next restart */
 	int64_t browser_started;   /* monotonic µs */
-	unsigned browser_starts;
 };
 
 struct umms_web_session {

@@ -25,6 +25,11 @@
 #define MIN_TOKEN_LENGTH 16
 /* How long the browser has to leave after SIGTERM at shutdown, in 10 ms steps. */
 #define BROWSER_GRACE_STEPS 200
+/* Seconds before starting it again: from the first, doubling up to the last. */
+#define BROWSER_BACKOFF_FIRST 1
+#define BROWSER_BACKOFF_MAX 30
+/* A browser that ran this long before it exited starts the back-off over. */
+#define BROWSER_STEADY_US (60 * G_USEC_PER_SEC)
 
 static char *
 make_token(GError **error)
@@ -287,14 +292,46 @@ browser_child_setup(gpointer data)
 	setpgid(0, 0);
 }
 
+static void try_browser(struct umms_web *web);
+
+static gboolean
+browser_restart_cb(gpointer data)
+{
+	struct umms_web *web = data;
+	umms_source_forget(&web->browser_restart);
+	try_browser(web);
+	return G_SOURCE_REMOVE;
+}
+
+/* Returns the delay it chose, in seconds. */
+static unsigned
+schedule_restart(struct umms_web *web)
+{
+	unsigned delay = web->browser_backoff;
+	web->browser_backoff = MIN(delay * 2, BROWSER_BACKOFF_MAX);
+	umms_source_clear(&web->browser_restart);
+	web->browser_restart = g_timeout_source_new(delay * 1000);
+	g_source_set_callback(web->browser_restart, browser_restart_cb, web, NULL);
+	g_source_attach(web->browser_restart, g_main_context_get_thread_default());
+	return delay;
+}
+
 static void
 browser_exited(GPid pid, gint status, gpointer data)
 {
 	struct umms_web *web = data;
-	umms_info("web: the browser (pid %d) exited (status %d)", pid, status);
 	g_spawn_close_pid(pid);
 	web->browser = 0;
 	umms_source_forget(&web->browser_watch);
+	int64_t ran = g_get_monotonic_time() - web->browser_started;
+	if (ran >= BROWSER_STEADY_US)
+		web->browser_backoff = BROWSER_BACKOFF_FIRST;
+	g_autofree char *how = WIFSIGNALED(status) ?
+		g_strdup_printf("was killed by signal %d", WTERMSIG(status)) :
+		g_strdup_printf("exited with status %d", WEXITSTATUS(status));
+	unsigned delay = schedule_restart(web);
+	umms_warn("web: the browser (pid %d) %s after %.1f s; starting it again in %u s",
+		pid, how, (double)ran / G_USEC_PER_SEC, delay);
 }
 
 static bool
@@ -333,13 +370,35 @@ start_browser(struct umms_web *web, GError **error)
 	g_source_set_callback(watch, G_SOURCE_FUNC(browser_exited), web, NULL);
 	g_source_attach(watch, g_main_context_get_thread_default());
 	web->browser_watch = watch;
+	web->browser_started = g_get_monotonic_time();
 	umms_info("web: started the browser (pid %d)", web->browser);
 	return true;
+}
+
+/*
+ * A kiosk's browser: one that cannot start, or exits, is started again
+ * after a back-off while ummsd goes on serving D-Bus. A command line that
+ * cannot be parsed never will be: said once.
+ */
+static void
+try_browser(struct umms_web *web)
+{
+	g_autoptr(GError) error = NULL;
+	if (start_browser(web, &error))
+		return;
+	if (error->domain == G_SHELL_ERROR) {
+		umms_warn("web: no browser: %s", error->message);
+		return;
+	}
+	unsigned delay = schedule_restart(web);
+	umms_warn("web: the browser did not start (%s); starting it again in %u s",
+		error->message, delay);
 }
 
 static void
 stop_browser(struct umms_web *web)
 {
+	umms_source_clear(&web->browser_restart);
 	if (!web->browser)
 		return;
 	pid_t pid = web->browser;
@@ -413,8 +472,9 @@ umms_web_create(const struct umms_config *config, struct umms_manager *manager,
 		}
 	}
 	umms_info("web: serving ws://127.0.0.1:%u" WS_PATH, config->web.port);
-	if (config->web.browser && !start_browser(web, error))
-		goto fail;
+	web->browser_backoff = BROWSER_BACKOFF_FIRST;
+	if (config->web.browser)
+		try_browser(web);
 	return web;
 
 fail:

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "log.h"
 #include "web-private.h"
 
 /* The longest frame header: 2 bytes, 8 of length, 4 of mask. */

@@ -135,7 +135,7 @@ request_started_cb(SoupServer *server, SoupServerMessage *msg, gpointer data)
 		g_socket_shutdown(socket, TRUE, TRUE, NULL);
 		return;
 	}
-	GSource *timer = g_timeout_source_new_seconds(web->config->web.handshake_timeout);
+	GSource *timer = g_timeout_source_new(web->config->web.handshake_timeout * 1000);
 	g_source_set_callback(timer, handshake_timeout_cb, g_object_ref(socket), g_object_unref);
 	g_source_attach(timer, g_main_context_get_thread_default());
 	g_hash_table_insert(web->handshakes, g_object_ref(socket), timer);

@@ -439,7 +439,7 @@ umms_web_session_create(struct umms_web *web, SoupWebsocketConnection *conn,
 	unsigned interval = web->config->web.keepalive_interval;
 	soup_websocket_connection_set_keepalive_interval(conn, interval);
 	if (interval > 0) {
-		session->keepalive_timer = g_timeout_source_new_seconds(interval);
+		session->keepalive_timer = g_timeout_source_new(interval * 1000);
 		g_source_set_callback(session->keepalive_timer, keepalive_cb, session, NULL);
 		g_source_attach(session->keepalive_timer, g_main_context_get_thread_default());
 	}

@@ -111,6 +111,9 @@ static const struct key keys[] = {
 	UKEY("web", "max-messages-per-second", web.max_messages_per_second, 1, 10000),
 	UKEY("web", "max-depth", web.max_depth, 4, 64),
 	UKEY("web", "max-string-length", web.max_string_length, 64, 1048576),
+	UKEY("web", "handshake-timeout", web.handshake_timeout, 1, 600),
+	UKEY("web", "max-handshakes", web.max_handshakes, 1, 1000),
+	UKEY("web", "keepalive-interval", web.keepalive_interval, 0, 3600),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -192,6 +195,9 @@ umms_config_init(struct umms_config *config)
 			.max_messages_per_second = 200,
 			.max_depth = 8,
 			.max_string_length = 8192,
+			.handshake_timeout = 10,
+			.max_handshakes = 16,
+			.keepalive_interval = 30,
 		},
 	};
 }

@@ -125,6 +125,9 @@ struct umms_config {
 		unsigned max_messages_per_second; /* per session */
 		unsigned max_depth;       /* nesting of a message's arrays and objects */
 		unsigned max_string_length; /* bytes of one string in a message */
+		unsigned handshake_timeout; /* seconds from connect to an open WebSocket */
+		unsigned max_handshakes;  /* connections not (yet) a WebSocket at once */
+		unsigned keepalive_interval; /* seconds between pings; 0: none */
 	} web;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };

@@ -13,12 +13,15 @@
  *   ummsd shows under the UI is seen around the page's own box.
  * - Chromium draws a page.
  * - A browser killed: its window leaves the screen, no process of it left.
+ * - A file:// page in headless Chromium reaches the web bridge with
+ *   web.origins=null (it sends "Origin: null"), as the README says.
  *
  * The screen is drawn by pixman (no GL in ummsd; the browsers render in
  * software themselves and send wl_shm buffers) at 960x540.
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 
 #include <wayland-client.h>
@@ -27,6 +30,7 @@
 #include "harness.h"
 #include "image.h"
 #include "shell.h"
+#include "sources.h"
 
 #define DISPLAY "/org/umms/display/0"
 #define DISPLAY1 "org.umms.Display1"
@@ -351,6 +355,54 @@ test_chromium(struct umms_test *t, gconstpointer data)
 	browser_free(b);
 }
 
+static gsize
+n_players(struct umms_test *t)
+{
+	g_autoptr(GVariant) list = umms_test_get(t->bus, UMMS_ROOT, UMMS_MANAGER, "Players");
+	return g_variant_n_children(list);
+}
+
+/*
+ * A page opened as file:// (README's Chromium line): headless Chromium
+ * sends "Origin: null", so web.origins=null lets it in. The page opens a
+ * player over the bridge; it leaves with the browser.
+ */
+static void
+test_chromium_file_origin(struct umms_test *t, gconstpointer data)
+{
+	unsigned port = umms_test_free_tcp_port();
+	g_autofree char *port_key = g_strdup_printf("web.port=%u", port);
+	const char *const overrides[] = { port_key, "web.origins=null",
+		"web.token=0123456789abcdef01", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *page = g_build_filename(umms_test_tmpdir(), "file-origin.html", NULL);
+	g_autofree char *clip = umms_test_clip_uri("av.mkv");
+	g_autofree char *html = g_strdup_printf("<!doctype html><script>\n"
+		"const ws = new WebSocket('ws://127.0.0.1:%u/umms?token=0123456789abcdef01');\n"
+		"ws.onopen = () => ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1,\n"
+		"\tmethod: 'open', params: { uri: '%s' } }));\n"
+		"</script>\n", port, clip);
+	g_assert_true(g_file_set_contents(page, html, -1, NULL));
+	g_autofree char *url = g_strdup_printf("file://%s", page);
+	g_autofree char *profile = g_build_filename(umms_test_tmpdir(), "chromium-file", NULL);
+	g_autofree char *profile_arg = g_strdup_printf("--user-data-dir=%s", profile);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) chromium = g_subprocess_new(G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+		G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error, "chromium", "--headless=new",
+		"--no-sandbox", "--disable-gpu", "--no-first-run", profile_arg, url, NULL);
+	g_assert_no_error(error);
+	gint64 end = g_get_monotonic_time() + (gint64)PAGE_TIMEOUT_MS * 1000;
+	while (n_players(t) == 0 && g_get_monotonic_time() < end)
+		umms_test_sleep(100);
+	g_assert_cmpuint(n_players(t), ==, 1);
+	g_subprocess_send_signal(chromium, SIGTERM);
+	g_assert_true(g_subprocess_wait(chromium, NULL, NULL));
+	end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	while (n_players(t) > 0 && g_get_monotonic_time() < end)
+		umms_test_sleep(50);
+	g_assert_cmpuint(n_players(t), ==, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -364,6 +416,7 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/browser/cog-transparent", test_cog_transparent);
 	UMMS_TEST_ADD("/browser/killed", test_killed);
 	UMMS_TEST_ADD("/browser/chromium", test_chromium);
+	UMMS_TEST_ADD("/browser/chromium-file-origin", test_chromium_file_origin);
 	int status = g_test_run();
 	pages_stop(pages);
 	return status;

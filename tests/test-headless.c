@@ -272,6 +272,106 @@ test_ummsctl(struct umms_test *t, gconstpointer data)
 	umms_test_image_free(image);
 }
 
+/* Runs ummsctl with @args; its exit status, stderr in @err if not NULL. */
+static int
+run_ctl(const char *const *args, char **err)
+{
+	const char *argv[12] = { umms_test_program("ummsctl") };
+	for (int k = 0; args[k]; k++) {
+		g_assert_cmpint(k, <, 10);
+		argv[k + 1] = args[k];
+	}
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocess) p = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+	g_assert_no_error(error);
+	g_autofree char *text = NULL;
+	g_subprocess_communicate_utf8(p, NULL, NULL, NULL, &text, &error);
+	g_assert_no_error(error);
+	if (err)
+		*err = g_steal_pointer(&text);
+	return g_subprocess_get_exit_status(p);
+}
+
+#define CTL(...) run_ctl((const char *const[]){ __VA_ARGS__, NULL }, NULL)
+
+/* Captures until (x, y) is @rgb, at most 10 s; the last capture. */
+static struct umms_test_image *
+wait_pixel(struct umms_test *t, int x, int y, uint32_t rgb, const char *what)
+{
+	for (int i = 0; i < 200; i++) {
+		struct umms_test_image *image = capture(t, what, 0, 0);
+		if (umms_test_color_near(umms_test_image_pixel(image, x, y) & 0xffffff, rgb, 12))
+			return image;
+		umms_test_image_free(image);
+		umms_test_sleep(50);
+	}
+	struct umms_test_image *image = capture(t, what, 0, 0);
+	umms_test_image_assert_pixel(image, x, y, rgb, 12, what);
+	return image;
+}
+
+#define MAGENTA 0xff00ff
+
+/*
+ * ummsctl place and unplace (Display1.PlacePlayer, UnplacePlayer) over a
+ * shell client's magenta window: the video where it was put, clipped,
+ * hidden, taken off; usage mistakes and unknown players named.
+ */
+static void
+test_ummsctl_place(struct umms_test *t, gconstpointer data)
+{
+	start(t, "640x360", true);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	shell_draw(s, MAGENTA, NULL);
+	g_autofree char *player = umms_test_open(t->bus, "colors.mkv");
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	const char *n = strrchr(player, '/') + 1;
+
+	/* Over the window at (100, 80), 320x180: red inside, magenta around. */
+	g_assert_cmpint(CTL("place", n, "100", "80", "320", "180", "--over", "--z", "2"), ==, 0);
+	shell_draw(s, MAGENTA, NULL);
+	struct umms_test_image *image = wait_pixel(t, 260, 170, RED, "placed");
+	umms_test_image_assert_pixel(image, 90, 170, MAGENTA, 12, "left of it");
+	umms_test_image_assert_pixel(image, 260, 270, MAGENTA, 12, "below it");
+	umms_test_image_free(image);
+
+	/* Clipped to its left half. */
+	g_assert_cmpint(CTL("place", player, "100", "80", "320", "180", "--over",
+		"--clip", "100,80,160,180"), ==, 0);
+	shell_draw(s, MAGENTA, NULL);
+	image = wait_pixel(t, 340, 170, MAGENTA, "clipped");
+	umms_test_image_assert_pixel(image, 240, 170, RED, 12, "inside the clip");
+	umms_test_image_free(image);
+
+	/* Hidden: the window only; placed again, shown; unplaced, gone at once. */
+	g_assert_cmpint(CTL("place", n, "100", "80", "320", "180", "--over", "--hidden"), ==, 0);
+	shell_draw(s, MAGENTA, NULL);
+	umms_test_image_free(wait_pixel(t, 260, 170, MAGENTA, "hidden"));
+	g_assert_cmpint(CTL("place", n, "100", "80", "320", "180", "--over"), ==, 0);
+	shell_draw(s, MAGENTA, NULL);
+	umms_test_image_free(wait_pixel(t, 260, 170, RED, "shown again"));
+	g_assert_cmpint(CTL("unplace", n), ==, 0);
+	image = capture(t, "unplaced", 0, 0);
+	umms_test_image_assert_pixel(image, 260, 170, MAGENTA, 12, "unplaced");
+	umms_test_image_free(image);
+
+	/* Mistakes: usage (2) before the bus; ummsd's refusals by name (1). */
+	g_assert_cmpint(CTL("place", n, "100", "80", "320"), ==, 2);
+	g_assert_cmpint(CTL("place", n, "100", "80", "wide", "180"), ==, 2);
+	g_assert_cmpint(CTL("place", n, "1", "2", "3", "4", "--clip", "1,2,3"), ==, 2);
+	g_assert_cmpint(CTL("-p", n, "show", "--over"), ==, 2);
+	g_autofree char *err = NULL;
+	g_assert_cmpint(run_ctl((const char *const[]){ "place", "99", "1", "2", "3", "4", NULL },
+		&err), ==, 1);
+	g_assert_nonnull(strstr(err, "no such player"));
+	g_free(g_steal_pointer(&err));
+	g_assert_cmpint(run_ctl((const char *const[]){ "place", n, "0", "0", "-5", "4", NULL },
+		&err), ==, 1);
+	g_assert_nonnull(strstr(err, "org.umms.Error.InvalidArgument"));
+	shell_free(s);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -283,5 +383,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/headless/damage", test_damage);
 	UMMS_TEST_ADD("/headless/dmabuf-global", test_dmabuf_global);
 	UMMS_TEST_ADD("/headless/ummsctl", test_ummsctl);
+	UMMS_TEST_ADD("/headless/ummsctl-place", test_ummsctl_place);
 	return g_test_run();
 }

@@ -7,6 +7,7 @@
 #include <libsoup/soup.h>
 
 #include "harness.h"
+#include "sources.h"
 #include "web-client.h"
 
 unsigned web_port;
@@ -298,4 +299,36 @@ wait_closed(struct client *c, unsigned timeout_ms)
 	while (!c->closed && g_get_monotonic_time() < end)
 		g_main_context_iteration(NULL, FALSE), g_usleep(1000);
 	g_assert_true(c->closed);
+}
+
+/* A fresh ummsd serving the bridge on a free port, with @extra overrides. */
+void
+web_start(struct umms_test *t, const char *const *extra)
+{
+	web_port = umms_test_free_tcp_port();
+	g_autofree char *port = g_strdup_printf("web.port=%u", web_port);
+	GPtrArray *o = g_ptr_array_new();
+	g_ptr_array_add(o, port);
+	g_ptr_array_add(o, (char *)"web.token=" TOKEN);
+	g_ptr_array_add(o, (char *)"web.origins=" ORIGIN);
+	for (const char *const *e = extra; e && *e; e++)
+		g_ptr_array_add(o, (char *)*e);
+	g_ptr_array_add(o, NULL);
+	umms_test_restart(t, (const char *const *)o->pdata);
+	g_ptr_array_unref(o);
+}
+
+/* Waits until Manager1.Players lists @n players. */
+void
+wait_players(GDBusConnection *bus, gsize n)
+{
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	for (;;) {
+		g_autoptr(GVariant) list = players(bus);
+		if (g_variant_n_children(list) == n)
+			return;
+		if (g_get_monotonic_time() > end)
+			g_error("%zu players, not %zu", g_variant_n_children(list), n);
+		umms_test_sleep(10);
+	}
 }

@@ -216,13 +216,13 @@ cmd_version(struct ctl *ctl, char **args, int n_args)
 	return STATUS_OK;
 }
 
-/* Calls a Display1 method that takes one argument: a screen only ummsd --drm or --headless has. */
+/* Calls a Display1 method with @args (a tuple): a screen only ummsd --drm or --headless has. */
 static int
-call_display(struct ctl *ctl, const char *method, GVariant *arg)
+call_display_args(struct ctl *ctl, const char *method, GVariant *args)
 {
 	GError *error = NULL;
 	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(ctl->bus, SERVICE_NAME,
-		DISPLAY_PATH, DISPLAY_IFACE, method, g_variant_new_tuple(&arg, 1), NULL,
+		DISPLAY_PATH, DISPLAY_IFACE, method, args, NULL,
 		G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, &error);
 	if (!reply && (g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) ||
 			g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT) ||
@@ -231,6 +231,72 @@ call_display(struct ctl *ctl, const char *method, GVariant *arg)
 		return umms_ctl_fail("ummsd drives no screen (start it with --drm or --headless)");
 	}
 	return reply ? STATUS_OK : umms_ctl_report(error);
+}
+
+/* The same with one argument. */
+static int
+call_display(struct ctl *ctl, const char *method, GVariant *arg)
+{
+	return call_display_args(ctl, method, g_variant_new_tuple(&arg, 1));
+}
+
+/* PLAYER, the first argument of place and unplace (as --player takes it). */
+static int
+select_positional(struct ctl *ctl, const char *player)
+{
+	ctl->player_arg = player;
+	return umms_ctl_select_player(ctl);
+}
+
+/* "X,Y,W,H" into @rect. */
+static bool
+parse_rect(const char *text, double rect[4])
+{
+	g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+	if (g_strv_length(parts) != 4)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		if (!umms_ctl_parse_double(g_strstrip(parts[i]), &rect[i]))
+			return false;
+	}
+	return true;
+}
+
+static int
+cmd_place(struct ctl *ctl, char **args, int n_args)
+{
+	double rect[4], clip[4];
+	for (int i = 0; i < 4; i++) {
+		if (!umms_ctl_parse_double(args[1 + i], &rect[i]))
+			return umms_ctl_usage_error("place: \"%s\" is not a number", args[1 + i]);
+	}
+	if (ctl->clip && !parse_rect(ctl->clip, clip))
+		return umms_ctl_usage_error("--clip %s: expected X,Y,W,H", ctl->clip);
+	int status = select_positional(ctl, args[0]);
+	if (status != STATUS_OK)
+		return status;
+	GVariantBuilder options;
+	g_variant_builder_init(&options, G_VARIANT_TYPE_VARDICT);
+	if (ctl->clip)
+		g_variant_builder_add(&options, "{sv}", "clip",
+			g_variant_new("(dddd)", clip[0], clip[1], clip[2], clip[3]));
+	if (ctl->z_set)
+		g_variant_builder_add(&options, "{sv}", "z", g_variant_new_int32(ctl->z));
+	if (ctl->over)
+		g_variant_builder_add(&options, "{sv}", "over", g_variant_new_boolean(TRUE));
+	if (ctl->hidden)
+		g_variant_builder_add(&options, "{sv}", "visible", g_variant_new_boolean(FALSE));
+	return call_display_args(ctl, "PlacePlayer", g_variant_new("(o(dddd)a{sv})", ctl->path,
+		rect[0], rect[1], rect[2], rect[3], &options));
+}
+
+static int
+cmd_unplace(struct ctl *ctl, char **args, int n_args)
+{
+	int status = select_positional(ctl, args[0]);
+	if (status != STATUS_OK)
+		return status;
+	return call_display(ctl, "UnplacePlayer", g_variant_new_object_path(ctl->path));
 }
 
 static int
@@ -281,6 +347,8 @@ static const struct umms_ctl_command commands[] = {
 	{ "version", "", 0, 0, false, cmd_version },
 	{ "show", "", 0, 0, true, cmd_show },
 	{ "capture", "FILE", 1, 1, false, cmd_capture },
+	{ "place", "PLAYER X Y W H", 5, 5, false, cmd_place },
+	{ "unplace", "PLAYER", 1, 1, false, cmd_unplace },
 	{ "resources", "", 0, 0, false, cmd_resources },
 	{ "record", "URI|PATH DESTINATION [SECONDS]", 2, 3, false, cmd_record },
 	{ "schedule", "URI|PATH DESTINATION START DURATION", 4, 4, false, cmd_schedule },
@@ -347,8 +415,9 @@ is_option(const char *arg)
 int
 main(int argc, char **argv)
 {
-	g_autofree char *player = NULL, *address = NULL;
-	gboolean system = FALSE, wait = FALSE;
+	g_autofree char *player = NULL, *address = NULL, *clip = NULL;
+	gboolean system = FALSE, wait = FALSE, over = FALSE, hidden = FALSE;
+	int z = G_MININT;
 	const GOptionEntry entries[] = {
 		{ "player", 'p', 0, G_OPTION_ARG_STRING, &player,
 			"The player: its number N (/org/umms/player/N) or object path", "N|PATH" },
@@ -356,6 +425,14 @@ main(int argc, char **argv)
 			"play: wait for the end of stream (exit 0) or an error (exit 1)", NULL },
 		{ "system", 0, 0, G_OPTION_ARG_NONE, &system, "Use the system bus", NULL },
 		{ "address", 0, 0, G_OPTION_ARG_STRING, &address, "Use the bus at ADDR", "ADDR" },
+		{ "clip", 0, 0, G_OPTION_ARG_STRING, &clip,
+			"place: show nothing of the video outside this rectangle", "X,Y,W,H" },
+		{ "z", 0, 0, G_OPTION_ARG_INT, &z,
+			"place: stacking among the placed videos, higher over lower", "N" },
+		{ "over", 0, 0, G_OPTION_ARG_NONE, &over,
+			"place: over the window, not under it", NULL },
+		{ "hidden", 0, 0, G_OPTION_ARG_NONE, &hidden,
+			"place: keep the placement but hide the video", NULL },
 		{ NULL },
 	};
 	GError *error = NULL;
@@ -407,7 +484,11 @@ main(int argc, char **argv)
 	if (wait && strcmp(command->name, "play") != 0)
 		return umms_ctl_usage_error("--wait is for play (or use the wait command)");
 
-	struct ctl ctl = { .player_arg = player, .wait = wait };
+	bool place = strcmp(command->name, "place") == 0;
+	if (!place && (clip || z != G_MININT || over || hidden))
+		return umms_ctl_usage_error("--clip, --z, --over and --hidden are for place");
+	struct ctl ctl = { .player_arg = player, .wait = wait, .clip = clip, .z = z,
+		.z_set = z != G_MININT, .over = over, .hidden = hidden };
 	int status = run(&ctl, command, system, address, cmd_args, n_rest);
 	g_clear_object(&ctl.player);
 	g_clear_object(&ctl.manager);

@@ -40,6 +40,10 @@ struct ctl {
 	/* wait_end() in ummsctl-player.c */
 	GMainLoop *loop;
 	int status;
+	/* place's options */
+	const char *clip;       /* --clip X,Y,W,H */
+	int z;                  /* --z */
+	bool z_set, over, hidden;
 };
 
 /* A command: its name and arguments; @run returns the exit status. */

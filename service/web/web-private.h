@@ -30,8 +30,11 @@ struct umms_web {
 	char *token;
 	GPtrArray *sessions;       /* struct umms_web_session * */
 	unsigned next_session;
+	GHashTable *handshakes;    /* GSocket * → GSource * (its handshake-timeout) */
 	GPid browser;              /* 0: none running */
-	GSource *browser_watch;
+	GSource *browser_watch, *browser_restart;
+	unsigned browser_backoff;  /* seconds before the next restart */
+	int64_t browser_started;   /* monotonic µs */
 };
 
 struct umms_web_session {
@@ -39,6 +42,9 @@ struct umms_web_session {
 	unsigned id;
 	char *owner;               /* "web:N", the players' creator in the manager */
 	SoupWebsocketConnection *conn;
+	GIOStream *stream;         /* conn's: umms_web_stream */
+	GSource *keepalive_timer, *refused_idle;
+	unsigned short refused_code;
 	gulong message_handler, closing_handler, error_handler, closed_handler;
 	GHashTable *players;       /* per-session id → struct umms_web_player * */
 	unsigned next_player;
@@ -86,9 +92,23 @@ struct umms_web_player {
 	struct umms_web_placement placement;
 };
 
+/* web-stream.c */
+typedef void (*umms_web_refused_fn)(gpointer data, unsigned short code, const char *reason);
+/*
+ * What libsoup reads a WebSocket from: @base, with each data message
+ * bounded to @max_message bytes (its fragments together) and control
+ * frames to 125 bytes; the first frame over is dropped with every data
+ * frame after it, and the function given to umms_web_stream_watch called.
+ */
+GIOStream *umms_web_stream_new(GIOStream *base, uint64_t max_message);
+void umms_web_stream_watch(GIOStream *stream, umms_web_refused_fn fn, gpointer data);
+/* When the peer's last frame (of any kind) began: monotonic µs. */
+int64_t umms_web_stream_last_frame(GIOStream *stream);
+
 /* web-session.c */
+/* @stream: the umms_web_stream @conn reads. */
 struct umms_web_session *umms_web_session_create(struct umms_web *web,
-	SoupWebsocketConnection *conn);
+	SoupWebsocketConnection *conn, GIOStream *stream);
 /* Destroys its players; @code, if not 0, closes the socket first. */
 void umms_web_session_destroy(struct umms_web_session *session, unsigned short code,
 	const char *reason);

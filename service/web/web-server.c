@@ -25,6 +25,11 @@
 #define MIN_TOKEN_LENGTH 16
 /* How long the browser has to leave after SIGTERM at shutdown, in 10 ms steps. */
 #define BROWSER_GRACE_STEPS 200
+/* Seconds before starting it again: from the first, doubling up to the last. */
+#define BROWSER_BACKOFF_FIRST 1
+#define BROWSER_BACKOFF_MAX 30
+/* A browser that ran this long before it exited starts the back-off over. */
+#define BROWSER_STEADY_US (60 * G_USEC_PER_SEC)
 
 static char *
 make_token(GError **error)
@@ -84,6 +89,91 @@ refuse(SoupServerMessage *msg, unsigned status, const char *reason)
 		line, strlen(line));
 }
 
+/* ---- connections before they are a WebSocket ---- */
+
+static gboolean
+handshake_timeout_cb(gpointer data)
+{
+	GSocket *socket = data;
+	/* libsoup reads the end and drops the connection itself. */
+	umms_info("web: a connection did not become a WebSocket in time (web.handshake-timeout)");
+	g_socket_shutdown(socket, TRUE, TRUE, NULL);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+handshake_forget(struct umms_web *web, GSocket *socket)
+{
+	GSource *timer = g_hash_table_lookup(web->handshakes, socket);
+	if (!timer)
+		return;
+	g_source_destroy(timer);
+	g_hash_table_remove(web->handshakes, socket);
+}
+
+/* Each request; the first of a connection starts its handshake-timeout. */
+static void
+request_started_cb(SoupServer *server, SoupServerMessage *msg, gpointer data)
+{
+	struct umms_web *web = data;
+	GSocket *socket = soup_server_message_get_socket(msg);
+	if (!socket || g_hash_table_contains(web->handshakes, socket))
+		return;
+	/* Those libsoup closed (served, or the peer left) count no more. */
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, web->handshakes);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		if (g_socket_is_closed(key)) {
+			g_source_destroy(value);
+			g_hash_table_iter_remove(&iter);
+		}
+	}
+	if (g_hash_table_size(web->handshakes) >= web->config->web.max_handshakes) {
+		umms_info("web: refused a connection: too many not yet a WebSocket "
+			"(web.max-handshakes)");
+		g_socket_shutdown(socket, TRUE, TRUE, NULL);
+		return;
+	}
+	GSource *timer = g_timeout_source_new(web->config->web.handshake_timeout * 1000);
+	g_source_set_callback(timer, handshake_timeout_cb, g_object_ref(socket), g_object_unref);
+	g_source_attach(timer, g_main_context_get_thread_default());
+	g_hash_table_insert(web->handshakes, g_object_ref(socket), timer);
+}
+
+/* The 101 is out: the connection becomes a session. */
+static void
+upgrade_cb(SoupServerMessage *msg, gpointer data)
+{
+	struct umms_web *web = data;
+	GSocket *socket = soup_server_message_get_socket(msg);
+	if (socket)
+		handshake_forget(web, socket);
+	g_object_ref(msg);
+	GUri *uri = g_uri_ref(soup_server_message_get_uri(msg));
+	g_autofree char *origin = g_strdup(soup_message_headers_get_one(
+		soup_server_message_get_request_headers(msg), "Origin"));
+	GIOStream *base = soup_server_message_steal_connection(msg);
+	g_object_unref(msg);
+	if (!base) {
+		g_uri_unref(uri);
+		return;
+	}
+	GIOStream *stream = umms_web_stream_new(base, web->config->web.max_message_bytes);
+	g_object_unref(base);
+	SoupWebsocketConnection *conn = soup_websocket_connection_new(stream, uri,
+		SOUP_WEBSOCKET_CONNECTION_SERVER, origin, NULL, NULL);
+	g_uri_unref(uri);
+	/* Two handshakes may have passed the check together. */
+	if (web->sessions->len >= web->config->web.max_sessions)
+		soup_websocket_connection_close(conn, SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION,
+			"too many sessions (web.max-sessions)");
+	else
+		umms_web_session_create(web, conn, stream);
+	g_object_unref(stream);
+	g_object_unref(conn);
+}
+
 /* Runs before the WebSocket handshake: a status set here refuses it. */
 static void
 ws_check_cb(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
@@ -107,20 +197,16 @@ ws_check_cb(SoupServer *server, SoupServerMessage *msg, const char *path, GHashT
 		refuse(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "too many sessions (web.max-sessions)");
 		return;
 	}
-}
-
-static void
-ws_open_cb(SoupServer *server, SoupServerMessage *msg, const char *path,
-	SoupWebsocketConnection *conn, gpointer data)
-{
-	struct umms_web *web = data;
-	/* Two handshakes may have passed the check together. */
-	if (web->sessions->len >= web->config->web.max_sessions) {
-		soup_websocket_connection_close(conn, SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION,
-			"too many sessions (web.max-sessions)");
+	/*
+	 * The upgrade is ours (not soup_server_add_websocket_handler's): no
+	 * extensions (permessage-deflate would inflate a small frame without
+	 * a bound) and the socket read through umms_web_stream.
+	 */
+	if (!soup_websocket_server_process_handshake(msg, NULL, NULL, NULL, NULL)) {
+		umms_info("web: refused: not a WebSocket handshake");
 		return;
 	}
-	umms_web_session_create(web, conn);
+	g_signal_connect(msg, "wrote-informational", G_CALLBACK(upgrade_cb), web);
 }
 
 static void
@@ -206,14 +292,46 @@ browser_child_setup(gpointer data)
 	setpgid(0, 0);
 }
 
+static void try_browser(struct umms_web *web);
+
+static gboolean
+browser_restart_cb(gpointer data)
+{
+	struct umms_web *web = data;
+	umms_source_forget(&web->browser_restart);
+	try_browser(web);
+	return G_SOURCE_REMOVE;
+}
+
+/* Returns the delay it chose, in seconds. */
+static unsigned
+schedule_restart(struct umms_web *web)
+{
+	unsigned delay = web->browser_backoff;
+	web->browser_backoff = MIN(delay * 2, BROWSER_BACKOFF_MAX);
+	umms_source_clear(&web->browser_restart);
+	web->browser_restart = g_timeout_source_new(delay * 1000);
+	g_source_set_callback(web->browser_restart, browser_restart_cb, web, NULL);
+	g_source_attach(web->browser_restart, g_main_context_get_thread_default());
+	return delay;
+}
+
 static void
 browser_exited(GPid pid, gint status, gpointer data)
 {
 	struct umms_web *web = data;
-	umms_info("web: the browser (pid %d) exited (status %d)", pid, status);
 	g_spawn_close_pid(pid);
 	web->browser = 0;
 	umms_source_forget(&web->browser_watch);
+	int64_t ran = g_get_monotonic_time() - web->browser_started;
+	if (ran >= BROWSER_STEADY_US)
+		web->browser_backoff = BROWSER_BACKOFF_FIRST;
+	g_autofree char *how = WIFSIGNALED(status) ?
+		g_strdup_printf("was killed by signal %d", WTERMSIG(status)) :
+		g_strdup_printf("exited with status %d", WEXITSTATUS(status));
+	unsigned delay = schedule_restart(web);
+	umms_warn("web: the browser (pid %d) %s after %.1f s; starting it again in %u s",
+		pid, how, (double)ran / G_USEC_PER_SEC, delay);
 }
 
 static bool
@@ -252,13 +370,35 @@ start_browser(struct umms_web *web, GError **error)
 	g_source_set_callback(watch, G_SOURCE_FUNC(browser_exited), web, NULL);
 	g_source_attach(watch, g_main_context_get_thread_default());
 	web->browser_watch = watch;
+	web->browser_started = g_get_monotonic_time();
 	umms_info("web: started the browser (pid %d)", web->browser);
 	return true;
+}
+
+/*
+ * A kiosk's browser: one that cannot start, or exits, is started again
+ * after a back-off while ummsd goes on serving D-Bus. A command line that
+ * cannot be parsed never will be: said once.
+ */
+static void
+try_browser(struct umms_web *web)
+{
+	g_autoptr(GError) error = NULL;
+	if (start_browser(web, &error))
+		return;
+	if (error->domain == G_SHELL_ERROR) {
+		umms_warn("web: no browser: %s", error->message);
+		return;
+	}
+	unsigned delay = schedule_restart(web);
+	umms_warn("web: the browser did not start (%s); starting it again in %u s",
+		error->message, delay);
 }
 
 static void
 stop_browser(struct umms_web *web)
 {
+	umms_source_clear(&web->browser_restart);
 	if (!web->browser)
 		return;
 	pid_t pid = web->browser;
@@ -308,10 +448,12 @@ umms_web_create(const struct umms_config *config, struct umms_manager *manager,
 	if (!config->web.origins[0])
 		umms_warn("web: web.origins is empty: no page may connect");
 
+	web->handshakes = g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref,
+		(GDestroyNotify)g_source_unref);
 	web->server = soup_server_new("server-header", "ummsd", NULL);
+	g_signal_connect(web->server, "request-started", G_CALLBACK(request_started_cb), web);
 	soup_server_add_handler(web->server, NULL, default_cb, web, NULL);
 	soup_server_add_handler(web->server, WS_PATH, ws_check_cb, web, NULL);
-	soup_server_add_websocket_handler(web->server, WS_PATH, NULL, NULL, ws_open_cb, web, NULL);
 	soup_server_add_handler(web->server, SCRIPT_PATH, script_cb, web, NULL);
 	soup_server_add_early_handler(web->server, NULL, early_cb, web, NULL);
 	soup_server_add_early_handler(web->server, WS_PATH, early_cb, web, NULL);
@@ -330,8 +472,9 @@ umms_web_create(const struct umms_config *config, struct umms_manager *manager,
 		}
 	}
 	umms_info("web: serving ws://127.0.0.1:%u" WS_PATH, config->web.port);
-	if (config->web.browser && !start_browser(web, error))
-		goto fail;
+	web->browser_backoff = BROWSER_BACKOFF_FIRST;
+	if (config->web.browser)
+		try_browser(web);
 	return web;
 
 fail:
@@ -353,6 +496,14 @@ umms_web_destroy(struct umms_web *web)
 		g_object_unref(web->server);
 	}
 	stop_browser(web);
+	if (web->handshakes) {
+		GHashTableIter iter;
+		gpointer value;
+		g_hash_table_iter_init(&iter, web->handshakes);
+		while (g_hash_table_iter_next(&iter, NULL, &value))
+			g_source_destroy(value);
+		g_hash_table_unref(web->handshakes);
+	}
 	g_ptr_array_unref(web->sessions);
 	if (web->token)
 		explicit_bzero(web->token, strlen(web->token));

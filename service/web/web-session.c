@@ -17,8 +17,8 @@
 
 /* A session that sent this many more than its rate in one second is closed. */
 #define FLOOD_FACTOR 2
-/* The largest frame read in at all, in times web.max-message-bytes. */
-#define FRAME_CAP 4
+/* A session silent (not even a pong) for this many keepalive intervals is closed. */
+#define KEEPALIVE_MISSED 2
 
 static void
 send_node(struct umms_web_session *session, JsonNode *node)
@@ -258,7 +258,7 @@ message_cb(SoupWebsocketConnection *conn, gint type, GBytes *message, gpointer d
 		return;
 	gsize length;
 	const char *text = g_bytes_get_data(message, &length);
-	/* Read in, but never parsed (fragments are joined without a limit too). */
+	/* umms_web_stream lets no larger message through; checked again all the same. */
 	if (length > config->web.max_message_bytes) {
 		soup_websocket_connection_close(conn, SOUP_WEBSOCKET_CLOSE_TOO_BIG,
 			"message too big (web.max-message-bytes)");
@@ -372,25 +372,77 @@ closed_cb(SoupWebsocketConnection *conn, gpointer data)
 		session->destroy_idle = umms_source_idle(destroy_cb, session);
 }
 
+/* From an idle callback: the stream refused a frame inside libsoup's read. */
+static gboolean
+refused_cb(gpointer data)
+{
+	struct umms_web_session *session = data;
+	umms_source_forget(&session->refused_idle);
+	if (soup_websocket_connection_get_state(session->conn) == SOUP_WEBSOCKET_STATE_OPEN)
+		soup_websocket_connection_close(session->conn, session->refused_code,
+			session->refused_code == SOUP_WEBSOCKET_CLOSE_TOO_BIG ?
+			"message too big (web.max-message-bytes)" : "protocol error");
+	return G_SOURCE_REMOVE;
+}
+
+static void
+stream_refused(gpointer data, unsigned short code, const char *reason)
+{
+	struct umms_web_session *session = data;
+	umms_warn("web session %u: %s, closed", session->id, reason);
+	session->refused_code = code;
+	release_soon(session);
+	if (!session->refused_idle)
+		session->refused_idle = umms_source_idle(refused_cb, session);
+}
+
+static gboolean
+keepalive_cb(gpointer data)
+{
+	struct umms_web_session *session = data;
+	unsigned interval = session->web->config->web.keepalive_interval;
+	int64_t silent = g_get_monotonic_time() - umms_web_stream_last_frame(session->stream);
+	if (silent <= (int64_t)interval * KEEPALIVE_MISSED * G_USEC_PER_SEC)
+		return G_SOURCE_CONTINUE;
+	umms_source_forget(&session->keepalive_timer);
+	umms_warn("web session %u: nothing received for %" G_GINT64_FORMAT
+		" s, not even a pong (web.keepalive-interval): closed", session->id,
+		silent / G_USEC_PER_SEC);
+	release_soon(session);
+	if (soup_websocket_connection_get_state(session->conn) == SOUP_WEBSOCKET_STATE_OPEN)
+		soup_websocket_connection_close(session->conn, SOUP_WEBSOCKET_CLOSE_GOING_AWAY,
+			"no answer to pings (web.keepalive-interval)");
+	return G_SOURCE_REMOVE;
+}
+
 struct umms_web_session *
-umms_web_session_create(struct umms_web *web, SoupWebsocketConnection *conn)
+umms_web_session_create(struct umms_web *web, SoupWebsocketConnection *conn,
+	GIOStream *stream)
 {
 	struct umms_web_session *session = g_new0(struct umms_web_session, 1);
 	session->web = web;
 	session->id = ++web->next_session;
 	session->owner = g_strdup_printf("web:%u", session->id);
 	session->conn = g_object_ref(conn);
+	session->stream = g_object_ref(stream);
 	session->players = g_hash_table_new(g_direct_hash, g_direct_equal);
 	g_queue_init(&session->calls);
 	session->window_start = g_get_monotonic_time();
 	/*
-	 * A frame over the limit is closed with 1009 once read (message_cb);
-	 * libsoup refuses one over FRAME_CAP times the limit before reading it
-	 * in, but drops the connection without a close frame (3.2).
+	 * A message over the limit, in one frame or many, is stopped by the
+	 * stream (stream_refused: close 1009); libsoup's own bound, which drops
+	 * the connection without a close frame (3.2), is never reached.
 	 */
 	soup_websocket_connection_set_max_incoming_payload_size(conn,
-		(guint64)web->config->web.max_message_bytes * FRAME_CAP);
-	soup_websocket_connection_set_keepalive_interval(conn, 0);
+		(guint64)web->config->web.max_message_bytes);
+	umms_web_stream_watch(stream, stream_refused, session);
+	unsigned interval = web->config->web.keepalive_interval;
+	soup_websocket_connection_set_keepalive_interval(conn, interval);
+	if (interval > 0) {
+		session->keepalive_timer = g_timeout_source_new(interval * 1000);
+		g_source_set_callback(session->keepalive_timer, keepalive_cb, session, NULL);
+		g_source_attach(session->keepalive_timer, g_main_context_get_thread_default());
+	}
 	session->message_handler = g_signal_connect(conn, "message", G_CALLBACK(message_cb),
 		session);
 	session->closing_handler = g_signal_connect(conn, "closing", G_CALLBACK(closing_cb),
@@ -412,6 +464,9 @@ umms_web_session_destroy(struct umms_web_session *session, unsigned short code,
 	g_signal_handler_disconnect(session->conn, session->error_handler);
 	g_signal_handler_disconnect(session->conn, session->closed_handler);
 	umms_source_clear(&session->destroy_idle);
+	umms_source_clear(&session->refused_idle);
+	umms_source_clear(&session->keepalive_timer);
+	umms_web_stream_watch(session->stream, NULL, NULL);
 	if (code && soup_websocket_connection_get_state(session->conn) ==
 			SOUP_WEBSOCKET_STATE_OPEN)
 		soup_websocket_connection_close(session->conn, code, reason);
@@ -419,6 +474,7 @@ umms_web_session_destroy(struct umms_web_session *session, unsigned short code,
 	g_hash_table_unref(session->players);
 	g_ptr_array_remove(web->sessions, session);
 	g_object_unref(session->conn);
+	g_object_unref(session->stream);
 	g_free(session->owner);
 	g_free(session);
 }

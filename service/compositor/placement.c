@@ -96,6 +96,7 @@ on_player_destroy(struct wl_listener *listener, void *data)
 	struct placement *pl = wl_container_of(listener, pl, player_destroy);
 	struct umms_compositor *c = pl->compositor;
 	struct umms_player *player = pl->player;
+	umms_debug("display: placement %p: its player gone", pl->owner);
 	remove_where(c->placements, NULL, NULL, player);
 	remove_where(c->latched, NULL, NULL, player);
 	damage(c);
@@ -213,8 +214,10 @@ compositor_placement_surface_gone(struct umms_compositor *c, struct surface *sur
 	guint before = c->placements->len;
 	remove_where(c->placements, NULL, surface, NULL);
 	remove_where(c->latched, NULL, surface, NULL);
-	if (c->placements->len != before)
+	if (c->placements->len != before) {
+		umms_debug("display: placements of a surface gone: %u", before - c->placements->len);
 		damage(c);
+	}
 }
 
 bool
@@ -271,6 +274,9 @@ umms_compositor_place_in_toplevel(struct umms_compositor *c, void *owner,
 				"no window on the screen");
 		return false;
 	}
+	const struct umms_placement *p = placement;
+	umms_debug("display: placement %p asked: %s %g,%g %gx%g", owner,
+		p->visible ? "shown" : "hidden", p->x, p->y, p->width, p->height);
 	/* The newest request replaces one still waiting. */
 	remove_where(c->latched, owner, NULL, NULL);
 	struct placement *pl = placement_new(c, owner, player, t->surface, placement);

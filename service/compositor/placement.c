@@ -2,7 +2,8 @@
  * Video placements of ummsd's compositor (compositor.h): every way in
  * (umms_video_player_v1.place, double-buffered with the client's surface;
  * umms_compositor_place_in_toplevel for Display1.PlacePlayer and the web
- * bridge, latched to the toplevel's next commit) ends in set_placement(),
+ * bridge, latched to the toplevel's next commit unless it hides the
+ * video, which goes at once) ends in set_placement(),
  * one placement per owner. From them the list of videos on screen is
  * computed in the UI area's pixels, sorted bottom first, and handed to the
  * display; the scene draws the ones the display does not show itself.
@@ -279,6 +280,17 @@ umms_compositor_place_in_toplevel(struct umms_compositor *c, void *owner,
 		p->visible ? "shown" : "hidden", p->x, p->y, p->width, p->height);
 	/* The newest request replaces one still waiting. */
 	remove_where(c->latched, owner, NULL, NULL);
+	if (!p->visible) {
+		/*
+		 * Hidden at once: the window is asked to stop showing it, and a
+		 * video left on screen a frame too long is worse than one gone a
+		 * frame early. Latched, it waited for a commit that may have come
+		 * before the request (then up to LATCH_MS).
+		 */
+		set_placement(c, owner, player, t->surface, placement);
+		damage(c);
+		return true;
+	}
 	struct placement *pl = placement_new(c, owner, player, t->surface, placement);
 	pl->deadline_us = g_get_monotonic_time() + LATCH_MS * 1000;
 	g_ptr_array_add(c->latched, pl);

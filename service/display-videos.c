@@ -143,6 +143,11 @@ display_videos_update(struct umms_display *display, GError **error)
 {
 	const struct umms_compositor_video *v = NULL;
 	size_t n = display->compositor ? umms_compositor_get_videos(display->compositor, &v) : 0;
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++)
+		shown += v[i].place.width > 0;
+	/* The tests time what the screen shows against this line (test-web-page). */
+	umms_debug("display: videos placed on screen: %zu", shown);
 	const struct umms_compositor_video *primary = display->full ? NULL : pick_primary(v, n);
 	struct umms_player *want = display->full ? display->full :
 		primary ? primary->player : NULL;

@@ -21,6 +21,7 @@ struct pages {
 	SoupServer *server;
 	char *origin;
 	GHashTable *added;        /* path -> body */
+	GHashTable *notes;        /* a page's notes: name -> text */
 };
 
 static const char *
@@ -56,6 +57,18 @@ serve(SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *
 		soup_server_message_set_status(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
 		return;
 	}
+	/* GET /note?name=NAME&text=TEXT: what a page measured, for the test (pages_note). */
+	if (strcmp(path, "/note") == 0) {
+		const char *name = query ? g_hash_table_lookup(query, "name") : NULL;
+		const char *text = query ? g_hash_table_lookup(query, "text") : NULL;
+		if (!name || !text || strlen(name) > 64 || strlen(text) > 1024) {
+			soup_server_message_set_status(msg, SOUP_STATUS_BAD_REQUEST, NULL);
+			return;
+		}
+		g_hash_table_replace(pages->notes, g_strdup(name), g_strdup(text));
+		soup_server_message_set_status(msg, SOUP_STATUS_NO_CONTENT, NULL);
+		return;
+	}
 	const char *added = g_hash_table_lookup(pages->added, path);
 	char *body = NULL;
 	size_t length = 0;
@@ -81,6 +94,7 @@ pages_start(void)
 {
 	struct pages *pages = g_new0(struct pages, 1);
 	pages->added = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	pages->notes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	pages->server = soup_server_new(NULL, NULL);
 	soup_server_add_handler(pages->server, NULL, serve, pages, NULL);
 	g_autoptr(GError) error = NULL;
@@ -99,6 +113,16 @@ pages_add(struct pages *pages, const char *path, const char *body)
 {
 	g_assert_true(path[0] == '/');
 	g_hash_table_replace(pages->added, g_strdup(path), g_strdup(body));
+}
+
+char *
+pages_take_note(struct pages *pages, const char *name)
+{
+	char *key = NULL, *text = NULL;
+	if (!g_hash_table_steal_extended(pages->notes, name, (gpointer *)&key, (gpointer *)&text))
+		return NULL;
+	g_free(key);
+	return text;
 }
 
 char *
@@ -121,6 +145,7 @@ pages_stop(struct pages *pages)
 	soup_server_disconnect(pages->server);
 	g_object_unref(pages->server);
 	g_hash_table_unref(pages->added);
+	g_hash_table_unref(pages->notes);
 	g_free(pages->origin);
 	g_free(pages);
 }

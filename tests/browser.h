@@ -38,6 +38,11 @@ struct pages;
 struct pages *pages_start(void);
 /* Serves @body as @path ("/name.html"), text/html unless it ends in .js or .css. */
 void pages_add(struct pages *pages, const char *path, const char *body);
+/*
+ * What a page sent with GET /note?name=NAME&text=TEXT (its last under
+ * @name), taken: NULL if none came since. Caller frees.
+ */
+char *pages_take_note(struct pages *pages, const char *name);
 /* The page's address: "http://127.0.0.1:PORT@path"; caller frees. */
 char *pages_url(struct pages *pages, const char *path);
 /* The origin pages are served from: "http://127.0.0.1:PORT". */

@@ -42,8 +42,9 @@
  *
  * Following the page: every animation frame while an element has a player,
  * its rectangle is measured again (getBoundingClientRect: scrolling, CSS
- * animations and transforms, as the bounding box of a transformed element)
- * and `place` is sent only when something changed, so at most once a frame
+ * animations and transforms, as the bounding box of a transformed element;
+ * CSS zoom, where the browser leaves it out of that rectangle as WebKit
+ * does) and `place` is sent only when something changed, so at most once a frame
  * and nothing at all while the page stands still.
  */
 (function () {
@@ -253,12 +254,52 @@
 	}
 
 	/*
+	 * Whether getBoundingClientRect leaves out CSS zoom (WebKit gives an
+	 * element under zoom: 2 half its size on screen, Chromium its size on
+	 * screen): measured once, on an element of its own.
+	 */
+	let zoomLeftOut = null;
+
+	function measureZoom() {
+		const probe = document.createElement('div');
+		probe.style.cssText = 'position:absolute;left:0;top:0;width:10px;height:10px;' +
+			'zoom:2;visibility:hidden;pointer-events:none';
+		(document.body || document.documentElement).appendChild(probe);
+		const width = probe.getBoundingClientRect().width;
+		probe.remove();
+		return width > 0 && width < 15;
+	}
+
+	/* The CSS zoom @element is drawn with: its own and its ancestors'. */
+	function zoomOf(element) {
+		let zoom = 1;
+		for (let n = element; n; n = composedParent(n)) {
+			const z = parseFloat(getComputedStyle(n).zoom);
+			if (Number.isFinite(z) && z > 0)
+				zoom *= z;
+		}
+		return zoom;
+	}
+
+	/* @element's bounding box in the viewport's CSS pixels, zoom included. */
+	function rectOf(element) {
+		const r = element.getBoundingClientRect();
+		if (zoomLeftOut === null)
+			zoomLeftOut = measureZoom();
+		const zoom = zoomLeftOut ? zoomOf(element) : 1;
+		if (zoom === 1)
+			return r;
+		return { left: r.left * zoom, top: r.top * zoom, width: r.width * zoom,
+			height: r.height * zoom };
+	}
+
+	/*
 	 * The element's content box (inside its border and padding) in CSS pixels
 	 * of the viewport. A transformed element's bounding box is scaled from
 	 * its layout size, so a rotated video gets the box around it.
 	 */
 	function contentBox(element, style) {
-		const r = element.getBoundingClientRect();
+		const r = rectOf(element);
 		const w = element.offsetWidth || r.width, h = element.offsetHeight || r.height;
 		const fx = w > 0 ? r.width / w : 1, fy = h > 0 ? r.height / h : 1;
 		const px = (name) => parseFloat(style[name]) || 0;
@@ -283,7 +324,7 @@
 				break;   /* their overflow is the viewport's */
 			const s = getComputedStyle(n);
 			if (s.overflowX !== 'visible' || s.overflowY !== 'visible') {
-				const r = n.getBoundingClientRect();
+				const r = rectOf(n);
 				const fx = n.offsetWidth > 0 ? r.width / n.offsetWidth : 1;
 				const fy = n.offsetHeight > 0 ? r.height / n.offsetHeight : 1;
 				clip = intersect(clip, box(r.left + n.clientLeft * fx, r.top + n.clientTop * fy,

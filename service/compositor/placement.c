@@ -2,7 +2,8 @@
  * Video placements of ummsd's compositor (compositor.h): every way in
  * (umms_video_player_v1.place, double-buffered with the client's surface;
  * umms_compositor_place_in_toplevel for Display1.PlacePlayer and the web
- * bridge, latched to the toplevel's next commit) ends in set_placement(),
+ * bridge, latched to the toplevel's next commit unless it hides the
+ * video, which goes at once) ends in set_placement(),
  * one placement per owner. From them the list of videos on screen is
  * computed in the UI area's pixels, sorted bottom first, and handed to the
  * display; the scene draws the ones the display does not show itself.
@@ -96,6 +97,7 @@ on_player_destroy(struct wl_listener *listener, void *data)
 	struct placement *pl = wl_container_of(listener, pl, player_destroy);
 	struct umms_compositor *c = pl->compositor;
 	struct umms_player *player = pl->player;
+	umms_debug("display: placement %p: its player gone", pl->owner);
 	remove_where(c->placements, NULL, NULL, player);
 	remove_where(c->latched, NULL, NULL, player);
 	damage(c);
@@ -213,8 +215,10 @@ compositor_placement_surface_gone(struct umms_compositor *c, struct surface *sur
 	guint before = c->placements->len;
 	remove_where(c->placements, NULL, surface, NULL);
 	remove_where(c->latched, NULL, surface, NULL);
-	if (c->placements->len != before)
+	if (c->placements->len != before) {
+		umms_debug("display: placements of a surface gone: %u", before - c->placements->len);
 		damage(c);
+	}
 }
 
 bool
@@ -271,8 +275,22 @@ umms_compositor_place_in_toplevel(struct umms_compositor *c, void *owner,
 				"no window on the screen");
 		return false;
 	}
+	const struct umms_placement *p = placement;
+	umms_debug("display: placement %p asked: %s %g,%g %gx%g", owner,
+		p->visible ? "shown" : "hidden", p->x, p->y, p->width, p->height);
 	/* The newest request replaces one still waiting. */
 	remove_where(c->latched, owner, NULL, NULL);
+	if (!p->visible) {
+		/*
+		 * Hidden at once: the window is asked to stop showing it, and a
+		 * video left on screen a frame too long is worse than one gone a
+		 * frame early. Latched, it waited for a commit that may have come
+		 * before the request (then up to LATCH_MS).
+		 */
+		set_placement(c, owner, player, t->surface, placement);
+		damage(c);
+		return true;
+	}
 	struct placement *pl = placement_new(c, owner, player, t->surface, placement);
 	pl->deadline_us = g_get_monotonic_time() + LATCH_MS * 1000;
 	g_ptr_array_add(c->latched, pl);

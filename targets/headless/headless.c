@@ -6,6 +6,7 @@
 
 #include <drm_fourcc.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -309,6 +310,8 @@ draw(struct headless *h)
 		draw_ui(h);
 	if (!umms_renderer_end(h->renderer, &error))
 		umms_warn("display: %s", error->message);
+	/* The tests time what the screen shows against this line (test-web-page). */
+	umms_debug("display: frame %" PRIu64 " drawn", h->seq);
 }
 
 /* ---- the virtual vblank ------------------------------------------------------------- */

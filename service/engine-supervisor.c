@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <glib-unix.h>
 
+#include "engine-fork-server.h"
 #include "engine-supervisor.h"
 #include "error.h"
 #include "log.h"
@@ -256,9 +257,11 @@ spawn(const struct umms_config *config, const char *text, GError **error)
 	const char *argv[] = { config->engine.worker, NULL };
 	int source_fds[] = { pair[1] };
 	int target_fds[] = { UMMS_IPC_FD };
-	GPid pid = 0;
+	unsigned number = sup.next_number + 1;
+	/* Forked by the fork server when it runs (a child of ours all the same), else exec'd. */
+	GPid pid = umms_fork_server_fork(number, pair[1], text);
 	GError *spawn_error = NULL;
-	if (!g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+	if (!pid && !g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
 			NULL, NULL, -1, -1, -1, source_fds, target_fds, 1, &pid, NULL, NULL, NULL,
 			&spawn_error)) {
 		close(pair[0]);
@@ -272,7 +275,7 @@ spawn(const struct umms_config *config, const char *text, GError **error)
 	close(pair[1]);
 	struct umms_worker_process *process = g_new0(struct umms_worker_process, 1);
 	process->refs = 2; /* the caller's, the exit watch's */
-	process->number = ++sup.next_number;
+	process->number = sup.next_number = number;
 	process->pid = pid;
 	process->sock = pair[0];
 	process->config_text = g_strdup(text);
@@ -312,6 +315,9 @@ static gboolean
 spare_cb(gpointer data)
 {
 	umms_source_forget(&sup.spare_idle);
+	/* Started once the fork server is (fork_server_ready()): then it costs less. */
+	if (umms_fork_server_starting())
+		return G_SOURCE_REMOVE;
 	if (sup.enabled && !sup.spare && sup.config && sup.config->engine.spare_workers > 0) {
 		g_autoptr(GError) error = NULL;
 		sup.spare = spawn(sup.config, sup.config_text, &error);
@@ -343,6 +349,12 @@ umms_supervisor_refill(void)
 	schedule_spare(SPARE_DELAY_MS);
 }
 
+static void
+fork_server_ready(void)
+{
+	schedule_spare(0);
+}
+
 bool
 umms_supervisor_init(const struct umms_config *config)
 {
@@ -355,6 +367,8 @@ umms_supervisor_init(const struct umms_config *config)
 			"ummsd, and a crash in one takes every player down", config->engine.worker);
 		sup.enabled = false;
 	}
+	if (sup.enabled && config->engine.fork_server)
+		umms_fork_server_start(config, sup.config_text, fork_server_ready);
 	if (sup.enabled)
 		schedule_spare(0); /* at start-up nothing plays yet: at once */
 	return sup.enabled;
@@ -364,6 +378,7 @@ void
 umms_supervisor_finish(void)
 {
 	umms_source_clear(&sup.spare_idle);
+	umms_fork_server_stop();
 	if (sup.spare) {
 		struct umms_worker_process *spare = sup.spare;
 		sup.spare = NULL;

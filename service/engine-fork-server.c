@@ -29,7 +29,7 @@ static struct {
 	void (*ready_cb)(void);
 	pid_t pid;
 	int pidfd, ctl;
-	GSource *io, *exit_watch, *restart;
+	GSource *io, *exit_watch, *restart, *start_timer;
 	bool ready;
 	bool refused;            /* it could not fork: exec from now on (said once) */
 	gint64 started;          /* µs, monotonic */
@@ -41,6 +41,7 @@ static void start(void);
 static void
 forget(void)
 {
+	umms_source_clear(&fs.start_timer);
 	umms_source_clear(&fs.io);
 	umms_source_clear(&fs.exit_watch);
 	if (fs.ctl >= 0)
@@ -118,6 +119,7 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 	if (got > 0 && message.header.type == UMMS_IPC_READY && !fs.ready) {
 		umms_ipc_message_clear(&message);
 		fs.ready = true;
+		umms_source_clear(&fs.start_timer);
 		umms_debug("the engine fork server (pid %d) is ready in %.0f ms", fs.pid,
 			(double)(g_get_monotonic_time() - fs.started) / 1000);
 		if (fs.ready_cb)
@@ -128,6 +130,17 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 		umms_ipc_message_clear(&message);
 	/* Hung up, or said what it should not: its exit watch reports it. */
 	umms_source_forget(&fs.io);
+	kill(fs.pid, SIGKILL);
+	return G_SOURCE_REMOVE;
+}
+
+/* Not ready within [engine] answer-timeout: wedged; its exit watch goes on. */
+static gboolean
+start_timeout_cb(gpointer data)
+{
+	umms_source_forget(&fs.start_timer);
+	umms_warn("the engine fork server (pid %d) did not get ready within %u ms: killed",
+		fs.pid, fs.config->engine.answer_timeout);
 	kill(fs.pid, SIGKILL);
 	return G_SOURCE_REMOVE;
 }
@@ -170,6 +183,8 @@ start(void)
 	fs.io = g_unix_fd_source_new(fs.ctl, G_IO_IN | G_IO_HUP | G_IO_ERR);
 	g_source_set_callback(fs.io, G_SOURCE_FUNC(io_cb), NULL, NULL);
 	g_source_attach(fs.io, g_main_context_get_thread_default());
+	fs.start_timer = umms_source_timeout(fs.config->engine.answer_timeout, start_timeout_cb,
+		NULL);
 
 	struct umms_ipc_writer w;
 	umms_ipc_writer_init(&w);
@@ -207,6 +222,12 @@ bool
 umms_fork_server_starting(void)
 {
 	return fs.pid > 0 && !fs.ready;
+}
+
+bool
+umms_fork_server_serves(const char *text)
+{
+	return fs.text && !fs.refused && strcmp(text, fs.text) == 0;
 }
 
 pid_t

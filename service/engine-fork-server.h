@@ -30,6 +30,8 @@ bool umms_fork_server_starting(void);
  * exec), said once in the log when it refused.
  */
 pid_t umms_fork_server_fork(unsigned number, int sock, const char *text);
+/* Whether it forks workers of configuration @text (when it runs). */
+bool umms_fork_server_serves(const char *text);
 /* Its pid, 0 when none runs. */
 pid_t umms_fork_server_pid(void);
 

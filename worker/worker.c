@@ -709,13 +709,9 @@ umms_worker_prepare(int sock, GError **error)
 	if (!umms_engines_init(&worker->config, error))
 		goto fail;
 	/*
-	 * The sandbox's plugin ranks before READY, not at the first OPEN: they
-	 * load plugins on the main loop (85 ms here, seconds on an emulated
-	 * CPU), and once READY is sent ummsd pings, so an OPEN that came
-	 * before they were done would leave its pings unanswered that long
-	 * and the worker would be killed as hung. A spare pays this while it
-	 * waits; a worker started for a SetUri pays it either way. On failure
-	 * the first OPEN tries again and reports it.
+	 * The sandbox's plugin ranks before READY (85 ms here, seconds when
+	 * emulated), not at the first OPEN, which would leave ummsd's pings
+	 * unanswered that long. On failure the first OPEN tries again.
 	 */
 	GError *rank_error = NULL;
 	if (!umms_worker_sandbox_rank(&worker->sandbox, &rank_error)) {

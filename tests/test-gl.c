@@ -197,11 +197,13 @@ play_drawing(struct app *app, unsigned frames)
 
 /*
  * Open fds of this process, once the service's start-up has settled: its
- * spare worker started (after the fork server is ready: a second or so).
+ * spare worker started, after the fork server is ready (a second or so).
+ * The server is named once it runs: before, it is counted as a worker.
  */
 static unsigned
 settled_fds(void)
 {
+	g_assert_cmpint(umms_test_fork_server(0), >, 0);
 	umms_test_wait_engine_workers(1);
 	umms_test_sleep(200);
 	g_autofree char *targets = umms_test_fd_targets();
@@ -222,7 +224,10 @@ wait_fds(unsigned count)
 		umms_test_sleep(20);
 	if (umms_test_fd_count() > count) {
 		g_autofree char *targets = umms_test_fd_targets();
-		g_error("%u fds, not %u: %s", umms_test_fd_count(), count, targets);
+		unsigned zombies = 0;
+		unsigned workers = umms_test_engine_children(&zombies, 0, NULL);
+		g_error("%u fds, not %u (%u engine workers, %u zombies): %s", umms_test_fd_count(),
+			count, workers, zombies, targets);
 	}
 }
 

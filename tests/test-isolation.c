@@ -520,30 +520,6 @@ test_warm_spare(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(sandboxed, g_strerror(EACCES)));
 }
 
-/* The engine fork server among our children (comm "umms-zygote"), but @not; 0 if none. */
-static pid_t
-fork_server(pid_t not)
-{
-	for (int i = 0; i < 200; i++) {
-		g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
-		const char *name;
-		while (dir && (name = g_dir_read_name(dir))) {
-			g_autofree char *path = g_strdup_printf("/proc/%s/stat", name);
-			g_autofree char *text = NULL;
-			int ppid = 0;
-			char state = 0;
-			if (atoi(name) == not || !g_file_get_contents(path, &text, NULL, NULL) ||
-					!strstr(text, "(umms-zygote)") ||
-					sscanf(strrchr(text, ')') + 1, " %c %d", &state, &ppid) != 2 ||
-					ppid != getpid() || state == 'Z')
-				continue;
-			return (pid_t)atoi(name);
-		}
-		umms_test_sleep(50);
-	}
-	return 0;
-}
-
 /* Whether worker @pid was forked from the fork server: it has the server's command line. */
 static bool
 forked(pid_t pid)
@@ -571,7 +547,7 @@ forked(pid_t pid)
 static void
 test_fork_server(struct umms_test *t, gconstpointer data)
 {
-	pid_t server = fork_server(0);
+	pid_t server = umms_test_fork_server(0);
 	g_assert_cmpint(server, >, 0);
 	/* The spare, forked once the server is ready. */
 	g_assert_true(forked(warm_spare(0)));
@@ -597,7 +573,7 @@ test_fork_server(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(second_pid, !=, pid);
 
 	/* Started again (5 s after the last start at most) and forking again. */
-	pid_t again = fork_server(server);
+	pid_t again = umms_test_fork_server(server);
 	g_assert_cmpint(again, >, 0);
 	umms_test_sleep(1000); /* ready */
 	g_autofree char *third = play(t, "long.mkv");
@@ -611,7 +587,7 @@ test_fork_server(struct umms_test *t, gconstpointer data)
 	g_autofree char *exec = play(t, "long.mkv");
 	umms_test_wait_position(t->bus, exec, US(0.5), false, 10000);
 	g_assert_false(forked((pid_t)umms_test_stat(t->bus, exec, "engine-pid")));
-	g_assert_cmpint(fork_server(0), ==, 0);
+	g_assert_cmpint(umms_test_fork_server(0), ==, 0);
 	assert_no_workers_left(t);
 }
 

@@ -62,6 +62,7 @@ static const struct key keys[] = {
 	UKEY("engine", "hang-timeout", engine.hang_timeout, 100, 600000),
 	UKEY("engine", "worker-memory-max", engine.worker_memory_max, 0, 1048576),
 	UKEY("engine", "spare-workers", engine.spare_workers, 0, 1),
+	KEY("engine", "fork-server", KEY_BOOL, engine.fork_server),
 	KEY("engine", "sandbox", KEY_BOOL, engine.sandbox),
 	KEY("engine", "sandbox-elements", KEY_STRV, engine.sandbox_elements),
 	KEY("engine", "landlock", KEY_BOOL, engine.landlock),
@@ -153,6 +154,7 @@ umms_config_init(struct umms_config *config)
 			.hang_timeout = 5000,
 			.worker_memory_max = 1024,
 			.spare_workers = 1,
+			.fork_server = true,
 		},
 		.video = {
 			.enabled = true,

@@ -70,6 +70,7 @@ struct umms_config {
 		unsigned hang_timeout;    /* ms a worker may leave a ping unanswered */
 		unsigned worker_memory_max; /* MB of resident memory per worker, 0: no limit */
 		unsigned spare_workers;   /* workers kept started for the next SetUri: 0 or 1 */
+		bool fork_server;         /* workers forked from one loaded umms-engine (worker/zygote.h) */
 		bool sandbox;             /* workers enter worker/sandbox.h's sandbox */
 		char **sandbox_elements;  /* more element or plugin names it allows, NULL-terminated */
 		bool landlock;            /* with Landlock where the kernel has it */

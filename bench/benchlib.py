@@ -268,7 +268,7 @@ def _children(pid):
 class Umms:
     """dbus-daemon and ummsd on a private session bus, plus our own bus connection."""
 
-    def __init__(self, runtime_dir, isolation="worker", log=None, worker=None):
+    def __init__(self, runtime_dir, isolation="worker", log=None, worker=None, settings=()):
         from gi.repository import Gio
         self.Gio = Gio
         self.runtime_dir = runtime_dir
@@ -289,6 +289,7 @@ class Umms:
         self.ummsd = spawn([UMMSD, "--set", "engine.audio-output=none",
                             "--set", "engine.worker=" + (worker or os.path.join(BUILD, "worker", "umms-engine")),
                             "--set", "engine.isolation=" + isolation] +
+                           [a for kv in settings for a in ("--set", kv)] +
                            (["--set", "log.level=debug"] if log else []), env=env,
                            stderr=stderr)
         if stderr:

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <glib-unix.h>
 
+#include "engine-fork-server.h"
 #include "engine-supervisor.h"
 #include "error.h"
 #include "log.h"
@@ -40,8 +41,9 @@ struct umms_worker_process {
 	int refs;
 	unsigned number;
 	pid_t pid;
-	int pidfd;
+	int pidfd;               /* -1 while it waits for the fork server (pid 0) */
 	int sock;
+	int peer;                /* the worker's end, while it waits for the fork server */
 	char *config_text;
 	GSource *io, *exit_watch;
 	bool reaped, hung_up;
@@ -60,6 +62,7 @@ static struct {
 	GList *all;              /* every process not yet reaped */
 	struct umms_worker_process *spare;
 	GSource *spare_idle;
+	GList *pending;          /* workers waiting for the fork server to be ready */
 } sup;
 
 static char *
@@ -184,7 +187,9 @@ umms_worker_process_kill(struct umms_worker_process *process, int code, const ch
 		process->why = g_strdup(why);
 	}
 	close_socket(process);
-	kill(process->pid, SIGKILL);
+	if (process->pid > 0)
+		kill(process->pid, SIGKILL);
+	/* Else it waits for the fork server: reaped unstarted then (launch_pending()). */
 }
 
 /*
@@ -244,6 +249,47 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
+/*
+ * Starts @process's program with @peer (its end of the socket) as fd 3:
+ * forked by the fork server when it runs (a child of ours all the same),
+ * else by exec; then watches its exit. False with @error (nothing started).
+ */
+static bool
+launch(struct umms_worker_process *process, const struct umms_config *config, int peer,
+	GError **error)
+{
+	const char *argv[] = { config->engine.worker, NULL };
+	int source_fds[] = { peer };
+	int target_fds[] = { UMMS_IPC_FD };
+	GPid pid = umms_fork_server_fork(process->number, peer, process->config_text);
+	GError *spawn_error = NULL;
+	if (!pid && !g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+			NULL, NULL, -1, -1, -1, source_fds, target_fds, 1, &pid, NULL, NULL, NULL,
+			&spawn_error)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"cannot start the engine worker %s: %s", config->engine.worker,
+			spawn_error->message);
+		g_error_free(spawn_error);
+		return false;
+	}
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		umms_warn("pidfd_open: %s; the worker cannot be watched", g_strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"an engine worker cannot be watched on this system");
+		return false;
+	}
+	process->pid = pid;
+	process->pidfd = pidfd;
+	process->exit_watch = g_unix_fd_source_new(process->pidfd, G_IO_IN);
+	g_source_set_callback(process->exit_watch, G_SOURCE_FUNC(exit_cb), process, NULL);
+	g_source_attach(process->exit_watch, g_main_context_get_thread_default());
+	umms_debug("engine worker %u started: pid %d", process->number, pid);
+	return true;
+}
+
 static struct umms_worker_process *
 spawn(const struct umms_config *config, const char *text, GError **error)
 {
@@ -253,47 +299,33 @@ spawn(const struct umms_config *config, const char *text, GError **error)
 			"no socket for an engine worker: %s", g_strerror(errno));
 		return NULL;
 	}
-	const char *argv[] = { config->engine.worker, NULL };
-	int source_fds[] = { pair[1] };
-	int target_fds[] = { UMMS_IPC_FD };
-	GPid pid = 0;
-	GError *spawn_error = NULL;
-	if (!g_spawn_async_with_pipes_and_fds(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-			NULL, NULL, -1, -1, -1, source_fds, target_fds, 1, &pid, NULL, NULL, NULL,
-			&spawn_error)) {
-		close(pair[0]);
-		close(pair[1]);
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
-			"cannot start the engine worker %s: %s", config->engine.worker,
-			spawn_error->message);
-		g_error_free(spawn_error);
-		return NULL;
-	}
-	close(pair[1]);
 	struct umms_worker_process *process = g_new0(struct umms_worker_process, 1);
 	process->refs = 2; /* the caller's, the exit watch's */
 	process->number = ++sup.next_number;
-	process->pid = pid;
 	process->sock = pair[0];
+	process->pidfd = process->peer = -1;
 	process->config_text = g_strdup(text);
-	fcntl(process->sock, F_SETFL, fcntl(process->sock, F_GETFL) | O_NONBLOCK);
-	process->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (process->pidfd < 0) {
-		umms_warn("pidfd_open: %s; the worker cannot be watched", g_strerror(errno));
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		process->reaped = true;
-		close(process->sock);
-		g_free(process->config_text);
-		g_free(process);
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
-			"an engine worker cannot be watched on this system");
-		return NULL;
+	if (umms_fork_server_starting() && umms_fork_server_serves(text)) {
+		/*
+		 * The fork server is loading what the worker would load itself:
+		 * forked once it is ready (fork_server_ready()); its requests wait
+		 * in the socket meanwhile.
+		 */
+		process->peer = pair[1];
+		sup.pending = g_list_append(sup.pending, process);
+		umms_debug("engine worker %u: waits for the fork server", process->number);
+	} else {
+		bool ok = launch(process, config, pair[1], error);
+		close(pair[1]);
+		if (!ok) {
+			close(pair[0]);
+			g_free(process->config_text);
+			g_free(process);
+			return NULL;
+		}
 	}
+	fcntl(process->sock, F_SETFL, fcntl(process->sock, F_GETFL) | O_NONBLOCK);
 	sup.all = g_list_prepend(sup.all, process);
-	process->exit_watch = g_unix_fd_source_new(process->pidfd, G_IO_IN);
-	g_source_set_callback(process->exit_watch, G_SOURCE_FUNC(exit_cb), process, NULL);
-	g_source_attach(process->exit_watch, g_main_context_get_thread_default());
 	process->io = g_unix_fd_source_new(process->sock, G_IO_IN | G_IO_HUP | G_IO_ERR);
 	g_source_set_callback(process->io, G_SOURCE_FUNC(io_cb), process, NULL);
 	g_source_attach(process->io, g_main_context_get_thread_default());
@@ -304,14 +336,39 @@ spawn(const struct umms_config *config, const char *text, GError **error)
 	umms_ipc_put_string(&w, text);
 	umms_worker_process_send(process, UMMS_IPC_INIT, 0, &w);
 	umms_ipc_writer_finish(&w);
-	umms_debug("engine worker %u started: pid %d", process->number, pid);
 	return process;
+}
+
+/*
+ * A worker that waited for the fork server: started now (by exec if the
+ * server failed), or, killed or released meanwhile, reaped unstarted.
+ */
+static void
+launch_pending(struct umms_worker_process *process)
+{
+	g_autoptr(GError) error = NULL;
+	if (process->sock >= 0 && launch(process, sup.config, process->peer, &error)) {
+		close(process->peer);
+		process->peer = -1;
+		return;
+	}
+	close(process->peer);
+	process->peer = -1;
+	if (error && !process->why) {
+		process->code = UMMS_ERROR_ENGINE_CRASHED;
+		process->why = g_strdup(error->message);
+	}
+	reaped(process, 0);
+	umms_worker_process_unref(process); /* the exit watch's */
 }
 
 static gboolean
 spare_cb(gpointer data)
 {
 	umms_source_forget(&sup.spare_idle);
+	/* Started once the fork server is (fork_server_ready()): then it costs less. */
+	if (umms_fork_server_starting())
+		return G_SOURCE_REMOVE;
 	if (sup.enabled && !sup.spare && sup.config && sup.config->engine.spare_workers > 0) {
 		g_autoptr(GError) error = NULL;
 		sup.spare = spawn(sup.config, sup.config_text, &error);
@@ -343,6 +400,20 @@ umms_supervisor_refill(void)
 	schedule_spare(SPARE_DELAY_MS);
 }
 
+/* The fork server is ready, or failed to start: the workers that waited, then the spare. */
+static void
+fork_server_ready(void)
+{
+	bool waited = sup.pending != NULL;
+	while (sup.pending) {
+		struct umms_worker_process *process = sup.pending->data;
+		sup.pending = g_list_delete_link(sup.pending, sup.pending);
+		launch_pending(process);
+	}
+	/* Not beside the first frames of what waited (SPARE_DELAY_MS). */
+	schedule_spare(waited ? SPARE_DELAY_MS : 0);
+}
+
 bool
 umms_supervisor_init(const struct umms_config *config)
 {
@@ -355,6 +426,8 @@ umms_supervisor_init(const struct umms_config *config)
 			"ummsd, and a crash in one takes every player down", config->engine.worker);
 		sup.enabled = false;
 	}
+	if (sup.enabled && config->engine.fork_server)
+		umms_fork_server_start(config, sup.config_text, fork_server_ready);
 	if (sup.enabled)
 		schedule_spare(0); /* at start-up nothing plays yet: at once */
 	return sup.enabled;
@@ -364,6 +437,15 @@ void
 umms_supervisor_finish(void)
 {
 	umms_source_clear(&sup.spare_idle);
+	umms_fork_server_stop();
+	/* Those that waited for it: reaped unstarted. */
+	while (sup.pending) {
+		struct umms_worker_process *process = sup.pending->data;
+		sup.pending = g_list_delete_link(sup.pending, sup.pending);
+		process->handler = NULL;
+		close_socket(process);
+		launch_pending(process);
+	}
 	if (sup.spare) {
 		struct umms_worker_process *spare = sup.spare;
 		sup.spare = NULL;
@@ -424,7 +506,7 @@ umms_worker_process_release(struct umms_worker_process *process)
 	process->handler = NULL;
 	/* Hung up, the worker ends by itself; its exit watch reaps it. */
 	close_socket(process);
-	if (!process->reaped)
+	if (!process->reaped && process->pid > 0)
 		kill(process->pid, SIGTERM);
 	umms_worker_process_unref(process);
 }

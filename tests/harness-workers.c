@@ -63,6 +63,29 @@ umms_test_wait_engine_workers(unsigned count)
 	}
 }
 
+pid_t
+umms_test_fork_server(pid_t not)
+{
+	for (int i = 0; i < 200; i++) {
+		g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
+		const char *name;
+		while (dir && (name = g_dir_read_name(dir))) {
+			g_autofree char *path = g_strdup_printf("/proc/%s/stat", name);
+			g_autofree char *text = NULL;
+			int ppid = 0;
+			char state = 0;
+			if (atoi(name) == not || !g_file_get_contents(path, &text, NULL, NULL) ||
+					!strstr(text, "(umms-zygote)") ||
+					sscanf(strrchr(text, ')') + 1, " %c %d", &state, &ppid) != 2 ||
+					ppid != getpid() || state == 'Z')
+				continue;
+			return (pid_t)atoi(name);
+		}
+		umms_test_sleep(50);
+	}
+	return 0;
+}
+
 char *
 umms_test_fd_targets(void)
 {

@@ -207,6 +207,11 @@ unsigned umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
  * that fds counted afterwards do not change when it arrives.
  */
 void umms_test_wait_engine_workers(unsigned count);
+/*
+ * The engine fork server among this program's children (comm "umms-zygote",
+ * worker/zygote.h), but @not; waits up to 10 s for one, 0 if none came.
+ */
+pid_t umms_test_fork_server(pid_t not);
 /* This program's fds and what each is ("3 -> socket:[1234], ..."); caller frees. */
 char *umms_test_fd_targets(void);
 

@@ -520,6 +520,77 @@ test_warm_spare(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(sandboxed, g_strerror(EACCES)));
 }
 
+/* Whether worker @pid was forked from the fork server: it has the server's command line. */
+static bool
+forked(pid_t pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/cmdline", (int)pid);
+	g_autofree char *cmdline = NULL;
+	gsize size = 0;
+	g_assert_true(g_file_get_contents(path, &cmdline, &size, NULL));
+	g_autofree char *comm_path = g_strdup_printf("/proc/%d/comm", (int)pid);
+	g_autofree char *comm = NULL;
+	g_assert_true(g_file_get_contents(comm_path, &comm, NULL, NULL));
+	g_assert_cmpstr(g_strstrip(comm), ==, "umms-engine");
+	/* NUL-separated: the first argument after the program's name. */
+	size_t first = strlen(cmdline) + 1;
+	return first < size && strcmp(cmdline + first, "--zygote") == 0;
+}
+
+/*
+ * Workers come from the fork server ([engine] fork-server, worker/zygote.h),
+ * as children of ummsd (here, of this program), sandboxed as any; killing
+ * the server stops no player, a new SetUri still plays (by exec meanwhile),
+ * and a new server is started, whose workers are forked again. With
+ * fork-server = false there is none and workers are exec'd.
+ */
+static void
+test_fork_server(struct umms_test *t, gconstpointer data)
+{
+	pid_t server = umms_test_fork_server(0);
+	g_assert_cmpint(server, >, 0);
+	/* The spare, forked once the server is ready. */
+	g_assert_true(forked(warm_spare(0)));
+	g_autofree char *first = play(t, "long.mkv");
+	umms_test_wait_position(t->bus, first, US(0.5), false, 10000);
+	pid_t pid = (pid_t)umms_test_stat(t->bus, first, "engine-pid");
+	g_assert_cmpint(pid, >, 0);
+	g_assert_true(forked(pid));
+	g_autofree char *seccomp = umms_test_proc_status(pid, "Seccomp");
+	g_assert_cmpstr(seccomp, ==, "2");
+	g_autofree char *ppid = umms_test_proc_status(pid, "PPid");
+	g_assert_cmpint(atoi(ppid), ==, getpid());
+
+	g_assert_cmpint(kill(server, SIGKILL), ==, 0);
+	umms_test_wait_position(t->bus, first, US(2), false, 10000);
+	g_autofree char *state = umms_test_get_string(t->bus, first, "State");
+	g_assert_cmpstr(state, ==, "playing");
+	g_assert_cmpint((pid_t)umms_test_stat(t->bus, first, "engine-pid"), ==, pid);
+	g_autofree char *second = play(t, "long.mkv");
+	umms_test_wait_position(t->bus, second, US(0.5), false, 10000);
+	pid_t second_pid = (pid_t)umms_test_stat(t->bus, second, "engine-pid");
+	g_assert_cmpint(second_pid, >, 0);
+	g_assert_cmpint(second_pid, !=, pid);
+
+	/* Started again (5 s after the last start at most) and forking again. */
+	pid_t again = umms_test_fork_server(server);
+	g_assert_cmpint(again, >, 0);
+	umms_test_sleep(1000); /* ready */
+	g_autofree char *third = play(t, "long.mkv");
+	umms_test_wait_position(t->bus, third, US(0.5), false, 10000);
+	pid_t third_pid = (pid_t)umms_test_stat(t->bus, third, "engine-pid");
+	g_assert_cmpint(third_pid, >, 0);
+	g_assert_true(forked(third_pid));
+
+	const char *const overrides[] = { "engine.fork-server=false", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *exec = play(t, "long.mkv");
+	umms_test_wait_position(t->bus, exec, US(0.5), false, 10000);
+	g_assert_false(forked((pid_t)umms_test_stat(t->bus, exec, "engine-pid")));
+	g_assert_cmpint(umms_test_fork_server(0), ==, 0);
+	assert_no_workers_left(t);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -532,5 +603,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/isolation/landlock", test_landlock);
 	UMMS_TEST_ADD("/isolation/sandbox-elements", test_sandbox_elements);
 	UMMS_TEST_ADD("/isolation/warm-spare", test_warm_spare);
+	UMMS_TEST_ADD("/isolation/fork-server", test_fork_server);
 	return g_test_run();
 }

@@ -108,6 +108,8 @@ enum umms_ipc_type {
 	 * fd open for writing, or none (it cannot be had: the ring fails).
 	 */
 	UMMS_IPC_RING_FILE,
+	/* To the fork server only (worker/zygote.h): u32 worker number; fd: its socket. */
+	UMMS_IPC_FORK,
 
 	/* worker → ummsd */
 	UMMS_IPC_READY = 64,      /* status */
@@ -123,6 +125,7 @@ enum umms_ipc_type {
 	UMMS_IPC_RING_WANT,       /* u32 segment number, or UMMS_IPC_RING_PLAYLIST: RING_FILE answers */
 	UMMS_IPC_RING_DONE,       /* (nothing): the playlist asked for is written: it replaces the last */
 	UMMS_IPC_RING_DELETE,     /* u32 segment number: it left the ring */
+	UMMS_IPC_FORKED,          /* the fork server's answer: i32 pid, or 0 and string why not */
 };
 
 /* RING_WANT's number for the ring's next playlist. */

@@ -1,13 +1,16 @@
 /*
  * umms-engine: one player's engine in a process of its own (issue 15).
- * Started by ummsd (service/engine-proxy.c) with its end of a socket as fd 3;
- * speaks worker/ipc.h on it and ends when ummsd hangs up.
+ * Started by ummsd (service/engine-supervisor.c) with its end of a socket as
+ * fd 3; speaks worker/ipc.h on it and ends when ummsd hangs up. With
+ * --zygote it is the fork server instead (zygote.h), and its workers go on
+ * here once forked.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include <gst/gst.h>
@@ -16,6 +19,7 @@
 #include "log.h"
 #include "worker.h"
 #include "worker-heap.h"
+#include "zygote.h"
 
 int
 main(int argc, char **argv)
@@ -33,7 +37,17 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	g_autoptr(GError) error = NULL;
-	struct umms_worker *worker = umms_worker_create(UMMS_IPC_FD, &error);
+	struct umms_worker *worker = NULL;
+	if (argc == 2 && strcmp(argv[1], "--zygote") == 0) {
+		/* The fork server (zygote.h): returns in each worker it forks. */
+		worker = umms_zygote_run(UMMS_IPC_FD, &error);
+		if (worker && !umms_worker_adopt(worker, UMMS_IPC_FD, &error)) {
+			umms_worker_destroy(worker);
+			worker = NULL;
+		}
+	} else {
+		worker = umms_worker_create(UMMS_IPC_FD, &error);
+	}
 	if (!worker) {
 		fprintf(stderr, "umms-engine: %s\n", error->message);
 		return 1;

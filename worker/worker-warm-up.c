@@ -39,6 +39,29 @@ warm_up_list(void)
 	return list;
 }
 
+static void
+load_feature(GstPluginFeature *factory)
+{
+	GstPluginFeature *feature = gst_plugin_feature_load(factory);
+	if (feature) {
+		GType type = gst_element_factory_get_element_type(GST_ELEMENT_FACTORY(feature));
+		if (type)
+			g_type_class_unref(g_type_class_ref(type));
+		gst_object_unref(feature);
+	}
+}
+
+void
+umms_worker_warm_up_preload(void)
+{
+	gint64 start = g_get_monotonic_time();
+	g_autoptr(GPtrArray) list = warm_up_list();
+	for (guint i = 0; i < list->len; i++)
+		load_feature(list->pdata[i]);
+	umms_debug("fork server: loaded %u elements in %.0f ms", list->len,
+		(double)(g_get_monotonic_time() - start) / 1000);
+}
+
 static gboolean
 warm_up_cb(gpointer data)
 {
@@ -57,13 +80,7 @@ warm_up_cb(gpointer data)
 		umms_source_forget(&w->source);
 		return G_SOURCE_REMOVE;
 	}
-	GstPluginFeature *feature = gst_plugin_feature_load(w->list->pdata[w->next++]);
-	if (feature) {
-		GType type = gst_element_factory_get_element_type(GST_ELEMENT_FACTORY(feature));
-		if (type)
-			g_type_class_unref(g_type_class_ref(type));
-		gst_object_unref(feature);
-	}
+	load_feature(w->list->pdata[w->next++]);
 	return G_SOURCE_CONTINUE;
 }
 

@@ -44,6 +44,11 @@ struct umms_worker_warm_up {
 	struct umms_worker_heap heap;
 };
 
+/*
+ * Step 1 at once, in the calling thread (a fork server's, zygote.h): its
+ * workers' warm-up then finds the plugins loaded. No thread is made.
+ */
+void umms_worker_warm_up_preload(void);
 /* Starts on the default main context; @w zeroed before. */
 void umms_worker_warm_up_start(struct umms_worker_warm_up *w);
 /*

@@ -22,6 +22,7 @@
 struct umms_worker {
 	int sock;
 	struct umms_config config;
+	char *config_text;       /* as INIT gave it */
 	bool config_loaded;
 	struct umms_engine *engine;
 	double rate;
@@ -638,35 +639,36 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 	return G_SOURCE_CONTINUE;
 }
 
-static bool
-receive_init(struct umms_worker *worker, GError **error)
+/* INIT, the first message: its configuration text, @number the worker's. */
+static char *
+receive_init(int sock, unsigned *number, GError **error)
 {
-	struct pollfd pfd = { .fd = worker->sock, .events = POLLIN };
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	if (poll(&pfd, 1, -1) < 0) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "poll: %s", g_strerror(errno));
-		return false;
+		return NULL;
 	}
 	struct umms_ipc_message message;
 	bool again = false;
-	int got = umms_ipc_receive(worker->sock, &message, &again, error);
+	int got = umms_ipc_receive(sock, &message, &again, error);
 	if (got <= 0) {
 		if (got == 0)
 			g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "ummsd hung up before INIT");
-		return false;
+		return NULL;
 	}
 	struct umms_ipc_reader r;
 	umms_ipc_reader_init(&r, message.payload, message.header.length);
-	uint32_t number = umms_ipc_get_u32(&r);
-	g_autofree char *text = umms_ipc_get_string(&r);
+	*number = umms_ipc_get_u32(&r);
+	char *text = umms_ipc_get_string(&r);
 	bool ok = message.header.type == UMMS_IPC_INIT && message.n_fds == 0 && text &&
 		umms_ipc_reader_done(&r);
 	umms_ipc_message_clear(&message);
 	if (!ok) {
+		g_free(text);
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "the first message is not INIT");
-		return false;
+		return NULL;
 	}
-	g_autofree char *name = g_strdup_printf("ummsd's configuration (worker %u)", number);
-	return umms_config_load_data(&worker->config, text, strlen(text), name, error);
+	return text;
 }
 
 static void
@@ -675,8 +677,13 @@ frame_unref(gpointer data)
 	umms_frame_unref(data);
 }
 
+/*
+ * What every worker does once, before its engine: the configuration from
+ * INIT, GStreamer and the sandbox's plugin ranks. A fork server
+ * (zygote.h) does it for all the workers it forks.
+ */
 struct umms_worker *
-umms_worker_create(int sock, GError **error)
+umms_worker_prepare(int sock, GError **error)
 {
 	struct umms_worker *worker = g_new0(struct umms_worker, 1);
 	worker->sock = sock;
@@ -686,8 +693,14 @@ umms_worker_create(int sock, GError **error)
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);
-	worker->loop = g_main_loop_new(NULL, FALSE);
-	if (!receive_init(worker, error))
+	unsigned number = 0;
+	g_autofree char *name = NULL;
+	worker->config_text = receive_init(sock, &number, error);
+	if (!worker->config_text)
+		goto fail;
+	name = g_strdup_printf("ummsd's configuration (worker %u)", number);
+	if (!umms_config_load_data(&worker->config, worker->config_text,
+			strlen(worker->config_text), name, error))
 		goto fail;
 	umms_worker_sandbox_init(&worker->sandbox, &worker->config);
 	umms_log_set_level(worker->config.log.level);
@@ -695,17 +708,10 @@ umms_worker_create(int sock, GError **error)
 		goto fail;
 	if (!umms_engines_init(&worker->config, error))
 		goto fail;
-	/* The first engine, ready for the first URI: its pipeline costs nothing later. */
-	if (!attach_engine(worker, umms_engines_list()[0], error))
-		goto fail;
 	/*
-	 * The sandbox's plugin ranks before READY, not at the first OPEN: they
-	 * load plugins on the main loop (85 ms here, seconds on an emulated
-	 * CPU), and once READY is sent ummsd pings, so an OPEN that came
-	 * before they were done would leave its pings unanswered that long
-	 * and the worker would be killed as hung. A spare pays this while it
-	 * waits; a worker started for a SetUri pays it either way. On failure
-	 * the first OPEN tries again and reports it.
+	 * The sandbox's plugin ranks before READY (85 ms here, seconds when
+	 * emulated), not at the first OPEN, which would leave ummsd's pings
+	 * unanswered that long. On failure the first OPEN tries again.
 	 */
 	GError *rank_error = NULL;
 	if (!umms_worker_sandbox_rank(&worker->sandbox, &rank_error)) {
@@ -716,6 +722,43 @@ umms_worker_create(int sock, GError **error)
 fail:
 	umms_worker_destroy(worker);
 	return NULL;
+}
+
+/* The rest: a main loop and the first engine. */
+static bool
+finish_create(struct umms_worker *worker, GError **error)
+{
+	worker->loop = g_main_loop_new(NULL, FALSE);
+	/* The first engine, ready for the first URI: its pipeline costs nothing later. */
+	return attach_engine(worker, umms_engines_list()[0], error);
+}
+
+struct umms_worker *
+umms_worker_create(int sock, GError **error)
+{
+	struct umms_worker *worker = umms_worker_prepare(sock, error);
+	if (worker && !finish_create(worker, error)) {
+		umms_worker_destroy(worker);
+		return NULL;
+	}
+	return worker;
+}
+
+bool
+umms_worker_adopt(struct umms_worker *worker, int sock, GError **error)
+{
+	worker->sock = sock;
+	unsigned number = 0;
+	g_autofree char *text = receive_init(sock, &number, error);
+	if (!text)
+		return false;
+	/* ummsd forks only for a worker of the fork server's own configuration. */
+	if (strcmp(text, worker->config_text) != 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"worker %u: not the fork server's configuration", number);
+		return false;
+	}
+	return finish_create(worker, error);
 }
 
 bool
@@ -752,8 +795,10 @@ umms_worker_destroy(struct umms_worker *worker)
 	g_hash_table_destroy(worker->frames);
 	detach_engine(worker);
 	umms_engines_finish();
-	g_main_loop_unref(worker->loop);
+	if (worker->loop)
+		g_main_loop_unref(worker->loop);
 	umms_config_finish(&worker->config);
+	g_free(worker->config_text);
 	umms_worker_sandbox_finish(&worker->sandbox);
 	g_free(worker);
 }

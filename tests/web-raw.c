@@ -39,20 +39,33 @@ write_all(int fd, const void *data, size_t length)
 	}
 }
 
-/* Reads @length bytes, waiting at most until @end (monotonic µs); false: ended or late. */
+/*
+ * Waits up to 10 ms for @fd to be readable, the test's own clients
+ * (libsoup's, answering pings) going on meanwhile: 1 readable, 0 not yet,
+ * -1 past @end (monotonic µs).
+ */
+static int
+readable(int fd, gint64 end)
+{
+	gint64 left = (end - g_get_monotonic_time()) / 1000;
+	if (left <= 0)
+		return -1;
+	while (g_main_context_iteration(NULL, FALSE))
+		;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	return poll(&pfd, 1, (int)MIN(left, 10)) > 0;
+}
+
+/* Reads @length bytes, waiting at most until @end; false: ended or late. */
 static bool
 read_exact(int fd, void *data, size_t length, gint64 end)
 {
 	char *p = data;
 	while (length > 0) {
-		gint64 left = (end - g_get_monotonic_time()) / 1000;
-		if (left <= 0)
+		int ready = readable(fd, end);
+		if (ready < 0)
 			return false;
-		/* The test's own clients (libsoup's, answering pings) go on meanwhile. */
-		while (g_main_context_iteration(NULL, FALSE))
-			;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		if (poll(&pfd, 1, (int)MIN(left, 10)) <= 0)
+		if (!ready)
 			continue;
 		ssize_t n = recv(fd, p, length, 0);
 		if (n < 0 && errno == EINTR)
@@ -167,13 +180,10 @@ raw_wait_end(int fd, unsigned timeout_ms)
 	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
 	char buffer[4096];
 	for (;;) {
-		gint64 left = (end - g_get_monotonic_time()) / 1000;
-		if (left <= 0)
+		int ready = readable(fd, end);
+		if (ready < 0)
 			return false;
-		while (g_main_context_iteration(NULL, FALSE))
-			;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		if (poll(&pfd, 1, (int)MIN(left, 10)) <= 0)
+		if (!ready)
 			continue;
 		ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
 		if (n < 0 && errno == EINTR)

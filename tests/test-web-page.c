@@ -19,10 +19,10 @@
  *   drawn without the video, by ummsd's debug log (display scope, the
  *   log's monotonic times), and the page sends the hiding place within
  *   one animation frame (the page's own notes, GET /note).
- * - Chromium (opaque windows): the video over the page, at the box; full
- *   screen by a user's gesture (DevTools' Runtime.evaluate, tests/
- *   devtools.c): the whole screen, letterboxed, then back in its box; with
- *   devicePixelRatio 2 (emulated) at the box in screen pixels (CSS × 2).
+ * - Chromium (opaque windows), its page zoomed to 200 % (devicePixelRatio
+ *   2): the video over the page, at the box in screen pixels (CSS × 2);
+ *   full screen by a user's gesture (DevTools' Runtime.evaluate, tests/
+ *   devtools.c): the whole screen, letterboxed, then back in its box.
  *
  * The clip is colors.mkv paused on its first frame: red, 320x240, so in
  * the 320x180 box it is letterboxed to x 140..380 with black bars.

@@ -599,6 +599,7 @@ test_chromium(struct umms_test *t, gconstpointer data)
 	g_autofree char *file = g_build_filename(prefs, "Preferences", NULL);
 	g_assert_true(g_file_set_contents(file, "{\"partition\":{\"default_zoom_level\":"
 		"{\"x\":3.8017840169239308}}}", -1, NULL));
+	/* After browser.c's own --user-data-dir: Chromium takes the last. */
 	g_autofree char *dir = g_strdup_printf("--user-data-dir=%s", profile);
 	const char *const args[] = { debug, dir, NULL };
 	struct browser *b = browser_start(BROWSER_CHROMIUM, url, args);

@@ -19,7 +19,10 @@
  *   drawn without the video, by ummsd's debug log (display scope, the
  *   log's monotonic times), and the page sends the hiding place within
  *   one animation frame (the page's own notes, GET /note).
- * - Chromium (opaque windows): the video over the page, at the box.
+ * - Chromium (opaque windows), its page zoomed to 200 % (devicePixelRatio
+ *   2): the video over the page, at the box in screen pixels (CSS × 2);
+ *   full screen by a user's gesture (DevTools' Runtime.evaluate, tests/
+ *   devtools.c): the whole screen, letterboxed, then back in its box.
  *
  * The clip is colors.mkv paused on its first frame: red, 320x240, so in
  * the 320x180 box it is letterboxed to x 140..380 with black bars.
@@ -32,6 +35,7 @@
 #include <unistd.h>
 
 #include "browser.h"
+#include "devtools.h"
 #include "harness.h"
 #include "image.h"
 #include "log.h"
@@ -546,6 +550,39 @@ test_navigate(struct umms_test *t, gconstpointer data)
 	browser_free(b);
 }
 
+/*
+ * devicePixelRatio 2: the box (100,80) 320x180 CSS pixels is (200,160)
+ * 640x360 on the screen, the picture 480x360 at x 280..760.
+ */
+static const struct screen_point scaled[] = {
+	{ 520, 250, RED }, { 284, 164, RED }, { 756, 476, RED }, { 196, 250, MAGENTA },
+	{ 844, 250, MAGENTA }, { 520, 156, MAGENTA }, { 520, 524, MAGENTA }, { -1, -1, 0 },
+};
+
+/* Full screen: the picture 720x540 at x 120..840, the page's black backdrop beside it. */
+static const struct screen_point full[] = {
+	{ 480, 270, RED }, { 124, 270, RED }, { 836, 270, RED }, { 480, 2, RED }, { 480, 537, RED },
+	{ 60, 270, BLACK }, { 900, 270, BLACK }, { -1, -1, 0 },
+};
+
+static void
+assert_scaled(struct umms_test *t, unsigned timeout_ms, const char *what)
+{
+	struct umms_test_image *image = browser_wait_screen(t, W, H, screen_points_match, scaled,
+		timeout_ms, what);
+	umms_test_image_assert_rect(image, 280, 160, 480, 360, 1, RED, 16, what);
+	umms_test_image_assert_pixel(image, 197, 250, MAGENTA, 16, what);
+	umms_test_image_assert_pixel(image, 842, 250, MAGENTA, 16, what);
+	umms_test_image_assert_pixel(image, 520, 158, MAGENTA, 16, what);
+	umms_test_image_assert_pixel(image, 520, 521, MAGENTA, 16, what);
+	umms_test_image_free(image);
+}
+
+/*
+ * One Chromium, zoomed to 200 % (devicePixelRatio 2), driven as a user
+ * would through DevTools: the video at the box in screen pixels, full
+ * screen (a user's gesture) and back.
+ */
 static void
 test_chromium(struct umms_test *t, gconstpointer data)
 {
@@ -553,18 +590,45 @@ test_chromium(struct umms_test *t, gconstpointer data)
 	step("none");
 	/* Chromium paints its window opaque: the video goes over it, the caption under. */
 	g_autofree char *url = page_url("&over=1");
-	struct browser *b = browser_start(BROWSER_CHROMIUM, url, NULL);
-	static const struct screen_point over[] = {
-		{ 260, 150, RED }, { 260, 250, RED }, { 97, 150, MAGENTA }, { 423, 150, MAGENTA },
-		{ 260, 77, MAGENTA }, { 260, 263, MAGENTA }, { -1, -1, 0 },
-	};
-	struct umms_test_image *image = browser_wait_screen(t, W, H, screen_points_match, over,
-		PAGE_TIMEOUT_MS, "chromium-over");
-	umms_test_image_assert_rect(image, 140, 80, 240, 180, 1, RED, 16, "chromium-over video");
-	umms_test_image_assert_pixel(image, 98, 150, MAGENTA, 16, "chromium-over left");
-	umms_test_image_assert_pixel(image, 422, 150, MAGENTA, 16, "chromium-over right");
-	umms_test_image_free(image);
+	unsigned port = umms_test_free_tcp_port();
+	g_autofree char *debug = g_strdup_printf("--remote-debugging-port=%u", port);
+	/* Zoomed to 200 % (the level is log base 1.2 of the factor): devicePixelRatio 2. */
+	g_autofree char *profile = g_strdup_printf("%s/zoomed", umms_test_tmpdir());
+	g_autofree char *prefs = g_build_filename(profile, "Default", NULL);
+	g_assert_cmpint(g_mkdir_with_parents(prefs, 0700), ==, 0);
+	g_autofree char *file = g_build_filename(prefs, "Preferences", NULL);
+	g_assert_true(g_file_set_contents(file, "{\"partition\":{\"default_zoom_level\":"
+		"{\"x\":3.8017840169239308}}}", -1, NULL));
+	/* After browser.c's own --user-data-dir: Chromium takes the last. */
+	g_autofree char *dir = g_strdup_printf("--user-data-dir=%s", profile);
+	const char *const args[] = { debug, dir, NULL };
+	struct browser *b = browser_start(BROWSER_CHROMIUM, url, args);
+	assert_scaled(t, PAGE_TIMEOUT_MS, "chromium-scaled");
 	g_assert_cmpuint(player_count(t), ==, 1);
+	struct devtools *dt = devtools_connect(port, pages_origin(pages), STEP_TIMEOUT_MS);
+	/* Zoom is in the ratio (as a screen's scale would be): the viewport 480x270 CSS pixels. */
+	g_autofree char *ratio = devtools_evaluate(dt, "devicePixelRatio + ' ' + innerWidth + 'x' +"
+		" innerHeight", STEP_TIMEOUT_MS);
+	g_test_message("Chromium zoomed 200 %%: devicePixelRatio and viewport %s", ratio);
+	g_assert_cmpstr(ratio, ==, "\"2 480x270\"");
+
+	/* As a click would: requestFullscreen needs the user's gesture. */
+	g_autofree char *in = devtools_evaluate(dt, "document.getElementById('video')"
+		".requestFullscreen().then(() => document.fullscreenElement.id)", STEP_TIMEOUT_MS);
+	g_assert_cmpstr(in, ==, "\"video\"");
+	struct umms_test_image *image = browser_wait_screen(t, W, H, screen_points_match, full,
+		STEP_TIMEOUT_MS, "chromium-fullscreen");
+	/* Across the middle (the page's caption is at the bottom, under the bars). */
+	umms_test_image_assert_rect(image, 120, 0, 720, 540, 1, RED, 16, "fullscreen video");
+	umms_test_image_assert_rect(image, 0, 0, 120, 500, 1, BLACK, 16, "fullscreen left bar");
+	umms_test_image_assert_rect(image, 840, 0, 120, 500, 1, BLACK, 16, "fullscreen right bar");
+	umms_test_image_free(image);
+	g_autofree char *out = devtools_evaluate(dt, "document.exitFullscreen()"
+		".then(() => String(document.fullscreenElement))", STEP_TIMEOUT_MS);
+	g_assert_cmpstr(out, ==, "\"null\"");
+	assert_scaled(t, STEP_TIMEOUT_MS, "chromium-unfullscreen");
+
+	devtools_free(dt);
 	browser_kill(b);
 	wait_players(t, 0, 5000);
 	browser_free(b);
@@ -586,7 +650,7 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/web-page/cog", test_cog);
 	UMMS_TEST_ADD("/web-page/killed", test_killed);
 	UMMS_TEST_ADD("/web-page/navigate", test_navigate);
-	UMMS_TEST_ADD("/web-page/chromium-over", test_chromium);
+	UMMS_TEST_ADD("/web-page/chromium", test_chromium);
 	int status = g_test_run();
 	pages_stop(pages);
 	umms_log_set_stream(NULL);

@@ -163,6 +163,27 @@ umms_player_push_answered(struct umms_player *player, enum request_kind kind,
 		reply_timeout_cb, player);
 }
 
+/*
+ * While the clock stands, the frame on screen came before anyone wanted it
+ * (or in another format) and would not come again until Play: made again,
+ * by seeking to where the player is. With a request in flight (a page's
+ * seek sent just before its video was placed), its picture may have been
+ * made before the output was wanted, so once it settles.
+ */
+static void
+redraw_still(struct umms_player *player)
+{
+	if (!player->engine || !player->uri || player->state == UMMS_PLAYER_PLAYING ||
+			!player->engine->info.seekable)
+		return;
+	if (player->pending.length) {
+		player->redraw_when_settled = true;
+		return;
+	}
+	player->redraw_when_settled = false;
+	umms_player_request_position(player, umms_player_get_position(player), NULL, NULL, NULL);
+}
+
 static void
 engine_settled(struct wl_listener *listener, void *data)
 {
@@ -196,6 +217,11 @@ engine_settled(struct wl_listener *listener, void *data)
 	if (seeked && !error) {
 		int64_t position = umms_player_get_position(player);
 		wl_signal_emit_mutable(&player->events.seeked, &position);
+	}
+	if (player->redraw_when_settled && !player->pending.length) {
+		player->redraw_when_settled = false;
+		if (!error && player->video_wanted)
+			redraw_still(player);
 	}
 }
 
@@ -606,15 +632,8 @@ umms_player_set_video_output(struct umms_player *player, bool wanted,
 	g_free(player->video_formats);
 	player->video_formats = n ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
 	player->n_video_formats = wanted ? n : 0;
-	/*
-	 * While the clock stands, the frame on screen came before anyone
-	 * wanted it (or in another format) and would not come again until
-	 * Play: make it again, by seeking to where the player is.
-	 */
-	if (changed && player->engine && player->uri && player->state != UMMS_PLAYER_PLAYING &&
-			player->engine->info.seekable && !player->pending.length)
-		umms_player_request_position(player, umms_player_get_position(player), NULL, NULL,
-			NULL);
+	if (changed)
+		redraw_still(player);
 	return true;
 }
 
@@ -639,12 +658,8 @@ umms_player_set_video_dmabuf(struct umms_player *player, bool any,
 void
 umms_player_redraw(struct umms_player *player)
 {
-	/* As above: a still picture comes again only from a seek to where it is. */
-	if (player->video_wanted && player->engine && player->uri &&
-			player->state != UMMS_PLAYER_PLAYING && player->engine->info.seekable &&
-			!player->pending.length)
-		umms_player_request_position(player, umms_player_get_position(player), NULL, NULL,
-			NULL);
+	if (player->video_wanted)
+		redraw_still(player);
 }
 
 void

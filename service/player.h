@@ -75,6 +75,8 @@ struct umms_player {
 	struct wl_listener engine_cue;
 	/* Video output asked for, kept across engines. */
 	bool video_wanted;
+	/* The still picture is to be made again once the requests in flight settle. */
+	bool redraw_when_settled;
 	uint32_t *video_formats;
 	size_t n_video_formats;
 	/* The dma-bufs the output takes (umms_player_set_video_dmabuf): all, or these. */

@@ -73,7 +73,7 @@ start(struct umms_test *t)
 	g_autofree char *origins = g_strdup_printf("web.origins=%s", pages_origin(pages));
 	const char *const overrides[] = { "display.enabled=true", "display.headless=true",
 		"display.renderer=pixman", "display.mode=960x540", "display.compositor=true",
-		"display.input=false", port, origins, "web.token=" TOKEN, "log.scopes=display=debug",
+		"display.input=false", port, origins, "web.token=" TOKEN, "log.scopes=display=debug,player=debug,engine=debug",
 		NULL };
 	umms_test_restart(t, overrides);
 }

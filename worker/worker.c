@@ -677,11 +677,7 @@ frame_unref(gpointer data)
 	umms_frame_unref(data);
 }
 
-/*
- * What every worker does once, before its engine: the configuration from
- * INIT, GStreamer and the sandbox's plugin ranks. A fork server
- * (zygote.h) does it for all the workers it forks.
- */
+/* worker.h: what a fork server does once for all the workers it forks. */
 struct umms_worker *
 umms_worker_prepare(int sock, GError **error)
 {

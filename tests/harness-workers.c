@@ -1,7 +1,8 @@
 /*
  * Engine workers (umms-engine processes) among this test program's
- * children: ummsd runs in-process, so its workers are ours; and what this
- * program's fds are, for a test that counts them to say what is left.
+ * children: ummsd runs in-process, so its workers are ours; the players
+ * the manager lists; and what this program's fds are, for a test that
+ * counts them to say what is left.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -101,4 +102,23 @@ umms_test_fd_targets(void)
 	if (dir)
 		g_dir_close(dir);
 	return g_string_free(out, FALSE);
+}
+
+gsize
+umms_test_player_count(GDBusConnection *bus)
+{
+	g_autoptr(GVariant) list = umms_test_get(bus, UMMS_ROOT, UMMS_MANAGER, "Players");
+	return g_variant_n_children(list);
+}
+
+void
+umms_test_wait_players(GDBusConnection *bus, gsize n, unsigned timeout_ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	gsize now;
+	while ((now = umms_test_player_count(bus)) != n) {
+		if (g_get_monotonic_time() > end)
+			g_error("%zu players, not %zu", now, n);
+		umms_test_sleep(20);
+	}
 }

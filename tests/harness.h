@@ -212,6 +212,10 @@ void umms_test_wait_engine_workers(unsigned count);
  * worker/zygote.h), but @not; waits up to 10 s for one, 0 if none came.
  */
 pid_t umms_test_fork_server(pid_t not);
+/* How many players Manager1.Players lists (harness-workers.c). */
+gsize umms_test_player_count(GDBusConnection *bus);
+/* Waits until Manager1.Players lists @n players; fails the test after @timeout_ms. */
+void umms_test_wait_players(GDBusConnection *bus, gsize n, unsigned timeout_ms);
 /* This program's fds and what each is ("3 -> socket:[1234], ..."); caller frees. */
 char *umms_test_fd_targets(void);
 

@@ -355,13 +355,6 @@ test_chromium(struct umms_test *t, gconstpointer data)
 	browser_free(b);
 }
 
-static gsize
-n_players(struct umms_test *t)
-{
-	g_autoptr(GVariant) list = umms_test_get(t->bus, UMMS_ROOT, UMMS_MANAGER, "Players");
-	return g_variant_n_children(list);
-}
-
 /*
  * A page opened as file:// (README's Chromium line): headless Chromium
  * sends "Origin: null", so web.origins=null lets it in. The page opens a
@@ -391,16 +384,10 @@ test_chromium_file_origin(struct umms_test *t, gconstpointer data)
 		G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error, "chromium", "--headless=new",
 		"--no-sandbox", "--disable-gpu", "--no-first-run", profile_arg, url, NULL);
 	g_assert_no_error(error);
-	gint64 end = g_get_monotonic_time() + (gint64)PAGE_TIMEOUT_MS * 1000;
-	while (n_players(t) == 0 && g_get_monotonic_time() < end)
-		umms_test_sleep(100);
-	g_assert_cmpuint(n_players(t), ==, 1);
+	umms_test_wait_players(t->bus, 1, PAGE_TIMEOUT_MS);
 	g_subprocess_send_signal(chromium, SIGTERM);
 	g_assert_true(g_subprocess_wait(chromium, NULL, NULL));
-	end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-	while (n_players(t) > 0 && g_get_monotonic_time() < end)
-		umms_test_sleep(50);
-	g_assert_cmpuint(n_players(t), ==, 0);
+	umms_test_wait_players(t->bus, 0, 10000);
 }
 
 int

@@ -95,13 +95,6 @@ memory_kib(void)
 #define MEMORY "RSS"
 #endif
 
-static unsigned
-player_count(GDBusConnection *bus)
-{
-	g_autoptr(GVariant) players = umms_test_get(bus, UMMS_ROOT, UMMS_MANAGER, "Players");
-	return (unsigned)g_variant_n_children(players);
-}
-
 /* What this process's fds are ("3:socket:[123] 4:/memfd:x ..."), for a failure's message. */
 static char *
 fd_names(void)
@@ -162,7 +155,7 @@ settle(struct umms_test *t, struct raw_client *keeper, unsigned buffers, unsigne
 		unsigned now = umms_test_fd_count();
 		same = now == last ? same + 1 : 0;
 		last = now;
-		if (player_count(t->bus) <= players && same >= 6 &&
+		if (umms_test_player_count(t->bus) <= players && same >= 6 &&
 				(!fds || now <= fds + pool_growth(keeper, buffers) + FD_SLACK))
 			break;
 		if (keeper)
@@ -190,7 +183,7 @@ test_dbus(struct umms_test *t, gconstpointer data)
 	for (int i = 0; i < WARMUP; i++)
 		dbus_client();
 	settle(t, NULL, 0, 0, 0);
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 0);
 	unsigned fds = umms_test_fd_count();
 	long rss = memory_kib();
 
@@ -201,7 +194,7 @@ test_dbus(struct umms_test *t, gconstpointer data)
 	settle(t, NULL, 0, fds, 0);
 
 	/* Every vanished client's player is gone, with its descriptors and memory. */
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 0);
 	unsigned fds_now = umms_test_fd_count();
 	long rss_now = memory_kib();
 	g_test_message("%d D-Bus clients in %.1f s; fds %u -> %u; " MEMORY " %ld -> %ld KiB (%+ld)",
@@ -430,7 +423,7 @@ test_wayland(struct umms_test *t, gconstpointer data)
 	settle(t, keeper, buffers, fds, 1);
 
 	/* Players made over Wayland went with their clients; fds and memory came back. */
-	g_assert_cmpuint(player_count(t->bus), ==, 1);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 1);
 	unsigned fds_now = umms_test_fd_count();
 	long rss_now = memory_kib();
 	g_test_message("%d Wayland clients in %.1f s (keeper shown %u frames); fds %u -> %u, "

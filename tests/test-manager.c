@@ -13,13 +13,6 @@ manager_get(GDBusConnection *bus, const char *property)
 	return umms_test_get(bus, UMMS_ROOT, UMMS_MANAGER, property);
 }
 
-static guint
-player_count(GDBusConnection *bus)
-{
-	g_autoptr(GVariant) players = manager_get(bus, "Players");
-	return (guint)g_variant_n_children(players);
-}
-
 static void
 test_properties(struct umms_test *t, gconstpointer data)
 {
@@ -28,7 +21,7 @@ test_properties(struct umms_test *t, gconstpointer data)
 	g_autoptr(GVariant) engines = manager_get(t->bus, "Engines");
 	g_autofree const char **names = g_variant_get_strv(engines, NULL);
 	g_assert_cmpstr(names[0], ==, "gstreamer");
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 0);
 }
 
 static void
@@ -78,7 +71,7 @@ test_create_destroy(struct umms_test *t, gconstpointer data)
 	const char *removed_path;
 	g_variant_get_child(removed, 0, "&o", &removed_path);
 	g_assert_cmpstr(removed_path, ==, a);
-	g_assert_cmpuint(player_count(t->bus), ==, 1);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 1);
 
 	/* Gone means gone: a named error, on methods and properties alike. */
 	g_autofree char *m1 = umms_test_call_error(t->bus, a, UMMS_PLAYER, "Play", NULL,
@@ -121,7 +114,7 @@ test_bad_options(struct umms_test *t, gconstpointer data)
 		if (!strstr(message, cases[i].words))
 			g_error("%s: \"%s\" lacks \"%s\"", cases[i].options, message, cases[i].words);
 	}
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 0);
 }
 
 static void
@@ -174,17 +167,13 @@ test_attended(struct umms_test *t, gconstpointer data)
 	umms_test_player_do(app, attended, "Play", NULL);
 	umms_test_player_do(app, unattended, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(app, unattended, "Play", NULL);
-	g_assert_cmpuint(player_count(t->bus), ==, 2);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 2);
 
 	g_dbus_connection_close_sync(app, NULL, NULL);
 	g_object_unref(app);
 
 	/* The attended one goes with its application; the other plays on. */
-	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
-	while (player_count(t->bus) != 1) {
-		g_assert_cmpint(g_get_monotonic_time(), <, end);
-		umms_test_sleep(20);
-	}
+	umms_test_wait_players(t->bus, 1, 5000);
 	g_autoptr(GVariant) players = manager_get(t->bus, "Players");
 	g_autoptr(GVariant) left = g_variant_get_child_value(players, 0);
 	g_assert_cmpstr(g_variant_get_string(left, NULL), ==, unattended);
@@ -219,7 +208,7 @@ test_ttl(struct umms_test *t, gconstpointer data)
 	/* Once it stops playing, its ttl starts counting. */
 	umms_test_player_do(t->bus, busy, "Pause", NULL);
 	umms_test_sleep(1600);
-	g_assert_cmpuint(player_count(t->bus), ==, 1);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 1);
 	g_autofree char *kept = umms_test_get_string(t->bus, forever, "State");
 	g_assert_cmpstr(kept, ==, "stopped");
 }
@@ -279,7 +268,7 @@ test_many_players(struct umms_test *t, gconstpointer data)
 		g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER,
 			"DestroyPlayer", g_variant_new("(o)", (char *)paths->pdata[i])));
 	g_ptr_array_unref(paths);
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 0);
 
 	/*
 	 * Back to where it started, the played players' workers gone: no

@@ -568,19 +568,12 @@ memory_bytes(void)
 #endif
 }
 
-static unsigned
-player_count(GDBusConnection *bus)
-{
-	g_autoptr(GVariant) players = umms_test_get(bus, UMMS_ROOT, UMMS_MANAGER, "Players");
-	return (unsigned)g_variant_n_children(players);
-}
-
 /* Waits until no player is left and the descriptors are at most @fds + FD_SLACK. */
 static void
 wait_settled(GDBusConnection *bus, unsigned fds)
 {
 	gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
-	while ((player_count(bus) > 0 || umms_test_fd_count() > fds + FD_SLACK) &&
+	while ((umms_test_player_count(bus) > 0 || umms_test_fd_count() > fds + FD_SLACK) &&
 			g_get_monotonic_time() < end)
 		umms_test_sleep(50);
 }
@@ -598,7 +591,7 @@ wait_baseline(GDBusConnection *bus)
 	while (g_get_monotonic_time() < end && same < 40) {
 		umms_test_sleep(50);
 		unsigned now = umms_test_fd_count();
-		same = now == fds && player_count(bus) == 0 ? same + 1 : 0;
+		same = now == fds && umms_test_player_count(bus) == 0 ? same + 1 : 0;
 		fds = now;
 	}
 }
@@ -718,7 +711,7 @@ test_clips(struct umms_test *t, gconstpointer data)
 
 	/* Back to the baseline: no player, descriptors and memory. */
 	wait_settled(t->bus, fds);
-	g_assert_cmpuint(player_count(t->bus), ==, 0);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 0);
 	unsigned fds_after = umms_test_fd_count();
 	gint64 memory_after = memory_bytes();
 	g_test_message("after the warm-up -> after %u mutated clips: fds %u -> %u; RSS %ld -> "

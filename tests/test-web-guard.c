@@ -48,7 +48,7 @@ test_fragments(struct umms_test *t, gconstpointer data)
 	g_assert_true(raw_send_frame(fd, false, 1, text, third));
 	g_assert_true(raw_send_frame(fd, false, 0, text + third, third));
 	g_assert_true(raw_send_frame(fd, true, 0, text + 2 * third, strlen(text) - 2 * third));
-	wait_players(t->bus, 1);
+	umms_test_wait_players(t->bus, 1, 5000);
 
 	/*
 	 * Fragments of 100 bytes that pass the limit together, the message never
@@ -60,7 +60,7 @@ test_fragments(struct umms_test *t, gconstpointer data)
 	for (int i = 0; i < 11; i++)
 		g_assert_true(raw_send_frame(fd, false, 0, filler, sizeof(filler)));
 	g_assert_cmpint(raw_wait_close(fd, 5000, NULL), ==, 1009);
-	wait_players(t->bus, 0);
+	umms_test_wait_players(t->bus, 0, 5000);
 	/* Fragments after the refusal are dropped; the close handshake completes. */
 	raw_send_frame(fd, false, 0, filler, sizeof(filler));
 	finish_close(fd);
@@ -68,11 +68,11 @@ test_fragments(struct umms_test *t, gconstpointer data)
 	/* One frame four times over: 1009 as well, not a dropped connection. */
 	fd = raw_upgrade(web_port, TOKEN, ORIGIN);
 	send_open(fd, "av.mkv");
-	wait_players(t->bus, 1);
+	umms_test_wait_players(t->bus, 1, 5000);
 	g_autofree char *big = g_strnfill(5000, ' ');
 	g_assert_true(raw_send_frame(fd, true, 1, big, 5000));
 	g_assert_cmpint(raw_wait_close(fd, 5000, NULL), ==, 1009);
-	wait_players(t->bus, 0);
+	umms_test_wait_players(t->bus, 0, 5000);
 	finish_close(fd);
 
 	/* A header that announces 2^40 bytes, a few sent: refused at the header. */
@@ -168,7 +168,7 @@ test_keepalive(struct umms_test *t, gconstpointer data)
 	/* One that answers nothing: pinged, then closed "going away", its player gone. */
 	int fd = raw_upgrade(web_port, TOKEN, ORIGIN);
 	send_open(fd, "av.mkv");
-	wait_players(t->bus, 2);
+	umms_test_wait_players(t->bus, 2, 5000);
 	unsigned pings = 0;
 	gint64 from = g_get_monotonic_time();
 	g_assert_cmpint(raw_wait_close(fd, 10000, &pings), ==, 1001);
@@ -176,7 +176,7 @@ test_keepalive(struct umms_test *t, gconstpointer data)
 	g_test_message("closed after %.2f s, %u pings", took, pings);
 	g_assert_cmpuint(pings, >=, 1);
 	g_assert_cmpfloat(took, >=, 1.0);
-	wait_players(t->bus, 1);
+	umms_test_wait_players(t->bus, 1, 5000);
 	close(fd);
 	umms_test_sleep(1000);
 	g_assert_false(c->closed);

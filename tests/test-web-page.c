@@ -89,24 +89,6 @@ page_url(const char *more)
 		more ? more : "");
 }
 
-static unsigned
-player_count(struct umms_test *t)
-{
-	g_autoptr(GVariant) value = umms_test_get(t->bus, UMMS_ROOT, UMMS_MANAGER, "Players");
-	return (unsigned)g_variant_n_children(value);
-}
-
-static void
-wait_players(struct umms_test *t, unsigned n, unsigned timeout_ms)
-{
-	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-	while (player_count(t) != n) {
-		if (g_get_monotonic_time() > end)
-			g_error("%u players, not %u", player_count(t), n);
-		umms_test_sleep(20);
-	}
-}
-
 /* ---- when: ummsd's log --------------------------------------------------------------- */
 
 /* Where ummsd's log ends now: what comes after is newer. */
@@ -408,7 +390,7 @@ test_cog(struct umms_test *t, gconstpointer data)
 {
 	/* At the element's box, under the page: its caption drawn over the video. */
 	struct browser *b = cog_placed(t, "cog-placed");
-	g_assert_cmpuint(player_count(t), ==, 1);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 1);
 
 	/* Moved 200 px right: the video follows. */
 	step("move");
@@ -440,7 +422,7 @@ test_cog(struct umms_test *t, gconstpointer data)
 	step("invisible");
 	image = browser_wait_screen(t, W, H, no_video, NULL, STEP_TIMEOUT_MS, "cog-invisible");
 	umms_test_image_free(image);
-	g_assert_cmpuint(player_count(t), ==, 1);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 1);
 	step("show");
 	umms_test_image_free(wait_box(t, 300, STEP_TIMEOUT_MS, "cog-visible"));
 
@@ -458,7 +440,7 @@ test_cog(struct umms_test *t, gconstpointer data)
 
 	/* display: none hides it within GONE_MS, its player kept; shown again, it is back. */
 	gone_by_step(t, "hide");
-	g_assert_cmpuint(player_count(t), ==, 1);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 1);
 	step("show");
 	image = browser_wait_screen(t, W, H, screen_points_match, clipped, STEP_TIMEOUT_MS,
 		"cog-shown");
@@ -466,7 +448,7 @@ test_cog(struct umms_test *t, gconstpointer data)
 
 	/* Taken out of the page: the video goes within GONE_MS, and its player with it. */
 	gone_by_step(t, "remove");
-	wait_players(t, 0, 5000);
+	umms_test_wait_players(t->bus, 0, 5000);
 	browser_free(b);
 }
 
@@ -480,7 +462,7 @@ test_killed(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(kill(-browser_pid(b), SIGKILL), ==, 0);
 	browser_kill(b);
 	/* Its socket closed with it: its player released, nothing of it shown. */
-	wait_players(t, 0, 5000);
+	umms_test_wait_players(t->bus, 0, 5000);
 	struct umms_test_image *image = browser_wait_screen(t, W, H, no_video, NULL, 5000,
 		"killed-gone");
 	umms_test_image_free(image);
@@ -529,7 +511,7 @@ test_navigate(struct umms_test *t, gconstpointer data)
 	struct umms_test_image *image = browser_wait_screen(t, W, H, stacked, NULL,
 		STEP_TIMEOUT_MS, "two-green-over");
 	umms_test_image_free(image);
-	g_assert_cmpuint(player_count(t), ==, 2);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 2);
 	step("swap-z");
 	image = browser_wait_screen(t, W, H, stacked, "red", STEP_TIMEOUT_MS, "two-red-over");
 	umms_test_image_free(image);
@@ -543,7 +525,7 @@ test_navigate(struct umms_test *t, gconstpointer data)
 		"navigated");
 	g_assert_true(no_video(image, NULL));
 	umms_test_image_free(image);
-	wait_players(t, 0, 5000);
+	umms_test_wait_players(t->bus, 0, 5000);
 	/* From the first sign of the page going (a hidden place, a player closed). */
 	const char *const going[] = { "asked: hidden", "its player gone", NULL };
 	g_assert_cmpint(gone_ms(mark, 0, going, 0, "navigated"), <=, GONE_MS);
@@ -604,7 +586,7 @@ test_chromium(struct umms_test *t, gconstpointer data)
 	const char *const args[] = { debug, dir, NULL };
 	struct browser *b = browser_start(BROWSER_CHROMIUM, url, args);
 	assert_scaled(t, PAGE_TIMEOUT_MS, "chromium-scaled");
-	g_assert_cmpuint(player_count(t), ==, 1);
+	g_assert_cmpuint(umms_test_player_count(t->bus), ==, 1);
 	struct devtools *dt = devtools_connect(port, pages_origin(pages), STEP_TIMEOUT_MS);
 	/* Zoom is in the ratio (as a screen's scale would be): the viewport 480x270 CSS pixels. */
 	g_autofree char *ratio = devtools_evaluate(dt, "devicePixelRatio + ' ' + innerWidth + 'x' +"
@@ -630,7 +612,7 @@ test_chromium(struct umms_test *t, gconstpointer data)
 
 	devtools_free(dt);
 	browser_kill(b);
-	wait_players(t, 0, 5000);
+	umms_test_wait_players(t->bus, 0, 5000);
 	browser_free(b);
 }
 

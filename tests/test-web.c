@@ -257,7 +257,7 @@ test_abuse(struct umms_test *t, gconstpointer data)
 	/* Media that does not open: its error, and no player left behind. */
 	call_error(c, "open", "{\"uri\":\"file:///nonexistent/clip.mkv\"}", -32000,
 		"org.umms.Error.NotFound");
-	wait_players(t->bus, 1);
+	umms_test_wait_players(t->bus, 1, 5000);
 
 	/* A request without id is a notification: done, never answered. */
 	send_text(c, "{\"jsonrpc\":\"2.0\",\"method\":\"volume\",\"params\":{\"player\":1,\"volume\":0.5}}");
@@ -389,7 +389,7 @@ test_flood(struct umms_test *t, gconstpointer data)
 	wait_closed(c, 5000);
 	g_assert_cmpuint(c->close_code, ==, SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION);
 	client_free(c);
-	wait_players(t->bus, 0);
+	umms_test_wait_players(t->bus, 0, 5000);
 }
 
 static void
@@ -440,7 +440,7 @@ test_close_while_opening(struct umms_test *t, gconstpointer data)
 	g_assert_true(json_object_has_member(json_node_get_object(closed), "result"));
 	g_autoptr(JsonNode) opened = wait_answer(c, open_id);
 	check_error(json_node_get_object(opened), -32000, "org.umms.Error.NotFound");
-	wait_players(t->bus, 0);
+	umms_test_wait_players(t->bus, 0, 5000);
 
 	/* The same from D-Bus, which sees the player as soon as it exists. */
 	open_id = send_request(c, "open", params);
@@ -465,7 +465,7 @@ test_close_while_opening(struct umms_test *t, gconstpointer data)
 		g_assert_cmpstr(json_object_get_string_member(gone, "name"), ==,
 			"org.umms.Error.NotFound");
 	}
-	wait_players(t->bus, 0);
+	umms_test_wait_players(t->bus, 0, 5000);
 	/* The session goes on. */
 	g_assert_cmpuint(open_clip(c, "av.mkv"), ==, 3);
 	client_free(c);

@@ -318,17 +318,3 @@ web_start(struct umms_test *t, const char *const *extra)
 	g_ptr_array_unref(o);
 }
 
-/* Waits until Manager1.Players lists @n players. */
-void
-wait_players(GDBusConnection *bus, gsize n)
-{
-	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
-	for (;;) {
-		g_autoptr(GVariant) list = players(bus);
-		if (g_variant_n_children(list) == n)
-			return;
-		if (g_get_monotonic_time() > end)
-			g_error("%zu players, not %zu", g_variant_n_children(list), n);
-		umms_test_sleep(10);
-	}
-}

@@ -67,7 +67,5 @@ GVariant *players(GDBusConnection *bus);
 void wait_closed(struct client *c, unsigned timeout_ms);
 /* A fresh ummsd serving the bridge on a free port, with @extra overrides. */
 void web_start(struct umms_test *t, const char *const *extra);
-/* Waits until Manager1.Players lists @n players. */
-void wait_players(GDBusConnection *bus, gsize n);
 
 #endif

@@ -56,12 +56,39 @@ umms_engine_decoder_free(struct umms_engine_decoder *decoder)
 }
 
 bool
-umms_engines_init(const struct umms_config *config, GError **error)
+umms_engines_prepare(const struct umms_config *config, GError **error)
 {
 	for (const struct umms_engine_impl *const *impl = engines; *impl; impl++) {
 		if ((*impl)->init && !(*impl)->init(config, error))
 			return false;
 	}
+	return true;
+}
+
+void
+umms_engines_start(void)
+{
+	for (const struct umms_engine_impl *const *impl = engines; *impl; impl++) {
+		if ((*impl)->start)
+			(*impl)->start();
+	}
+}
+
+void
+umms_engines_wait(void)
+{
+	for (const struct umms_engine_impl *const *impl = engines; *impl; impl++) {
+		if ((*impl)->wait)
+			(*impl)->wait();
+	}
+}
+
+bool
+umms_engines_init(const struct umms_config *config, GError **error)
+{
+	if (!umms_engines_prepare(config, error))
+		return false;
+	umms_engines_start();
 	return true;
 }
 

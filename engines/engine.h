@@ -104,6 +104,21 @@ struct umms_engine_impl {
 	 */
 	void (*finish)(void);
 	/*
+	 * Process-wide, once, after init: starts what init leaves running in
+	 * the background (the GStreamer engine's loading of hardware decoder
+	 * plugins, which opens drivers and devices on a thread). Optional. A
+	 * fork server calls init only: its children must share neither a
+	 * thread nor a device's or a library's descriptors, so each forked
+	 * worker calls start itself (umms_engines_start).
+	 */
+	void (*start)(void);
+	/*
+	 * Returns once what start began is over and its threads have ended
+	 * (a worker enters its sandbox with one thread). Optional; mandatory
+	 * if start leaves a thread running.
+	 */
+	void (*wait)(void);
+	/*
 	 * Optional, after init. Appends to @out (struct umms_engine_decoder *,
 	 * umms_engine_decoder_free) every hardware video decoder this engine
 	 * could plug, once per codec it decodes: what set_hardware_codecs
@@ -229,8 +244,14 @@ void umms_engine_init(struct umms_engine *engine, const struct umms_engine_impl 
 /* For implementations: emits destroy, frees the common part. */
 void umms_engine_finish(struct umms_engine *engine);
 
-/* The registry. */
+/* The registry. Every engine's init, then its start. */
 bool umms_engines_init(const struct umms_config *config, GError **error);
+/* Every engine's init only: a process that forks workers (worker/zygote.h). */
+bool umms_engines_prepare(const struct umms_config *config, GError **error);
+/* Every engine's start, once umms_engines_prepare() succeeded. */
+void umms_engines_start(void);
+/* Every engine's wait: what start began is over, its threads gone. */
+void umms_engines_wait(void);
 /* Every engine's finish, at exit. */
 void umms_engines_finish(void);
 /* NULL-terminated list of every engine built in. */

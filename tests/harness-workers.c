@@ -87,6 +87,23 @@ umms_test_fork_server(pid_t not)
 	return 0;
 }
 
+/* Whether worker @pid was forked from the fork server: it has the server's command line. */
+bool
+umms_test_worker_forked(pid_t pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/cmdline", (int)pid);
+	g_autofree char *cmdline = NULL;
+	gsize size = 0;
+	g_assert_true(g_file_get_contents(path, &cmdline, &size, NULL));
+	g_autofree char *comm_path = g_strdup_printf("/proc/%d/comm", (int)pid);
+	g_autofree char *comm = NULL;
+	g_assert_true(g_file_get_contents(comm_path, &comm, NULL, NULL));
+	g_assert_cmpstr(g_strstrip(comm), ==, "umms-engine");
+	/* NUL-separated: the first argument after the program's name. */
+	size_t first = strlen(cmdline) + 1;
+	return first < size && strcmp(cmdline + first, "--zygote") == 0;
+}
+
 char *
 umms_test_fd_targets(void)
 {

@@ -212,6 +212,8 @@ void umms_test_wait_engine_workers(unsigned count);
  * worker/zygote.h), but @not; waits up to 10 s for one, 0 if none came.
  */
 pid_t umms_test_fork_server(pid_t not);
+/* Whether engine worker @pid was forked from the fork server (else exec'd). */
+bool umms_test_worker_forked(pid_t pid);
 /* How many players Manager1.Players lists (harness-workers.c). */
 gsize umms_test_player_count(GDBusConnection *bus);
 /* Waits until Manager1.Players lists @n players; fails the test after @timeout_ms. */

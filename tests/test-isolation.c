@@ -520,23 +520,6 @@ test_warm_spare(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(sandboxed, g_strerror(EACCES)));
 }
 
-/* Whether worker @pid was forked from the fork server: it has the server's command line. */
-static bool
-forked(pid_t pid)
-{
-	g_autofree char *path = g_strdup_printf("/proc/%d/cmdline", (int)pid);
-	g_autofree char *cmdline = NULL;
-	gsize size = 0;
-	g_assert_true(g_file_get_contents(path, &cmdline, &size, NULL));
-	g_autofree char *comm_path = g_strdup_printf("/proc/%d/comm", (int)pid);
-	g_autofree char *comm = NULL;
-	g_assert_true(g_file_get_contents(comm_path, &comm, NULL, NULL));
-	g_assert_cmpstr(g_strstrip(comm), ==, "umms-engine");
-	/* NUL-separated: the first argument after the program's name. */
-	size_t first = strlen(cmdline) + 1;
-	return first < size && strcmp(cmdline + first, "--zygote") == 0;
-}
-
 /*
  * Workers come from the fork server ([engine] fork-server, worker/zygote.h),
  * as children of ummsd (here, of this program), sandboxed as any; killing
@@ -550,12 +533,12 @@ test_fork_server(struct umms_test *t, gconstpointer data)
 	pid_t server = umms_test_fork_server(0);
 	g_assert_cmpint(server, >, 0);
 	/* The spare, forked once the server is ready. */
-	g_assert_true(forked(warm_spare(0)));
+	g_assert_true(umms_test_worker_forked(warm_spare(0)));
 	g_autofree char *first = play(t, "long.mkv");
 	umms_test_wait_position(t->bus, first, US(0.5), false, 10000);
 	pid_t pid = (pid_t)umms_test_stat(t->bus, first, "engine-pid");
 	g_assert_cmpint(pid, >, 0);
-	g_assert_true(forked(pid));
+	g_assert_true(umms_test_worker_forked(pid));
 	g_autofree char *seccomp = umms_test_proc_status(pid, "Seccomp");
 	g_assert_cmpstr(seccomp, ==, "2");
 	g_autofree char *ppid = umms_test_proc_status(pid, "PPid");
@@ -584,14 +567,14 @@ test_fork_server(struct umms_test *t, gconstpointer data)
 	umms_test_wait_position(t->bus, fourth, US(0.5), false, 10000);
 	pid_t fourth_pid = (pid_t)umms_test_stat(t->bus, fourth, "engine-pid");
 	g_assert_cmpint(fourth_pid, >, 0);
-	g_assert_true(forked(fourth_pid));
+	g_assert_true(umms_test_worker_forked(fourth_pid));
 	umms_test_wait_position(t->bus, third, US(0.5), false, 10000);
 
 	const char *const overrides[] = { "engine.fork-server=false", NULL };
 	umms_test_restart(t, overrides);
 	g_autofree char *exec = play(t, "long.mkv");
 	umms_test_wait_position(t->bus, exec, US(0.5), false, 10000);
-	g_assert_false(forked((pid_t)umms_test_stat(t->bus, exec, "engine-pid")));
+	g_assert_false(umms_test_worker_forked((pid_t)umms_test_stat(t->bus, exec, "engine-pid")));
 	g_assert_cmpint(umms_test_fork_server(0), ==, 0);
 	assert_no_workers_left(t);
 }

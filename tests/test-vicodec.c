@@ -80,6 +80,11 @@ play(struct umms_test *t, const char *clip, const char *settings, const char *ru
 	g_assert_cmpuint(umms_test_stat(t->bus, path, "copies"), ==, 0);
 	g_assert_cmpuint(umms_test_stat(t->bus, path, "frames-dmabuf"), >, 0);
 	g_assert_cmpuint(umms_test_stat(t->bus, path, "frames-displayed"), >, 0);
+	/*
+	 * From the fork server, which a hardware decoder plugin (video4linux2
+	 * here) must not stop from forking: it is loaded in each worker.
+	 */
+	g_assert_true(umms_test_worker_forked((pid_t)umms_test_stat(t->bus, path, "engine-pid")));
 	return path;
 }
 

@@ -702,7 +702,8 @@ umms_worker_prepare(int sock, GError **error)
 	umms_log_set_level(worker->config.log.level);
 	if (worker->config.log.scopes && !umms_log_set_scopes(worker->config.log.scopes, error))
 		goto fail;
-	if (!umms_engines_init(&worker->config, error))
+	/* Init only: a fork server's children start the engines' background work (engine.h). */
+	if (!umms_engines_prepare(&worker->config, error))
 		goto fail;
 	/*
 	 * The sandbox's plugin ranks before READY (85 ms here, seconds when
@@ -724,6 +725,7 @@ fail:
 static bool
 finish_create(struct umms_worker *worker, GError **error)
 {
+	umms_engines_start();
 	worker->loop = g_main_loop_new(NULL, FALSE);
 	/* The first engine, ready for the first URI: its pipeline costs nothing later. */
 	return attach_engine(worker, umms_engines_list()[0], error);

@@ -22,12 +22,14 @@ struct umms_worker *umms_worker_create(int sock, GError **error);
 /*
  * The fork server's part of umms_worker_create() (worker/zygote.h): INIT
  * on @sock (its control socket), GStreamer, the plugin ranks; no main
- * loop, no engine, no thread.
+ * loop, no engine, no thread, no hardware decoder plugin (the engines'
+ * start, engine.h, which opens drivers and devices).
  */
 struct umms_worker *umms_worker_prepare(int sock, GError **error);
 /*
  * In a worker forked from it, the rest: INIT on @sock (the same
- * configuration, else an error), the main loop and the engine.
+ * configuration, else an error), the engines' start, the main loop and
+ * the engine.
  */
 bool umms_worker_adopt(struct umms_worker *worker, int sock, GError **error);
 /* Serves requests until ummsd hangs up; returns the exit status. */

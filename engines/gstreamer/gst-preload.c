@@ -29,6 +29,7 @@ static const char *const main_loop_elements[] = {
 static GMutex lock;
 static GCond done_cond;
 static bool started, done;
+static GThread *thread;
 
 /* Names of the plugins with a hardware decoder, NULL if none. */
 static char **
@@ -124,7 +125,9 @@ gst_preload_start(void)
 	load_main_loop_plugins();
 	g_autofree char *list = g_strjoinv(", ", plugins);
 	umms_info("loading hardware decoder plugins: %s", list);
-	g_thread_unref(g_thread_new("umms-gst-preload", preload_thread, plugins));
+	g_mutex_lock(&lock);
+	thread = g_thread_new("umms-gst-preload", preload_thread, plugins);
+	g_mutex_unlock(&lock);
 }
 
 void
@@ -133,5 +136,10 @@ gst_preload_wait(void)
 	g_mutex_lock(&lock);
 	while (started && !done)
 		g_cond_wait(&done_cond, &lock);
+	GThread *ended = thread;
+	thread = NULL;
 	g_mutex_unlock(&lock);
+	/* Gone, not only done: a worker enters its sandbox with one thread. */
+	if (ended)
+		g_thread_join(ended);
 }

@@ -281,7 +281,10 @@ void gst_teletext_describe(struct gst_engine *engine, const char *stream_id,
 
 /* gst-preload.c: hardware decoder plugins loaded on a thread at start, once. */
 void gst_preload_start(void);
-/* Returns once the loading gst_preload_start() began is over (at once if none). */
+/*
+ * Returns once the loading gst_preload_start() began is over and its
+ * thread has ended (at once if none).
+ */
 void gst_preload_wait(void);
 bool gst_support_probe_uri(const char *uri, GError **error);
 /* engine.h list_hardware_decoders. */

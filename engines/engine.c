@@ -84,6 +84,12 @@ umms_engines_wait(void)
 }
 
 bool
+umms_engines_can_sound(void)
+{
+	return !engines[0]->can_sound || engines[0]->can_sound();
+}
+
+bool
 umms_engines_init(const struct umms_config *config, GError **error)
 {
 	if (!umms_engines_prepare(config, error))

@@ -119,6 +119,13 @@ struct umms_engine_impl {
 	 */
 	void (*wait)(void);
 	/*
+	 * Whether sound can be heard here (a sound device or a sound server);
+	 * the first call says so in the log when not. Optional (then: yes).
+	 * ummsd asks once for its workers (engine-supervisor.c), which its
+	 * configuration then tells: the log says it once, not once a worker.
+	 */
+	bool (*can_sound)(void);
+	/*
 	 * Optional, after init. Appends to @out (struct umms_engine_decoder *,
 	 * umms_engine_decoder_free) every hardware video decoder this engine
 	 * could plug, once per codec it decodes: what set_hardware_codecs
@@ -252,6 +259,8 @@ bool umms_engines_prepare(const struct umms_config *config, GError **error);
 void umms_engines_start(void);
 /* Every engine's wait: what start began is over, its threads gone. */
 void umms_engines_wait(void);
+/* Whether sound can be heard, as the first engine says (can_sound). */
+bool umms_engines_can_sound(void);
 /* Every engine's finish, at exit. */
 void umms_engines_finish(void);
 /* NULL-terminated list of every engine built in. */

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <glib-unix.h>
 
+#include "engine.h"
 #include "engine-fork-server.h"
 #include "engine-supervisor.h"
 #include "error.h"
@@ -56,6 +57,7 @@ struct umms_worker_process {
 
 static struct {
 	bool enabled;
+	bool no_sound;           /* neither a sound device nor a server (umms_supervisor_init) */
 	const struct umms_config *config;
 	char *config_text;
 	unsigned next_number;
@@ -74,6 +76,9 @@ config_text(const struct umms_config *config)
 	if (!out)
 		return g_strdup("");
 	umms_config_print(config, out);
+	/* No sound here (umms_supervisor_init): the workers' sinks are fakesinks. */
+	if (sup.no_sound && config->engine.audio_output == UMMS_AUDIO_AUTO)
+		fputs("\n[engine]\naudio-output=none\n", out);
 	fclose(out);
 	char *copy = g_strdup(text);
 	free(text);
@@ -418,14 +423,17 @@ bool
 umms_supervisor_init(const struct umms_config *config)
 {
 	sup.config = config;
-	g_free(sup.config_text);
-	sup.config_text = config_text(config);
 	sup.enabled = config->engine.isolation == UMMS_ISOLATION_WORKER;
 	if (sup.enabled && !g_file_test(config->engine.worker, G_FILE_TEST_IS_EXECUTABLE)) {
 		umms_warn("engine.worker %s is not an executable file: engines run inside "
 			"ummsd, and a crash in one takes every player down", config->engine.worker);
 		sup.enabled = false;
 	}
+	/* Said once, here: workers then neither look again nor say it (config_text()). */
+	sup.no_sound = sup.enabled && config->engine.audio_output == UMMS_AUDIO_AUTO &&
+		!umms_engines_can_sound();
+	g_free(sup.config_text);
+	sup.config_text = config_text(config);
 	if (sup.enabled && config->engine.fork_server)
 		umms_fork_server_start(config, sup.config_text, fork_server_ready);
 	if (sup.enabled)

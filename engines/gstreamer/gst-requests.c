@@ -258,6 +258,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.finish = gst_support_finish,
 	.start = gst_preload_start,
 	.wait = gst_preload_wait,
+	.can_sound = gst_support_can_sound,
 	.list_hardware_decoders = gst_support_list_hardware_decoders,
 	.probe_uri = gst_support_probe_uri,
 	.create = gst_engine_create,

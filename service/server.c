@@ -77,9 +77,15 @@ umms_server_create(const struct umms_config *config, GError **error)
 	umms_log_set_level(config->log.level);
 	if (config->log.scopes && !umms_log_set_scopes(config->log.scopes, error))
 		goto fail;
-	if (!umms_engines_init(config, error))
+	if (!umms_engines_prepare(config, error))
 		goto fail;
-	umms_supervisor_init(config);
+	/*
+	 * With engines in workers ummsd decodes nothing: the hardware decoder
+	 * plugins, which set up drivers as they load (engine.h's start), are
+	 * the workers' to load.
+	 */
+	if (!umms_supervisor_init(config))
+		umms_engines_start();
 
 	server->bus_address = bus_address(config, error);
 	if (!server->bus_address)

@@ -340,12 +340,9 @@ umms_test_service_start(const char *const *overrides)
 	 * The engine worker just built, not an installed one, through a script
 	 * that gives it ASan's fast unwinder (tests/umms-engine-fast-unwind).
 	 */
-	if (harness.build_root) {
-		g_autofree char *worker = harness.source_root ?
-			g_build_filename(harness.source_root, "tests", "umms-engine-fast-unwind", NULL) :
-			g_build_filename(harness.build_root, "worker", "umms-engine", NULL);
-		g_assert_true(umms_config_set(&service->config, "engine.worker", worker, &error));
-	}
+	if (harness.build_root)
+		g_assert_true(umms_config_set(&service->config, "engine.worker",
+			umms_test_engine_worker(), &error));
 	if (harness.in_process)
 		g_assert_true(umms_config_set(&service->config, "engine.isolation", "in-process",
 			&error));
@@ -393,6 +390,17 @@ umms_test_spawn_ummsd(const char *const *extra_args)
 	return umms_test_spawn_ummsd_env(extra_args, NULL, G_SUBPROCESS_FLAGS_NONE);
 }
 
+const char *
+umms_test_engine_worker(void)
+{
+	static char *path;
+	if (!path && harness.build_root)
+		path = harness.source_root ?
+			g_build_filename(harness.source_root, "tests", "umms-engine-fast-unwind", NULL) :
+			g_build_filename(harness.build_root, "worker", "umms-engine", NULL);
+	return path;
+}
+
 GSubprocess *
 umms_test_spawn_ummsd_env(const char *const *extra_args, const char *const *env,
 	GSubprocessFlags flags)
@@ -408,6 +416,13 @@ umms_test_spawn_ummsd_env(const char *const *extra_args, const char *const *env,
 	g_ptr_array_add(argv, (char *)"engine.open-timeout=60000");
 	g_ptr_array_add(argv, (char *)"--set");
 	g_ptr_array_add(argv, (char *)"engine.sandbox-elements=" UMMS_TEST_SANDBOX_ELEMENTS);
+	/* Engines in the workers just built, as an installed ummsd's are. */
+	g_autofree char *worker = umms_test_engine_worker() ?
+		g_strdup_printf("engine.worker=%s", umms_test_engine_worker()) : NULL;
+	if (worker) {
+		g_ptr_array_add(argv, (char *)"--set");
+		g_ptr_array_add(argv, worker);
+	}
 	for (const char *const *a = extra_args; a && *a; a++)
 		g_ptr_array_add(argv, (char *)*a);
 	g_ptr_array_add(argv, NULL);

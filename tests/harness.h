@@ -107,6 +107,12 @@ void umms_test_wait_name(GDBusConnection *bus, const char *name, bool present);
 char *umms_test_ummsctl(const char *first, ...) G_GNUC_NULL_TERMINATED;
 /* Path of a program built by this project (ummsd, ummsctl). */
 const char *umms_test_program(const char *name);
+/*
+ * The engine worker just built (engine.worker for an ummsd of the tests),
+ * through a script that gives it ASan's fast unwinder
+ * (tests/umms-engine-fast-unwind); NULL outside meson.
+ */
+const char *umms_test_engine_worker(void);
 /* The build and source folders of the project. */
 const char *umms_test_build_root(void);
 const char *umms_test_source_root(void);

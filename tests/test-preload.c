@@ -5,8 +5,9 @@
  * as it likes (tests/slow-plugin/, as nvcodec takes 1.8 s to set up CUDA):
  * meanwhile ummsd answers on the bus, makes a player and takes a SetUri;
  * once the plugin is loaded the clip plays and the log says how long the
- * load took. Asked to stop during the load, ummsd waits for it and exits
- * cleanly. The test's own registry (tests/meson.build) keeps the plugin
+ * load took. So with engines in workers, where each worker loads it
+ * before it says READY (ummsd itself then loads none). Asked to stop
+ * during the load, an in-process ummsd waits for it and exits cleanly. The test's own registry (tests/meson.build) keeps the plugin
  * away from every other test.
  */
 #include <signal.h>
@@ -32,10 +33,16 @@ die_with_parent(gpointer data)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
-/* ummsd, with the slow plugin's load held until the gate file exists. */
+/*
+ * ummsd, with the slow plugin's load held until the gate file exists:
+ * in its engine workers (@isolation "worker"), each of which loads it
+ * before it says READY, or in ummsd itself ("in-process").
+ */
 static void
-start(struct slow_start *s, const char *name)
+start(struct slow_start *s, const char *name, const char *isolation)
 {
+	g_autofree char *setting = g_strdup_printf("engine.isolation=%s", isolation);
+	g_autofree char *worker = g_strdup_printf("engine.worker=%s", umms_test_engine_worker());
 	s->log = g_strdup_printf("%s/%s.log", umms_test_tmpdir(), name);
 	s->gate = g_strdup_printf("%s/%s.gate", umms_test_tmpdir(), name);
 	g_remove(s->gate);
@@ -46,7 +53,7 @@ start(struct slow_start *s, const char *name)
 	g_autoptr(GError) error = NULL;
 	s->process = g_subprocess_launcher_spawn(launcher, &error, umms_test_program("ummsd"), "-v",
 		"--address", umms_test_bus_address(), "--set", "engine.audio-output=none",
-		"--set", "video.enabled=false", NULL);
+		"--set", "video.enabled=false", "--set", setting, "--set", worker, NULL);
 	g_assert_no_error(error);
 	umms_test_log_on_failure(s->log);
 }
@@ -126,12 +133,16 @@ set_uri_done(GObject *source, GAsyncResult *result, gpointer data)
 }
 
 static void
-test_off_main_loop(void)
+test_off_main_loop(gconstpointer data)
 {
+	const char *isolation = data;
 	struct slow_start s = { 0 };
-	start(&s, "load");
+	g_autofree char *name = g_strdup_printf("load-%s", isolation);
+	start(&s, name, isolation);
 	GDBusConnection *bus = umms_test_connect();
 	umms_test_wait_name(bus, UMMS_NAME, true);
+	/* A worker's load begins once the spare is started: not always before the name. */
+	log_number_after(&s, "loading hardware decoder plugins: ");
 	g_assert_true(log_has(&s, "loading hardware decoder plugins: ummstestslow"));
 
 	/* The plugin is loading (held): the bus is served, a player made, a SetUri taken. */
@@ -169,7 +180,7 @@ static void
 test_exit_while_loading(void)
 {
 	struct slow_start s = { 0 };
-	start(&s, "exit");
+	start(&s, "exit", "in-process");
 	GDBusConnection *bus = umms_test_connect();
 	umms_test_wait_name(bus, UMMS_NAME, true);
 	/* Its main loop runs: SIGTERM is its to handle. */
@@ -191,7 +202,8 @@ int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
-	g_test_add_func("/preload/off-main-loop", test_off_main_loop);
+	g_test_add_data_func("/preload/off-main-loop", "in-process", test_off_main_loop);
+	g_test_add_data_func("/preload/off-main-loop-workers", "worker", test_off_main_loop);
 	g_test_add_func("/preload/exit-while-loading", test_exit_while_loading);
 	return g_test_run();
 }

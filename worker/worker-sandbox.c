@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include <linux/videodev2.h>
 
-#include "engine.h"
 #include "error.h"
 #include "log.h"
 #include "landlock.h"
@@ -172,8 +171,6 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
 		umms_debug("worker: no Landlock (%s): every readable file can be opened",
 			sb->landlock ? "the kernel has none" : "[engine] landlock = false");
 	gint64 start = g_get_monotonic_time();
-	/* The hardware decoder plugins loaded (they open their devices) and their thread gone. */
-	umms_engines_wait();
 	if (!umms_worker_sandbox_rank(sb, &local) || !umms_sandbox_enter(&policy, &local)) {
 		/* Part of it may be in force: this worker serves nothing more. */
 		sb->error = g_error_new(UMMS_ERROR, UMMS_ERROR_FAILED,

@@ -725,7 +725,13 @@ fail:
 static bool
 finish_create(struct umms_worker *worker, GError **error)
 {
+	/*
+	 * The hardware decoder plugins, loaded here, not by a fork server
+	 * (engine.h), and waited for: before READY ummsd does not ping, and
+	 * the sandbox of the first OPEN takes one thread (nvcodec: 1.8 s).
+	 */
 	umms_engines_start();
+	umms_engines_wait();
 	worker->loop = g_main_loop_new(NULL, FALSE);
 	/* The first engine, ready for the first URI: its pipeline costs nothing later. */
 	return attach_engine(worker, umms_engines_list()[0], error);

@@ -372,6 +372,18 @@ test_xmltv_bulk(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(next_id2, ==, next_id);
 	g_dbus_connection_signal_unsubscribe(t->bus, sub);
 
+	/* Search among 50,000 (timed for the report; the bound is in bench, not here). */
+	static const char *const queries[] = { "words", "programme 999 channel 49", "show 30" };
+	for (size_t i = 0; i < G_N_ELEMENTS(queries); i++) {
+		int64_t t0 = g_get_monotonic_time();
+		g_autoptr(GVariant) found = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "Search",
+			g_variant_new("(s)", queries[i]));
+		g_autoptr(GVariant) hits = g_variant_get_child_value(found, 0);
+		g_test_message("Search(\"%s\"): %zu hits in %.1f ms", queries[i],
+			g_variant_n_children(hits), (double)(g_get_monotonic_time() - t0) / 1000.0);
+		g_assert_cmpuint(g_variant_n_children(hits), >, 0);
+	}
+
 	g_subprocess_send_signal(ummsd, SIGTERM);
 	GError *error = NULL;
 	g_assert_true(g_subprocess_wait_check(ummsd, NULL, &error));
@@ -607,6 +619,115 @@ test_bad_input(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(count(r, "new-channels"), ==, 1);
 }
 
+/* ---- ProgrammeChanged at a boundary, ummsctl ---------------------------------------------- */
+
+static char *
+xmltv_time(int64_t us)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(us / G_TIME_SPAN_SECOND);
+	return g_date_time_format(dt, "%Y%m%d%H%M%S +0000");
+}
+
+struct last_change {
+	unsigned count;
+	int64_t channel, now, next;
+	int64_t at;
+};
+
+static void
+on_change(GDBusConnection *c, const char *sender, const char *path, const char *iface,
+	const char *signal, GVariant *params, gpointer data)
+{
+	(void)c, (void)sender, (void)path, (void)iface, (void)signal;
+	struct last_change *last = data;
+	g_variant_get(params, "(xxx)", &last->channel, &last->now, &last->next);
+	last->at = g_get_real_time();
+	last->count++;
+}
+
+static void
+wait_changes(struct last_change *last, unsigned count, unsigned ms)
+{
+	for (unsigned waited = 0; last->count < count && waited < ms; waited += 20)
+		umms_test_sleep(20);
+	g_assert_cmpuint(last->count, ==, count);
+}
+
+static void
+test_boundary(struct umms_test *t, gconstpointer data)
+{
+	(void)data;
+	fresh(t, "boundary", NULL);
+	int64_t now = g_get_real_time() / G_TIME_SPAN_SECOND * G_TIME_SPAN_SECOND;
+	int64_t edge = now + 3 * G_TIME_SPAN_SECOND;
+	g_autofree char *a = xmltv_time(now - 60 * G_TIME_SPAN_SECOND);
+	g_autofree char *b = xmltv_time(edge);
+	g_autofree char *c = xmltv_time(edge + 120 * G_TIME_SPAN_SECOND);
+	g_autofree char *xml = g_strdup_printf("<tv><channel id=\"k\"><display-name>Clock"
+		"</display-name></channel>"
+		"<programme channel=\"k\" start=\"%s\" stop=\"%s\"><title>Ending</title></programme>"
+		"<programme channel=\"k\" start=\"%s\" stop=\"%s\"><title>Starting</title>"
+		"</programme></tv>", a, b, b, c);
+	g_autofree char *path = write_file("boundary.xml", xml, -1);
+	struct last_change last = { 0 };
+	guint sub = g_dbus_connection_signal_subscribe(t->bus, NULL, GUIDE1, "ProgrammeChanged",
+		UMMS_ROOT, NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_change, &last, NULL);
+	g_autoptr(GVariant) r = import(t, "ImportXMLTV", path);
+	g_assert_cmpuint(count(r, "added"), ==, 2);
+	/* The import: now Ending, next Starting. */
+	wait_changes(&last, 1, 5000);
+	int64_t ending = last.now, starting = last.next;
+	g_assert_cmpint(ending, !=, 0);
+	g_assert_cmpint(starting, !=, 0);
+	/* At the boundary, by the timer: now Starting, nothing next. */
+	wait_changes(&last, 2, 8000);
+	g_assert_cmpint(last.now, ==, starting);
+	g_assert_cmpint(last.next, ==, 0);
+	g_assert_cmpint(last.at, >=, edge);
+	g_test_message("ProgrammeChanged %.0f ms after the boundary",
+		(double)(last.at - edge) / 1000.0);
+	g_assert_cmpint(last.at - edge, <, 2 * G_TIME_SPAN_SECOND);
+	g_dbus_connection_signal_unsubscribe(t->bus, sub);
+}
+
+static void
+test_ummsctl(struct umms_test *t, gconstpointer data)
+{
+	(void)data;
+	fresh(t, "ctl", NULL);
+	g_autofree char *m3u = write_file("ctl.m3u", playlist, -1);
+	int64_t now = g_get_real_time();
+	g_autofree char *a = xmltv_time(now - 600 * G_TIME_SPAN_SECOND);
+	g_autofree char *b = xmltv_time(now + 600 * G_TIME_SPAN_SECOND);
+	g_autofree char *c = xmltv_time(now + 1800 * G_TIME_SPAN_SECOND);
+	g_autofree char *xml = g_strdup_printf("<tv><channel id=\"news.uk\"><display-name>News"
+		"</display-name></channel>"
+		"<programme channel=\"news.uk\" start=\"%s\" stop=\"%s\"><title>Le Café</title>"
+		"<episode-num system=\"onscreen\">S03E07</episode-num></programme>"
+		"<programme channel=\"news.uk\" start=\"%s\" stop=\"%s\"><title>Weather</title>"
+		"</programme></tv>", a, b, b, c);
+	g_autofree char *xmltv = write_file("ctl.xml", xml, -1);
+	g_autofree char *out1 = umms_test_ummsctl("import-m3u", m3u, NULL);
+	g_assert_nonnull(strstr(out1, "channels 3"));
+	g_autofree char *out2 = umms_test_ummsctl("import-xmltv", xmltv, NULL);
+	g_assert_nonnull(strstr(out2, "added 2"));
+	g_autofree char *channels_out = umms_test_ummsctl("channels", NULL);
+	g_test_message("channels:\n%s", channels_out);
+	g_assert_nonnull(strstr(channels_out, "News, Weather and Sport"));
+	g_assert_nonnull(strstr(channels_out, "News;UK"));
+	g_autofree char *guide_out = umms_test_ummsctl("guide", NULL);
+	g_test_message("guide:\n%s", guide_out);
+	g_assert_nonnull(strstr(guide_out, "now "));
+	g_assert_nonnull(strstr(guide_out, "Le Café (S3E7)"));
+	g_autofree char *one = umms_test_ummsctl("guide", "2", NULL);
+	g_test_message("guide 2:\n%s", one);
+	g_assert_nonnull(strstr(one, "Weather"));
+	g_autofree char *found = umms_test_ummsctl("search", "cafe", NULL);
+	g_test_message("search cafe:\n%s", found);
+	g_assert_nonnull(strstr(found, "Le Café"));
+	g_assert_nonnull(strstr(found, "News, Weather and Sport"));
+}
+
 /* ---- EIT through the C API ------------------------------------------------------------------ */
 
 struct counted {
@@ -711,6 +832,32 @@ test_eit(struct umms_test *t, gconstpointer data)
 	umms_test_sleep(100);
 	g_assert_cmpuint(changed.n, ==, 2);
 
+	/* An IPTV channel whose stream's EIT names service 1/2/3: linked once said. */
+	struct umms_guide_channel iptv = { .name = "IPTV", .uri = "udp://239.1.1.1:5000",
+		.dvb = { -1, -1, -1 } };
+	g_assert_true(umms_guide_put_channel(guide, &iptv, &error));
+	struct umms_guide_eit_event other = { .event_id = 7, .start_us = now,
+		.duration_us = 60 * G_TIME_SPAN_SECOND, .title = "Streamed", .rating_raw = -1,
+		.min_age = -1 };
+	struct umms_guide_eit eit2 = { .dvb = { 1, 2, 3 }, .table_id = 0x4e, .version = 0,
+		.present_following = true, .events = &other, .n_events = 1 };
+	g_assert_true(umms_guide_put_eit(guide, &eit2, &error));
+	struct seen streamed[2] = { 0 };
+	umms_guide_for_each_programme(guide, 0, now, now + 1, collect, streamed);
+	g_assert_cmpstr(streamed[0].title, ==, "Streamed");
+	g_assert_true(umms_guide_get_programme(guide, streamed[0].id, &p));
+	g_assert_cmpint(p.channel, ==, 0);
+	int64_t linked = -1;
+	g_assert_true(umms_guide_link_service(guide, "udp://239.1.1.1:5000", &eit2.dvb, &linked,
+		&error));
+	g_assert_cmpint(linked, ==, iptv.id);
+	g_assert_true(umms_guide_get_programme(guide, streamed[0].id, &p));
+	g_assert_cmpint(p.channel, ==, iptv.id);
+	g_assert_true(umms_guide_link_service(guide, "udp://nobody", &eit2.dvb, &linked, &error));
+	g_assert_cmpint(linked, ==, 0);
+	g_free(streamed[0].title);
+	g_free(streamed[1].title);
+
 	wl_list_remove(&changed.listener.link);
 	wl_list_remove(&now_next.listener.link);
 	umms_guide_destroy(guide);
@@ -730,5 +877,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/guide/latin1-search", test_latin1_search);
 	UMMS_TEST_ADD("/guide/bad-input", test_bad_input);
 	UMMS_TEST_ADD("/guide/eit", test_eit);
+	UMMS_TEST_ADD("/guide/boundary", test_boundary);
+	UMMS_TEST_ADD("/guide/ummsctl", test_ummsctl);
 	return g_test_run();
 }

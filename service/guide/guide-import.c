@@ -610,19 +610,3 @@ guide_import_start(struct umms_guide *guide, enum guide_import_kind kind, const 
 	g_task_run_in_thread(task, job_thread);
 	g_object_unref(task);
 }
-
-bool
-guide_import_file(struct umms_guide *guide, enum guide_import_kind kind, const char *path,
-	GVariant **result, GError **error)
-{
-	struct job *job = job_new(guide, kind, path);
-	GVariant *counts = job_parse(job, error) ? apply(guide, job, error) : NULL;
-	job_free(job);
-	if (!counts)
-		return false;
-	if (result)
-		*result = g_variant_ref_sink(counts);
-	else
-		g_variant_unref(g_variant_ref_sink(counts));
-	return true;
-}

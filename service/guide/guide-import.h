@@ -80,8 +80,4 @@ bool guide_xmltv_time(const char *text, GTimeZone *zone, int64_t previous_us, in
 void guide_import_start(struct umms_guide *guide, enum guide_import_kind kind,
 	const char *path, GDBusMethodInvocation *invocation);
 
-/* The same for C callers (tests, tools): synchronous. */
-bool guide_import_file(struct umms_guide *guide, enum guide_import_kind kind,
-	const char *path, GVariant **result, GError **error);
-
 #endif

@@ -603,6 +603,52 @@ test_latin1_search(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(g_variant_n_children(h3), ==, 0);
 }
 
+static guint
+hits(struct umms_test *t, const char *words)
+{
+	g_autoptr(GVariant) found = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "Search",
+		g_variant_new("(s)", words));
+	g_autoptr(GVariant) list = g_variant_get_child_value(found, 0);
+	return (guint)g_variant_n_children(list);
+}
+
+static char *
+one_programme_xml(const char *title, const char *desc)
+{
+	return g_strdup_printf("<tv><channel id=\"r\"><display-name>R</display-name></channel>"
+		"<programme channel=\"r\" start=\"20300101100000 +0000\" stop=\"20300101110000"
+		" +0000\"><title>%s</title><desc>%s</desc></programme></tv>", title, desc);
+}
+
+static void
+test_reimport(struct umms_test *t, gconstpointer data)
+{
+	(void)data;
+	fresh(t, "reimport", NULL);
+	g_autofree char *x1 = one_programme_xml("Gardening", "Roses in winter");
+	g_autofree char *path = write_file("re.xml", x1, -1);
+	g_autoptr(GVariant) r1 = import(t, "ImportXMLTV", path);
+	g_assert_cmpuint(count(r1, "added"), ==, 1);
+	g_assert_cmpuint(hits(t, "roses"), ==, 1);
+	/* A new description: the same programme (id), searched by its new words only. */
+	g_autofree char *x2 = one_programme_xml("Gardening", "Tulips in spring");
+	g_autofree char *path2 = write_file("re.xml", x2, -1);
+	g_autoptr(GVariant) r2 = import(t, "ImportXMLTV", path2);
+	g_assert_cmpuint(count(r2, "updated"), ==, 1);
+	g_assert_cmpuint(count(r2, "added"), ==, 0);
+	g_assert_cmpuint(hits(t, "roses"), ==, 0);
+	g_assert_cmpuint(hits(t, "tulips"), ==, 1);
+	/* Another title at that time: another programme, the old one gone, from search too. */
+	g_autofree char *x3 = one_programme_xml("Cooking", "Soup");
+	g_autofree char *path3 = write_file("re.xml", x3, -1);
+	g_autoptr(GVariant) r3 = import(t, "ImportXMLTV", path3);
+	g_assert_cmpuint(count(r3, "added"), ==, 1);
+	g_assert_cmpuint(count(r3, "removed"), ==, 1);
+	g_assert_cmpuint(hits(t, "gardening"), ==, 0);
+	g_assert_cmpuint(hits(t, "tulips"), ==, 0);
+	g_assert_cmpuint(hits(t, "soup"), ==, 1);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------ */
 
 static void
@@ -795,6 +841,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/guide/offsets", test_offsets);
 	UMMS_TEST_ADD("/guide/dst", test_dst);
 	UMMS_TEST_ADD("/guide/latin1-search", test_latin1_search);
+	UMMS_TEST_ADD("/guide/reimport", test_reimport);
 	UMMS_TEST_ADD("/guide/bad-input", test_bad_input);
 	UMMS_TEST_ADD("/guide/eit", umms_test_guide_eit);
 	UMMS_TEST_ADD("/guide/boundary", test_boundary);

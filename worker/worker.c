@@ -49,7 +49,7 @@ struct umms_worker {
 	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
 	struct umms_worker_record record; /* a recording's worker (RECORD): no engine */
 
-	struct wl_listener settled, info, eos, error, frame, cue;
+	struct wl_listener settled, info, eos, error, frame, cue, eit;
 };
 
 static void
@@ -290,10 +290,22 @@ cue_cb(struct wl_listener *listener, void *data)
 }
 
 static void
+eit_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, eit);
+	g_autoptr(GError) error = NULL;
+	if (!umms_ipc_send_eit(worker->sock, data, &error)) {
+		umms_debug("worker: cannot send to ummsd: %s", error->message);
+		g_main_loop_quit(worker->loop);
+	}
+}
+
+static void
 detach_engine(struct umms_worker *worker)
 {
 	if (!worker->engine)
 		return;
+	wl_list_remove(&worker->eit.link);
 	wl_list_remove(&worker->settled.link);
 	wl_list_remove(&worker->info.link);
 	wl_list_remove(&worker->eos.link);
@@ -326,6 +338,8 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 	wl_signal_add(&engine->events.frame, &worker->frame);
 	worker->cue.notify = cue_cb;
 	wl_signal_add(&engine->events.subtitle_cue, &worker->cue);
+	worker->eit.notify = eit_cb;
+	wl_signal_add(&engine->events.eit, &worker->eit);
 	return true;
 }
 

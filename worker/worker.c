@@ -289,15 +289,23 @@ cue_cb(struct wl_listener *listener, void *data)
 	umms_ipc_writer_finish(&w);
 }
 
+/* An EIT section of what the engine plays or the recording reads. */
+static void
+send_eit(void *data, const struct umms_eit *eit)
+{
+	struct umms_worker *worker = data;
+	g_autoptr(GError) error = NULL;
+	if (!umms_ipc_send_eit(worker->sock, eit, &error)) {
+		umms_debug("worker: cannot send to ummsd: %s", error->message);
+		g_main_loop_quit(worker->loop);
+	}
+}
+
 static void
 eit_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, eit);
-	g_autoptr(GError) error = NULL;
-	if (!umms_ipc_send_eit(worker->sock, data, &error)) {
-		umms_debug("worker: cannot send to ummsd: %s", error->message);
-		g_main_loop_quit(worker->loop);
-	}
+	send_eit(worker, data);
 }
 
 static void
@@ -699,7 +707,7 @@ umms_worker_prepare(int sock, GError **error)
 	worker->sock = sock;
 	worker->rate = 1.0;
 	worker->expect_target = worker->expect_away_from = -1;
-	umms_worker_record_init(&worker->record, record_flowing, record_ended, worker);
+	umms_worker_record_init(&worker->record, record_flowing, record_ended, send_eit, worker);
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);

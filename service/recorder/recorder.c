@@ -90,7 +90,8 @@ static void
 on_running_eit(struct wl_listener *listener, void *data)
 {
 	struct job *j = wl_container_of(listener, j, eit);
-	wl_signal_emit_mutable(&j->rec->eit, data);
+	struct umms_recorder_eit event = { j->uri, data };
+	wl_signal_emit_mutable(&j->rec->eit, &event);
 }
 
 static void

@@ -257,6 +257,82 @@ test_reader(void)
 	g_ptr_array_unref(told.titles);
 }
 
+/*
+ * Hostile streams: PID 0x12 packets of random bytes, and valid sections
+ * with random bytes changed, fed in random cuts. Nothing is read out of
+ * bounds (AddressSanitizer), and whatever is told is a decoded section
+ * within the bounds of eit.h.
+ */
+static bool
+check_cb(struct umms_eit *eit, void *data)
+{
+	unsigned *n = data;
+	g_assert_cmpint(eit->table_id, >=, 0x4e);
+	g_assert_cmpint(eit->table_id, <=, 0x6f);
+	g_assert_cmpuint(eit->n_events, <=, UMMS_EIT_MAX_EVENTS);
+	for (size_t i = 0; i < eit->n_events; i++) {
+		const struct umms_eit_event *e = &eit->events[i];
+		g_assert_true(g_utf8_validate(e->title, -1, NULL));
+		g_assert_cmpuint(strlen(e->title), <=, UMMS_EIT_MAX_TITLE);
+		g_assert_true(!e->description || strlen(e->description) <= UMMS_EIT_MAX_TEXT);
+		g_assert_true(e->min_age == -1 || (e->min_age >= 4 && e->min_age <= 18));
+	}
+	(*n)++;
+	umms_eit_clear(eit);
+	return true;
+}
+
+static void
+test_hostile(void)
+{
+	GRand *rand = g_rand_new_with_seed(umms_test_seed());
+	unsigned told = 0;
+	struct umms_eit_reader *reader = umms_eit_reader_create(check_cb, &told);
+	GByteArray *stream = g_byte_array_new();
+	for (int i = 0; i < 3000; i++) {
+		uint8_t packet[EIT_GEN_PACKET];
+		for (size_t b = 0; b < sizeof(packet); b++)
+			packet[b] = (uint8_t)g_rand_int(rand);
+		packet[0] = 0x47;
+		packet[1] = (uint8_t)((packet[1] & 0x40) | 0x00);
+		packet[2] = 0x12;
+		packet[3] = (uint8_t)(0x10 | (packet[3] & 0x2f));
+		if (i % 7 == 0)
+			packet[5] = (uint8_t)(0x4e + g_rand_int_range(rand, 0, 0x22));
+		g_byte_array_append(stream, packet, sizeof(packet));
+	}
+	for (size_t at = 0; at < stream->len;) {
+		size_t n = (size_t)g_rand_int_range(rand, 1, 1000);
+		umms_eit_reader_feed(reader, stream->data + at, MIN(n, stream->len - at));
+		at += n;
+	}
+	/* Valid sections, long ones across packets, with a few bytes changed. */
+	unsigned cc = 0;
+	for (int i = 0; i < 400; i++) {
+		g_autoptr(GByteArray) packets = section_packets((unsigned)i % 32, "Mutant",
+			(size_t)g_rand_int_range(rand, 0, 1500), &cc);
+		for (int k = g_rand_int_range(rand, 1, 4); k > 0; k--)
+			packets->data[g_rand_int_range(rand, 4, (gint32)packets->len)] =
+				(uint8_t)g_rand_int(rand);
+		feed(reader, packets, (size_t)g_rand_int_range(rand, 1, 400));
+	}
+	g_assert_cmpuint(told + umms_eit_reader_dropped(reader), >, 0);
+	umms_eit_reader_destroy(reader);
+	g_byte_array_unref(stream);
+	g_rand_free(rand);
+	/* The text decoder alone, on random bytes of every table. */
+	GRand *rand2 = g_rand_new_with_seed(umms_test_seed() + 1);
+	for (int i = 0; i < 2000; i++) {
+		uint8_t bytes[64];
+		size_t n = (size_t)g_rand_int_range(rand2, 0, sizeof(bytes));
+		for (size_t b = 0; b < n; b++)
+			bytes[b] = (uint8_t)g_rand_int(rand2);
+		g_autofree char *text = umms_eit_text(bytes, n, 100);
+		g_assert_true(!text || (g_utf8_validate(text, -1, NULL) && strlen(text) <= 100));
+	}
+	g_rand_free(rand2);
+}
+
 /* ---- the worker's message ------------------------------------------------------ */
 
 /* @eit through a writer and a reader: whether ummsd takes it. */
@@ -777,6 +853,7 @@ main(int argc, char **argv)
 	g_test_add_func("/eit/parse", test_parse);
 	g_test_add_func("/eit/text", test_text);
 	g_test_add_func("/eit/reader", test_reader);
+	g_test_add_func("/eit/hostile", test_hostile);
 	g_test_add_func("/eit/ipc", test_ipc);
 	UMMS_TEST_ADD("/eit/file", test_file);
 	UMMS_TEST_ADD("/eit/live", test_live);

@@ -732,7 +732,7 @@ struct live {
 	struct injector inj;
 	GstElement *pipeline;
 	char *uri;
-	GByteArray *v0, *v1;      /* present/following, versions 0 and 1 */
+	GByteArray *v0, *v1, *v2; /* present/following, versions 0, 1 and 2 */
 };
 
 static void
@@ -745,6 +745,11 @@ live_start(struct live *live)
 	put_section(live->v0, 0x4e, 0, g.pf0, 2, &cc);
 	live->v1 = g_byte_array_new();
 	put_section(live->v1, 0x4e, 1, g.pf1, 2, &cc);
+	struct eit_gen_event pf2[2] = { g.pf1[0], g.pf1[1] };
+	pf2[0].event_id = 0x3001;
+	pf2[0].title = "Weather";
+	live->v2 = g_byte_array_new();
+	put_section(live->v2, 0x4e, 2, pf2, 2, &cc);
 	live->inj = (struct injector){ .packets = g_byte_array_new() };
 	g_mutex_init(&live->inj.lock);
 	injector_set(&live->inj, live->v0);
@@ -778,13 +783,15 @@ live_stop(struct live *live)
 	g_mutex_clear(&live->inj.lock);
 	g_byte_array_unref(live->v0);
 	g_byte_array_unref(live->v1);
+	g_byte_array_unref(live->v2);
 	g_free(live->uri);
 }
 
 /*
  * IPTV: live H.264 in MPEG-TS over UDP with the EIT carousel in it. Its
  * present/following goes from version 0 to 1 while the player plays:
- * ProgrammeChanged follows, each time with the stream's own titles.
+ * ProgrammeChanged follows, each time with the stream's own titles; and to
+ * 2 while it plays from its time-shift ring.
  */
 static void
 test_live(struct umms_test *t, gconstpointer data)
@@ -815,6 +822,29 @@ test_live(struct umms_test *t, gconstpointer data)
 	/* Still playing. */
 	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
 	g_assert_cmpstr(state, ==, "playing");
+
+	/*
+	 * Time-shift on: the engine plays the ring, which mpegtsmux wrote
+	 * without EIT; the ring's recording reads the source, so a new
+	 * version still reaches the guide.
+	 */
+	GError *error = NULL;
+	g_assert_true(umms_test_set(t->bus, player, "TimeshiftEnabled",
+		g_variant_new_boolean(TRUE), &error));
+	g_assert_no_error(error);
+	for (gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;;) {
+		g_autoptr(GVariant) window = umms_test_get(t->bus, player, UMMS_PLAYER,
+			"TimeshiftWindow");
+		gint64 start = -1, stop = -1;
+		g_variant_get(window, "(xx)", &start, &stop);
+		if (start >= 0)
+			break;
+		if (g_get_monotonic_time() > end)
+			g_error("time-shift gave no window in 60 s");
+		umms_test_sleep(100);
+	}
+	injector_set(&live.inj, live.v2);
+	wait_programme(t, signals, channel, "Weather");
 
 	umms_test_signals_free(signals);
 	live_stop(&live);

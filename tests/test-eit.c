@@ -447,11 +447,13 @@ put_section(GByteArray *out, unsigned table, unsigned version, const struct eit_
 
 /* A service with a database of this test's own (the guide keeps what it saw). */
 static void
-fresh(struct umms_test *t, const char *name)
+fresh(struct umms_test *t, const char *name, const char *isolation)
 {
 	g_autofree char *db = g_strdup_printf("recording.database=%s/%s.db", umms_test_tmpdir(),
 		name);
-	const char *const overrides[] = { db, NULL };
+	g_autofree char *engine = g_strdup_printf("engine.isolation=%s",
+		isolation ? isolation : "worker");
+	const char *const overrides[] = { db, engine, NULL };
 	umms_test_restart(t, overrides);
 }
 
@@ -583,7 +585,8 @@ wait_programme(struct umms_test *t, struct umms_test_signals *signals, int64_t c
 static void
 test_file(struct umms_test *t, gconstpointer data)
 {
-	fresh(t, "eit-file");
+	/* @data: the engine's isolation ("in-process": no worker, no message). */
+	fresh(t, data ? "eit-file-in-process" : "eit-file", data);
 	struct stream_guide g;
 	stream_guide_init(&g);
 	unsigned cc = 0;
@@ -796,7 +799,7 @@ live_stop(struct live *live)
 static void
 test_live(struct umms_test *t, gconstpointer data)
 {
-	fresh(t, "eit-live");
+	fresh(t, "eit-live", NULL);
 	struct live live;
 	live_start(&live);
 	int64_t channel = put_channel(t, live.uri);
@@ -854,7 +857,7 @@ test_live(struct umms_test *t, gconstpointer data)
 static void
 test_recording(struct umms_test *t, gconstpointer data)
 {
-	fresh(t, "eit-recording");
+	fresh(t, "eit-recording", NULL);
 	struct live live;
 	live_start(&live);
 	int64_t channel = put_channel(t, live.uri);
@@ -886,6 +889,8 @@ main(int argc, char **argv)
 	g_test_add_func("/eit/hostile", test_hostile);
 	g_test_add_func("/eit/ipc", test_ipc);
 	UMMS_TEST_ADD("/eit/file", test_file);
+	g_test_add("/eit/file-in-process", struct umms_test, "in-process", umms_test_setup,
+		test_file, umms_test_teardown);
 	UMMS_TEST_ADD("/eit/live", test_live);
 	UMMS_TEST_ADD("/eit/recording", test_recording);
 	return g_test_run();

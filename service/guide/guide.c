@@ -11,6 +11,7 @@
 #include <libxml/parser.h>
 
 #include "error.h"
+#include "guide-import.h"
 #include "guide-private.h"
 #include "log.h"
 #include "source.h"
@@ -588,8 +589,11 @@ umms_guide_destroy(struct umms_guide *guide)
 {
 	if (!guide)
 		return;
-	g_cancellable_cancel(guide->cancellable);
-	g_object_unref(guide->cancellable);
+	if (guide->cancellable) {
+		g_cancellable_cancel(guide->cancellable);
+		g_object_unref(guide->cancellable);
+	}
+	guide_import_finish(guide);
 	guide_dbus_destroy(guide->dbus);
 	umms_source_clear(&guide->flush_idle);
 	umms_source_clear(&guide->boundary);

@@ -24,6 +24,8 @@ struct umms_eit_reader {
 	size_t have;                  /* bytes of the section being assembled, 0: none */
 	int continuity;               /* the last packet's counter, -1: none */
 	GHashTable *seen;             /* (onid, tsid, sid, table, section) → version + 1 */
+	bool pat_seen;
+	int pat_program;              /* the PAT's only programme; -1: several or none */
 	unsigned dropped;
 	bool logged_drop;
 };
@@ -35,6 +37,7 @@ umms_eit_reader_create(umms_eit_fn fn, void *data)
 	reader->fn = fn;
 	reader->data = data;
 	reader->continuity = -1;
+	reader->pat_program = -1;
 	reader->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	return reader;
 }
@@ -83,6 +86,14 @@ section_done(struct umms_eit_reader *reader, const uint8_t *section, size_t size
 	if (seen && GPOINTER_TO_INT(seen) == eit.version + 1) {
 		umms_eit_clear(&eit);
 		return;
+	}
+	if (eit.table_id == 0x4e) {
+		/* Its own now/next: whether it is the stream's programme needs the PAT. */
+		if (!reader->pat_seen) {
+			umms_eit_clear(&eit);
+			return;
+		}
+		eit.stream_service = eit.sid == reader->pat_program;
 	}
 	int version = eit.version;
 	if (!reader->fn(&eit, reader->data)) {
@@ -147,10 +158,49 @@ start_sections(struct umms_eit_reader *reader, const uint8_t *data, size_t size)
 	}
 }
 
+/*
+ * A PAT (PID 0) that fits its packet, as they do (a programme is 4 bytes):
+ * its programmes, network PID 0 aside.
+ */
+static void
+read_pat(struct umms_eit_reader *reader, const uint8_t *packet)
+{
+	if (!(packet[1] & 0x40) || !(packet[3] & 0x10) || (packet[1] & 0x80) || (packet[3] >> 6))
+		return;
+	size_t at = 4;
+	if (packet[3] & 0x20)
+		at += 1 + packet[4];
+	if (at >= TS_PACKET || at + 1 + packet[at] >= TS_PACKET)
+		return;
+	at += 1 + packet[at];
+	const uint8_t *s = packet + at;
+	size_t room = TS_PACKET - at;
+	if (room < 12 || s[0] != 0x00 || !(s[1] & 0x80) || !(s[5] & 0x01))
+		return;
+	size_t size = 3 + ((size_t)(s[1] & 0x0f) << 8 | s[2]);
+	if (size < 12 || size > room || umms_eit_crc32(s, size) != 0)
+		return;
+	int program = -1;
+	unsigned n = 0;
+	for (size_t p = 8; p + 4 <= size - 4; p += 4) {
+		int number = s[p] << 8 | s[p + 1];
+		if (number == 0)
+			continue;
+		program = number;
+		n++;
+	}
+	reader->pat_seen = true;
+	reader->pat_program = n == 1 ? program : -1;
+}
+
 static void
 read_packet(struct umms_eit_reader *reader, const uint8_t *packet)
 {
 	unsigned pid = (unsigned)(packet[1] & 0x1f) << 8 | packet[2];
+	if (pid == 0) {
+		read_pat(reader, packet);
+		return;
+	}
 	if (pid != UMMS_EIT_PID)
 		return;
 	bool error = packet[1] & 0x80, start = packet[1] & 0x40;

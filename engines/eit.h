@@ -55,6 +55,12 @@ struct umms_eit {
 	int version;             /* 0–31 */
 	int section_number;
 	bool present_following;  /* table 0x4E or 0x4F */
+	/*
+	 * Table 0x4E of the stream's only programme (its PAT lists this
+	 * service alone): what a player of the stream shows. The reader tells
+	 * no 0x4E section before it has read a PAT.
+	 */
+	bool stream_service;
 	struct umms_eit_event *events;
 	size_t n_events;
 };

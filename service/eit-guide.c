@@ -13,9 +13,13 @@ put(struct umms_guide *guide, const char *uri, const struct umms_eit *eit)
 {
 	struct umms_guide_dvb_ids dvb = { eit->onid, eit->tsid, eit->sid };
 	g_autoptr(GError) error = NULL;
-	/* The stream's own now/next names its service: the channel of this URI carries it. */
+	/*
+	 * The now/next of the stream's only programme names its service: the
+	 * channel of this URI carries it. (A stream of several programmes is
+	 * not guessed at: its channels come from a scan, with their ids.)
+	 */
 	int64_t channel = 0;
-	if (eit->table_id == 0x4e && uri && !umms_guide_link_service(guide, uri, &dvb, &channel,
+	if (eit->stream_service && uri && !umms_guide_link_service(guide, uri, &dvb, &channel,
 			&error)) {
 		umms_warn("EIT: %s not linked to service %d/%d/%d: %s", uri, dvb.onid, dvb.tsid,
 			dvb.sid, error->message);

@@ -1,10 +1,11 @@
 /*
  * The EIT sections players and recordings read (engine events.eit, eit.h)
  * into the programme guide (guide/guide.h): the manager watches each
- * player, and the recorder, through one of these. A present/following
- * section of the stream itself (table 0x4E) also links the channel whose
- * URI is the one read to the service it names (umms_guide_link_service):
- * an IPTV channel from a playlist has no DVB ids until its stream says.
+ * player, and the recorder, through one of these. The present/following
+ * section of the stream's only programme (eit.h: stream_service) also
+ * links the channel whose URI is the one read to that service
+ * (umms_guide_link_service): an IPTV channel from a playlist has no DVB
+ * ids until its stream says.
  */
 #ifndef UMMS_SERVICE_EIT_GUIDE_H
 #define UMMS_SERVICE_EIT_GUIDE_H

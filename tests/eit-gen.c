@@ -154,6 +154,44 @@ eit_gen_packets(const uint8_t *section, size_t size, unsigned *cc, GByteArray *o
 	return n;
 }
 
+void
+eit_gen_pat(unsigned tsid, const unsigned *programs, size_t n, unsigned *cc, GByteArray *out)
+{
+	uint8_t packet[EIT_GEN_PACKET];
+	memset(packet, 0xff, sizeof(packet));
+	g_assert_cmpuint(n, <=, 40);
+	packet[0] = 0x47;
+	packet[1] = 0x40;
+	packet[2] = 0x00;
+	packet[3] = (uint8_t)(0x10 | (*cc & 0x0f));
+	*cc = (*cc + 1) & 0x0f;
+	packet[4] = 0; /* pointer_field */
+	uint8_t *s = packet + 5;
+	size_t length = 5 + 4 * n + 4;
+	s[0] = 0x00;
+	s[1] = (uint8_t)(0xb0 | length >> 8);
+	s[2] = (uint8_t)length;
+	s[3] = (uint8_t)(tsid >> 8);
+	s[4] = (uint8_t)tsid;
+	s[5] = 0xc1; /* version 0, current */
+	s[6] = 0;
+	s[7] = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *p = s + 8 + 4 * i;
+		p[0] = (uint8_t)(programs[i] >> 8);
+		p[1] = (uint8_t)programs[i];
+		p[2] = (uint8_t)(0xe0 | (0x100 + i) >> 8);
+		p[3] = (uint8_t)(0x100 + i);
+	}
+	uint32_t crc = eit_gen_crc32(s, 8 + 4 * n);
+	uint8_t *c = s + 8 + 4 * n;
+	c[0] = (uint8_t)(crc >> 24);
+	c[1] = (uint8_t)(crc >> 16);
+	c[2] = (uint8_t)(crc >> 8);
+	c[3] = (uint8_t)crc;
+	g_byte_array_append(out, packet, sizeof(packet));
+}
+
 bool
 eit_gen_splice(const char *path, const char *out, GByteArray *const *packets, size_t n_sets,
 	GError **error)
@@ -162,11 +200,18 @@ eit_gen_splice(const char *path, const char *out, GByteArray *const *packets, si
 	gsize size = 0;
 	if (!g_file_get_contents(path, &data, &size, error))
 		return false;
-	size_t total = size / EIT_GEN_PACKET;
+	size_t total = size / EIT_GEN_PACKET, first_pat = 0;
+	for (size_t i = 0; i < total; i++) {
+		const uint8_t *p = (const uint8_t *)data + i * EIT_GEN_PACKET;
+		if (p[0] == 0x47 && (p[1] & 0x1f) == 0 && p[2] == 0) {
+			first_pat = i;
+			break;
+		}
+	}
 	GByteArray *b = g_byte_array_sized_new((guint)(size + 64 * 1024));
 	size_t next = 0;
 	for (size_t i = 0; i <= total; i++) {
-		while (next < n_sets && i >= next * total / n_sets) {
+		while (next < n_sets && i >= MAX(next * total / n_sets, first_pat + 1)) {
 			g_byte_array_append(b, packets[next]->data, packets[next]->len);
 			next++;
 		}

@@ -49,9 +49,16 @@ size_t eit_gen_section(const struct eit_gen_section *section, uint8_t *out);
  */
 size_t eit_gen_packets(const uint8_t *section, size_t size, unsigned *cc, GByteArray *out);
 /*
+ * A PAT (one packet, PID 0) of stream @tsid listing @programs (@n), with
+ * its CRC, appended to @out; *@cc its continuity counter.
+ */
+void eit_gen_pat(unsigned tsid, const unsigned *programs, size_t n, unsigned *cc,
+	GByteArray *out);
+/*
  * Reads the MPEG-TS at @path and writes it to @out with @packets (whole
  * 188-byte packets, @n_sets sets) spliced in: set i after i/n_sets of its
- * packets (set 0 before the first). False with @error.
+ * packets, set 0 right after its first PAT (a receiver reads a stream's
+ * own now/next only once it knows its programmes). False with @error.
  */
 bool eit_gen_splice(const char *path, const char *out, GByteArray *const *packets,
 	size_t n_sets, GError **error);

@@ -162,9 +162,10 @@ static bool
 told_cb(struct umms_eit *eit, void *data)
 {
 	struct told *told = data;
-	g_ptr_array_add(told->titles, g_strdup_printf("%d/%x/%d/%d:%s", eit->sid,
+	/* "*": the stream's own programme (its PAT lists it alone). */
+	g_ptr_array_add(told->titles, g_strdup_printf("%d/%x/%d/%d%s:%s", eit->sid,
 		(unsigned)eit->table_id, eit->section_number, eit->version,
-		eit->n_events ? eit->events[0].title : ""));
+		eit->stream_service ? "*" : "", eit->n_events ? eit->events[0].title : ""));
 	umms_eit_clear(eit);
 	return true;
 }
@@ -199,13 +200,21 @@ test_reader(void)
 {
 	struct told told = { g_ptr_array_new_with_free_func(g_free) };
 	struct umms_eit_reader *reader = umms_eit_reader_create(told_cb, &told);
-	unsigned cc = 0;
+	unsigned cc = 0, pat_cc = 0;
+	/* Before a PAT: the stream's own now/next waits (told at its next repetition). */
+	g_autoptr(GByteArray) early = section_packets(0, "Zero", 0, &cc);
+	feed(reader, early, 188);
+	g_assert_cmpuint(told.titles->len, ==, 0);
+	g_autoptr(GByteArray) pat = g_byte_array_new();
+	const unsigned one[] = { SID }, two[] = { SID, 7 };
+	eit_gen_pat(TSID, one, 1, &pat_cc, pat);
+	feed(reader, pat, 188);
 	/* 700 bytes of description: the section spans five packets; fed 7 bytes at a time. */
 	g_autoptr(GByteArray) v0 = section_packets(0, "Zero", 700, &cc);
 	g_assert_cmpuint(v0->len, ==, 5 * EIT_GEN_PACKET);
 	feed(reader, v0, 7);
 	g_assert_cmpuint(told.titles->len, ==, 1);
-	g_assert_cmpstr(told.titles->pdata[0], ==, "1/4e/0/0:Zero");
+	g_assert_cmpstr(told.titles->pdata[0], ==, "1/4e/0/0*:Zero");
 	/* The same version again (the carousel repeats): not told. */
 	g_autoptr(GByteArray) again = section_packets(0, "Zero", 700, &cc);
 	feed(reader, again, 1000);
@@ -214,7 +223,7 @@ test_reader(void)
 	g_autoptr(GByteArray) v1 = section_packets(1, "One", 0, &cc);
 	feed(reader, v1, 188);
 	g_assert_cmpuint(told.titles->len, ==, 2);
-	g_assert_cmpstr(told.titles->pdata[1], ==, "1/4e/0/1:One");
+	g_assert_cmpstr(told.titles->pdata[1], ==, "1/4e/0/1*:One");
 
 	/* A bit flipped inside: the CRC drops it. */
 	g_autoptr(GByteArray) bad = section_packets(2, "Bad CRC", 0, &cc);
@@ -237,7 +246,7 @@ test_reader(void)
 	feed(reader, after, 188);
 	g_assert_cmpuint(umms_eit_reader_dropped(reader), ==, 3);
 	g_assert_cmpuint(told.titles->len, ==, 3);
-	g_assert_cmpstr(told.titles->pdata[2], ==, "1/4e/0/5:After");
+	g_assert_cmpstr(told.titles->pdata[2], ==, "1/4e/0/5*:After");
 	/* Garbage before it, and other PIDs between: found again. */
 	g_autoptr(GByteArray) mixed = g_byte_array_new();
 	uint8_t junk[100];
@@ -251,14 +260,22 @@ test_reader(void)
 	g_byte_array_append(mixed, other, sizeof(other));
 	feed(reader, mixed, 50);
 	g_assert_cmpuint(told.titles->len, ==, 4);
-	g_assert_cmpstr(told.titles->pdata[3], ==, "1/4e/0/6:Six");
+	g_assert_cmpstr(told.titles->pdata[3], ==, "1/4e/0/6*:Six");
+	/* A stream of two programmes: which one a player shows is not guessed. */
+	g_byte_array_set_size(pat, 0);
+	eit_gen_pat(TSID, two, 2, &pat_cc, pat);
+	feed(reader, pat, 188);
+	g_autoptr(GByteArray) v7 = section_packets(7, "Seven", 0, &cc);
+	feed(reader, v7, 188);
+	g_assert_cmpuint(told.titles->len, ==, 5);
+	g_assert_cmpstr(told.titles->pdata[4], ==, "1/4e/0/7:Seven");
 
 	umms_eit_reader_destroy(reader);
 	g_ptr_array_unref(told.titles);
 }
 
 /*
- * Hostile streams: PID 0x12 packets of random bytes, and valid sections
+ * Hostile streams: PID 0x12 and PAT packets of random bytes, valid sections
  * with random bytes changed, fed in random cuts. Nothing is read out of
  * bounds (AddressSanitizer), and whatever is told is a decoded section
  * within the bounds of eit.h.
@@ -295,7 +312,7 @@ test_hostile(void)
 			packet[b] = (uint8_t)g_rand_int(rand);
 		packet[0] = 0x47;
 		packet[1] = (uint8_t)((packet[1] & 0x40) | 0x00);
-		packet[2] = 0x12;
+		packet[2] = i % 5 == 0 ? 0x00 : 0x12; /* PATs among them */
 		packet[3] = (uint8_t)(0x10 | (packet[3] & 0x2f));
 		if (i % 7 == 0)
 			packet[5] = (uint8_t)(0x4e + g_rand_int_range(rand, 0, 0x22));
@@ -358,11 +375,12 @@ test_ipc(void)
 		.running_status = 4, .title = "T", .sub_title = "S", .rating_country = "deu",
 		.rating_raw = 0x05, .min_age = 8 };
 	struct umms_eit eit = { .onid = ONID, .tsid = TSID, .sid = SID, .table_id = 0x4e,
-		.version = 3, .events = &event, .n_events = 1 };
+		.version = 3, .stream_service = true, .events = &event, .n_events = 1 };
 	struct umms_eit out;
 	g_assert_true(round_trip(&eit, &out));
 	g_assert_cmpint(out.onid, ==, ONID);
 	g_assert_true(out.present_following);
+	g_assert_true(out.stream_service);
 	g_assert_cmpstr(out.events[0].title, ==, "T");
 	g_assert_cmpstr(out.events[0].sub_title, ==, "S");
 	g_assert_null(out.events[0].description);
@@ -380,6 +398,10 @@ test_ipc(void)
 	/* Values out of range: malformed (the worker is killed). */
 	eit.table_id = 0x42;
 	g_assert_false(round_trip(&eit, &out));
+	eit.table_id = 0x50;
+	eit.stream_service = true; /* only a stream's own now/next can say so */
+	g_assert_false(round_trip(&eit, &out));
+	eit.stream_service = false;
 	eit.table_id = 0x4e;
 	eit.version = 32;
 	g_assert_false(round_trip(&eit, &out));

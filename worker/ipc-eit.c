@@ -16,6 +16,7 @@ umms_ipc_put_eit(struct umms_ipc_writer *w, const struct umms_eit *eit)
 	umms_ipc_put_u32(w, (uint32_t)eit->table_id);
 	umms_ipc_put_u32(w, (uint32_t)eit->version);
 	umms_ipc_put_u32(w, (uint32_t)eit->section_number);
+	umms_ipc_put_u8(w, eit->stream_service);
 	umms_ipc_put_u32(w, (uint32_t)eit->n_events);
 	for (size_t i = 0; i < eit->n_events; i++) {
 		const struct umms_eit_event *e = &eit->events[i];
@@ -124,9 +125,11 @@ umms_ipc_get_eit(struct umms_ipc_reader *r, struct umms_eit *eit)
 	uint32_t onid = umms_ipc_get_u32(r), tsid = umms_ipc_get_u32(r);
 	uint32_t sid = umms_ipc_get_u32(r), table = umms_ipc_get_u32(r);
 	uint32_t version = umms_ipc_get_u32(r), section = umms_ipc_get_u32(r);
+	bool stream_service = umms_ipc_get_bool(r);
 	uint32_t n = umms_ipc_get_u32(r);
 	if (r->failed || onid > 0xffff || tsid > 0xffff || sid > 0xffff || table < 0x4e ||
-			table > 0x6f || version > 31 || section > 0xff || n > UMMS_EIT_MAX_EVENTS) {
+			table > 0x6f || version > 31 || section > 0xff || n > UMMS_EIT_MAX_EVENTS ||
+			(stream_service && table != 0x4e)) {
 		r->failed = true;
 		return false;
 	}
@@ -145,6 +148,7 @@ umms_ipc_get_eit(struct umms_ipc_reader *r, struct umms_eit *eit)
 	eit->version = (int)version;
 	eit->section_number = (int)section;
 	eit->present_following = table == 0x4e || table == 0x4f;
+	eit->stream_service = stream_service;
 	eit->events = events;
 	eit->n_events = n;
 	return true;

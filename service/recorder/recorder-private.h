@@ -31,6 +31,7 @@ struct umms_recorder {
 	GSource *tick;             /* while a job is scheduled */
 	GSource *reap;             /* frees finished pipelines outside their own callbacks */
 	GPtrArray *finished;       /* struct umms_recording * to free */
+	struct wl_signal eit;      /* the running recordings' EIT sections (recorder.h) */
 };
 
 /* A recording, scheduled or made, and its D-Bus face. */
@@ -49,6 +50,7 @@ struct job {
 	unsigned retries;          /* new parts after the part's engine worker died */
 	GSource *retry;            /* the next such part, after a pause */
 	struct wl_listener changed;
+	struct wl_listener eit;    /* running's EIT, passed on as rec->eit */
 	UmmsDbusIface *iface;
 };
 

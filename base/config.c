@@ -115,6 +115,8 @@ static const struct key keys[] = {
 	UKEY("web", "handshake-timeout", web.handshake_timeout, 1, 600),
 	UKEY("web", "max-handshakes", web.max_handshakes, 1, 1000),
 	UKEY("web", "keepalive-interval", web.keepalive_interval, 0, 3600),
+	KEY("dvb", "channels", KEY_STRING, dvb.channels),
+	KEY("dvb", "scan-file", KEY_STRING, dvb.scan_file),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -234,6 +236,8 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->web.browser);
 	g_free(config->web.start_url);
 	g_free(config->web.script);
+	g_free(config->dvb.channels);
+	g_free(config->dvb.scan_file);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

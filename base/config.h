@@ -130,6 +130,11 @@ struct umms_config {
 		unsigned max_handshakes;  /* connections not (yet) a WebSocket at once */
 		unsigned keepalive_interval; /* seconds between pings; 0: none */
 	} web;
+	struct {
+		/* DVB tuners (service/dvb/): the channel scan and dvb:// channels. */
+		char *channels;           /* the channel list; NULL: $XDG_STATE_HOME/umms/dvb-channels.conf */
+		char *scan_file;          /* the initial tuning file a scan without one uses, or NULL */
+	} dvb;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

@@ -418,6 +418,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->recorder = umms_recorder_create(config, connection, error);
 	if (!manager->recorder)
 		goto fail;
+	umms_recorder_set_resources(manager->recorder, manager->resources);
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);
 	return manager;
 

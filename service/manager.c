@@ -422,6 +422,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->guide = umms_guide_create(config, connection, error);
 	if (!manager->guide)
 		goto fail;
+	umms_resource_service_set_guide(manager->resources, manager->guide);
 	manager->recorder = umms_recorder_create(config, connection, error);
 	if (!manager->recorder)
 		goto fail;

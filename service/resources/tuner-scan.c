@@ -11,6 +11,7 @@
 #include "dvb-probe.h"
 #include "dvb.h"
 #include "error.h"
+#include "guide.h"
 #include "log.h"
 #include "resources-private.h"
 
@@ -62,6 +63,28 @@ scan_free(struct tuner_scan *scan)
 	g_free(scan);
 }
 
+/* The scan's channels into the guide; their numbers the LCN, else their order. */
+static void
+put_channels(struct umms_resource_service *s, GPtrArray *channels)
+{
+	if (!s->guide)
+		return;
+	for (guint i = 0; i < channels->len; i++) {
+		const struct umms_dvb_channel *c = channels->pdata[i];
+		g_autofree char *order = g_strdup_printf("%u", i + 1);
+		struct umms_guide_channel row = {
+			.number = c->number ? c->number : order,
+			.name = c->name,
+			.uri = c->uri,
+			.source = "dvb-scan",
+			.dvb = { .onid = c->onid, .tsid = c->tsid, .sid = c->sid },
+		};
+		g_autoptr(GError) error = NULL;
+		if (!umms_guide_put_channel(s->guide, &row, &error))
+			umms_warn("dvb scan: %s not put in the guide: %s", c->name, error->message);
+	}
+}
+
 static GVariant *
 describe(GPtrArray *channels)
 {
@@ -94,6 +117,7 @@ scan_done(GObject *source, GAsyncResult *result, void *data)
 	if (s && channels) {
 		umms_info("dvb scan on %s: %u channel%s", scan->device, channels->len,
 			channels->len == 1 ? "" : "s");
+		put_channels(s, channels);
 	} else if (s) {
 		umms_warn("dvb scan on %s: %s", scan->device, error->message);
 	}

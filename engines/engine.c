@@ -30,6 +30,7 @@ umms_engine_init(struct umms_engine *engine, const struct umms_engine_impl *impl
 	wl_signal_init(&engine->events.frame);
 	wl_signal_init(&engine->events.subtitle_cue);
 	wl_signal_init(&engine->events.destroy);
+	wl_signal_init(&engine->events.eit);
 }
 
 void

@@ -37,6 +37,9 @@
  * already on screen at a seek's target is emitted again after the seek.
  * When the track changes (turned off, another chosen, its file removed)
  * while cues of it stand, an empty cue (text "", end -1) says they ended.
+ * Each EIT section of an MPEG-TS the engine reads (eit.h) is emitted by
+ * events.eit (data: const struct umms_eit *) once per version, from the
+ * main loop; a new open tells them all again.
  *
  * Engines run on the thread-default main context of the thread that created
  * them; streaming threads never emit events directly.
@@ -218,6 +221,7 @@ struct umms_engine {
 		struct wl_signal frame;   /* struct umms_frame * */
 		struct wl_signal subtitle_cue; /* const struct umms_subtitle_cue * */
 		struct wl_signal destroy;
+		struct wl_signal eit;     /* const struct umms_eit * (eit.h) */
 	} events;
 };
 

@@ -9,6 +9,7 @@
 
 #include "engine-proxy.h"
 #include "engine-proxy-private.h"
+#include "eit.h"
 #include "engine-supervisor.h"
 #include "error.h"
 #include "ipc.h"
@@ -214,6 +215,18 @@ handle_message(void *data, struct umms_ipc_message *message)
 		cue.markup = markup;
 		cue.format = format;
 		wl_signal_emit_mutable(&proxy->base.events.subtitle_cue, &cue);
+		break;
+	}
+	case UMMS_IPC_EIT: {
+		struct umms_eit eit;
+		if (!umms_ipc_get_eit(&r, &eit))
+			goto malformed;
+		if (!umms_ipc_reader_done(&r)) {
+			umms_eit_clear(&eit);
+			goto malformed;
+		}
+		wl_signal_emit_mutable(&proxy->base.events.eit, &eit);
+		umms_eit_clear(&eit);
 		break;
 	}
 	default:

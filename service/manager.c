@@ -5,6 +5,7 @@
 #include "dbus-guard.h"
 #include "dbus-iface.h"
 #include "engine.h"
+#include "eit-guide.h"
 #include "error.h"
 #include "guide.h"
 #include "log.h"
@@ -38,6 +39,7 @@ struct entry {
 	char *path;
 	struct wl_listener release;
 	GSource *release_idle;
+	struct umms_eit_guide eit;   /* its EIT sections into the guide */
 };
 
 struct umms_manager {
@@ -55,6 +57,7 @@ struct umms_manager {
 	struct umms_recorder *recorder;
 	guint recording_ghosts;
 	struct umms_guide *guide;
+	struct umms_eit_guide recorder_eit;
 };
 
 static void entry_destroy(struct entry *entry);
@@ -117,6 +120,7 @@ entry_destroy(struct entry *entry)
 	struct umms_manager *manager = entry->manager;
 	umms_source_clear(&entry->release_idle);
 	wl_list_remove(&entry->release.link);
+	umms_eit_guide_finish(&entry->eit);
 	g_ptr_array_remove(manager->entries, entry);
 	/*
 	 * Off org.umms first: once its MPRIS name is seen gone, a call to the
@@ -243,6 +247,7 @@ add_entry(struct umms_manager *manager, const struct umms_player_options *opts,
 	entry->player = umms_player_create(id, manager->config, opts);
 	entry->release.notify = on_release;
 	wl_signal_add(&entry->player->events.release, &entry->release);
+	umms_eit_guide_watch_player(&entry->eit, manager->guide, entry->player);
 	if (opts->attended && opts->owner)
 		entry->client = client_ref(manager, opts->owner);
 	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
@@ -390,6 +395,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->bus_address = g_strdup(bus_address);
 	manager->entries = g_ptr_array_new();
 	manager->clients = g_hash_table_new(g_str_hash, g_str_equal);
+	wl_list_init(&manager->recorder_eit.eit.link);
 
 	GDBusInterfaceInfo *const interfaces[] = {
 		umms_manager1_interface_info(), umms_player1_interface_info(),
@@ -427,6 +433,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	if (!manager->recorder)
 		goto fail;
 	umms_recorder_set_resources(manager->recorder, manager->resources);
+	umms_eit_guide_watch_recorder(&manager->recorder_eit, manager->guide, manager->recorder);
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);
 	return manager;
 
@@ -443,6 +450,7 @@ umms_manager_destroy(struct umms_manager *manager)
 	while (manager->entries->len > 0)
 		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
 	umms_resource_service_destroy(manager->resources);
+	umms_eit_guide_finish(&manager->recorder_eit);
 	umms_recorder_destroy(manager->recorder);
 	umms_guide_destroy(manager->guide);
 	if (manager->recording_ghosts)

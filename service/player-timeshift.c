@@ -41,6 +41,13 @@ host_changed(void *data)
 	wl_signal_emit_mutable(&player->events.changed, player);
 }
 
+static void
+host_eit(void *data, const struct umms_eit *eit)
+{
+	struct umms_player *player = data;
+	wl_signal_emit_mutable(&player->events.eit, (void *)eit);
+}
+
 void
 umms_player_timeshift_init(struct umms_player *player)
 {
@@ -52,6 +59,7 @@ umms_player_timeshift_init(struct umms_player *player)
 		.position = host_position,
 		.reopen = host_reopen,
 		.changed = host_changed,
+		.eit = host_eit,
 		.data = player,
 	};
 	player->timeshift = umms_timeshift_create(&host);

@@ -277,10 +277,18 @@ engine_cue(struct wl_listener *listener, void *data)
 }
 
 static void
+engine_eit(struct wl_listener *listener, void *data)
+{
+	struct umms_player *player = wl_container_of(listener, player, engine_eit);
+	wl_signal_emit_mutable(&player->events.eit, data);
+}
+
+static void
 detach_engine(struct umms_player *player)
 {
 	if (!player->engine)
 		return;
+	wl_list_remove(&player->engine_eit.link);
 	wl_list_remove(&player->engine_cue.link);
 	wl_list_remove(&player->engine_settled.link);
 	wl_list_remove(&player->engine_info.link);
@@ -313,6 +321,8 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 	wl_signal_add(&engine->events.frame, &player->engine_frame);
 	player->engine_cue.notify = engine_cue;
 	wl_signal_add(&engine->events.subtitle_cue, &player->engine_cue);
+	player->engine_eit.notify = engine_eit;
+	wl_signal_add(&engine->events.eit, &player->engine_eit);
 	engine->impl->set_volume(engine, player->volume, player->mute);
 	if (engine->impl->set_subtitle_delay)
 		engine->impl->set_subtitle_delay(engine, player->subtitle_delay);
@@ -363,6 +373,7 @@ umms_player_create(unsigned id, const struct umms_config *config,
 	wl_signal_init(&player->events.frame);
 	wl_signal_init(&player->events.subtitle_cue);
 	wl_signal_init(&player->events.destroy);
+	wl_signal_init(&player->events.eit);
 	umms_player_timeshift_init(player);
 	update_timers(player);
 	umms_info("player %u created (%s, %s)", id, player->attended ? "attended" : "unattended",

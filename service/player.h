@@ -23,6 +23,9 @@
  *   subtitle_cue — data: const struct umms_subtitle_cue * (engine.h), a cue
  *              of the selected subtitle track became due on screen
  *   destroy  — the player is going away
+ *   eit      — data: const struct umms_eit * (eit.h), an EIT section of the
+ *              MPEG-TS it plays, once per version (the manager gives it to
+ *              the programme guide)
  */
 #ifndef UMMS_SERVICE_PLAYER_H
 #define UMMS_SERVICE_PLAYER_H
@@ -73,6 +76,7 @@ struct umms_player {
 	struct umms_engine *engine;
 	struct wl_listener engine_settled, engine_info, engine_eos, engine_error, engine_frame;
 	struct wl_listener engine_cue;
+	struct wl_listener engine_eit;
 	/* Video output asked for, kept across engines. */
 	bool video_wanted;
 	/* The still picture is to be made again once the requests in flight settle. */
@@ -142,6 +146,7 @@ struct umms_player {
 		struct wl_signal frame;
 		struct wl_signal subtitle_cue;
 		struct wl_signal destroy;
+		struct wl_signal eit;
 	} events;
 };
 

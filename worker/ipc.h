@@ -126,6 +126,7 @@ enum umms_ipc_type {
 	UMMS_IPC_RING_DONE,       /* (nothing): the playlist asked for is written: it replaces the last */
 	UMMS_IPC_RING_DELETE,     /* u32 segment number: it left the ring */
 	UMMS_IPC_FORKED,          /* the fork server's answer: i32 pid, or 0 and string why not */
+	UMMS_IPC_EIT,             /* one EIT section's events (umms_ipc_put_eit) */
 };
 
 /* RING_WANT's number for the ring's next playlist. */
@@ -258,6 +259,23 @@ bool umms_ipc_get_media_info(struct umms_ipc_reader *r, struct umms_media_info *
 void umms_ipc_put_frame(struct umms_ipc_writer *w, const struct umms_ipc_frame *frame);
 /* Checks counts and that fd indexes are below @n_fds; geometry is the caller's. */
 bool umms_ipc_get_frame(struct umms_ipc_reader *r, int n_fds, struct umms_ipc_frame *frame);
+
+/*
+ * An EIT section (eit.h): its ids, then u32 n (at most
+ * UMMS_EIT_MAX_EVENTS) events, each its numbers and strings. ummsd checks
+ * every value: ids and numbers in their ranges, min_age what rating_raw
+ * says, strings within eit.h's bounds; anything else is malformed.
+ */
+struct umms_eit;
+void umms_ipc_put_eit(struct umms_ipc_writer *w, const struct umms_eit *eit);
+/*
+ * The worker's side: one UMMS_IPC_EIT on @sock (blocking). A section that
+ * would not fit one message is left out (true, logged): eit.h's bounds
+ * make that unlikely.
+ */
+bool umms_ipc_send_eit(int sock, const struct umms_eit *eit, GError **error);
+/* Fills @eit (free it with umms_eit_clear); false (@eit empty) when malformed. */
+bool umms_ipc_get_eit(struct umms_ipc_reader *r, struct umms_eit *eit);
 
 /*
  * Whether a worker opening @uri needs the network in its sandbox: anything

@@ -19,10 +19,11 @@
 
 void
 umms_worker_record_init(struct umms_worker_record *wr, void (*flowing)(void *data),
-	void (*ended)(void *data, const char *error), void *data)
+	void (*ended)(void *data, const char *error),
+	void (*eit)(void *data, const struct umms_eit *eit), void *data)
 {
 	*wr = (struct umms_worker_record){ .fd = -1, .sock = -1, .got_fd = -1,
-		.handler = { .flowing = flowing, .ended = ended }, .data = data };
+		.handler = { .flowing = flowing, .ended = ended, .eit = eit }, .data = data };
 	g_mutex_init(&wr->lock);
 	g_cond_init(&wr->answered);
 }

@@ -36,10 +36,12 @@ struct umms_worker_record {
 
 /*
  * @flowing: the first data reached the file; @ended: the file is complete
- * (@error NULL) or the pipeline failed.
+ * (@error NULL) or the pipeline failed; @eit: an EIT section of the
+ * MPEG-TS recorded (gst-record.h).
  */
 void umms_worker_record_init(struct umms_worker_record *wr, void (*flowing)(void *data),
-	void (*ended)(void *data, const char *error), void *data);
+	void (*ended)(void *data, const char *error),
+	void (*eit)(void *data, const struct umms_eit *eit), void *data);
 void umms_worker_record_finish(struct umms_worker_record *wr);
 /*
  * RECORD (enters the sandbox keeping @sock and the file), RECORD_STOP or

@@ -49,7 +49,7 @@ struct umms_worker {
 	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
 	struct umms_worker_record record; /* a recording's worker (RECORD): no engine */
 
-	struct wl_listener settled, info, eos, error, frame, cue;
+	struct wl_listener settled, info, eos, error, frame, cue, eit;
 };
 
 static void
@@ -289,11 +289,31 @@ cue_cb(struct wl_listener *listener, void *data)
 	umms_ipc_writer_finish(&w);
 }
 
+/* An EIT section of what the engine plays or the recording reads. */
+static void
+send_eit(void *data, const struct umms_eit *eit)
+{
+	struct umms_worker *worker = data;
+	g_autoptr(GError) error = NULL;
+	if (!umms_ipc_send_eit(worker->sock, eit, &error)) {
+		umms_debug("worker: cannot send to ummsd: %s", error->message);
+		g_main_loop_quit(worker->loop);
+	}
+}
+
+static void
+eit_cb(struct wl_listener *listener, void *data)
+{
+	struct umms_worker *worker = wl_container_of(listener, worker, eit);
+	send_eit(worker, data);
+}
+
 static void
 detach_engine(struct umms_worker *worker)
 {
 	if (!worker->engine)
 		return;
+	wl_list_remove(&worker->eit.link);
 	wl_list_remove(&worker->settled.link);
 	wl_list_remove(&worker->info.link);
 	wl_list_remove(&worker->eos.link);
@@ -326,6 +346,8 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 	wl_signal_add(&engine->events.frame, &worker->frame);
 	worker->cue.notify = cue_cb;
 	wl_signal_add(&engine->events.subtitle_cue, &worker->cue);
+	worker->eit.notify = eit_cb;
+	wl_signal_add(&engine->events.eit, &worker->eit);
 	return true;
 }
 
@@ -685,7 +707,7 @@ umms_worker_prepare(int sock, GError **error)
 	worker->sock = sock;
 	worker->rate = 1.0;
 	worker->expect_target = worker->expect_away_from = -1;
-	umms_worker_record_init(&worker->record, record_flowing, record_ended, worker);
+	umms_worker_record_init(&worker->record, record_flowing, record_ended, send_eit, worker);
 	umms_config_init(&worker->config);
 	worker->config_loaded = true;
 	worker->frames = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, frame_unref);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "gst-eit.h"
 #include "gst-engine.h"
 #include "gst-private.h"
 #include "log.h"
@@ -682,6 +683,14 @@ make_sink(const char *factory, const char *name, GError **error)
 	return sink;
 }
 
+/* Main loop: an EIT section read on tsdemux's input (gst-eit.c). */
+static void
+emit_eit(const struct umms_eit *eit, void *data)
+{
+	struct gst_engine *engine = data;
+	wl_signal_emit_mutable(&engine->base.events.eit, (void *)eit);
+}
+
 struct umms_engine *
 gst_engine_create(const struct umms_config *config, GError **error)
 {
@@ -697,6 +706,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	g_mutex_init(&engine->lock);
 	gst_cues_init(engine);
 	gst_delay_init(engine);
+	engine->eit = gst_eit_new(emit_eit, engine);
 	engine->qos_dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	engine->stream_caps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 		(GDestroyNotify)gst_caps_unref);
@@ -767,6 +777,7 @@ gst_engine_destroy(struct umms_engine *base)
 	gst_engine_drop_ops(engine);
 	umms_source_clear(&engine->pump_source);
 	umms_source_clear(&engine->stall_source);
+	g_clear_pointer(&engine->eit, gst_eit_close);
 	g_clear_pointer(&engine->subtitles, gst_subtitles_destroy);
 	if (engine->pipeline) {
 		GstBus *bus = gst_element_get_bus(engine->pipeline);

@@ -16,7 +16,8 @@
  * gst-captions.c (CEA-608 and CEA-708 captions carried in the video, decoded into cues),
  * gst-preload.c (hardware decoder plugins loaded at start, off the main loop),
  * gst-teletext.c (DVB teletext subtitles decoded into text for playbin),
- * gst-spu.c (DVD and Blu-ray bitmap subtitles kept from dvdspu: drawn from cues).
+ * gst-spu.c (DVD and Blu-ray bitmap subtitles kept from dvdspu: drawn from cues),
+ * gst-eit.c (DVB EIT sections read on tsdemux's input: events.eit).
  */
 #ifndef UMMS_SERVICE_GST_PRIVATE_H
 #define UMMS_SERVICE_GST_PRIVATE_H
@@ -188,6 +189,8 @@ struct gst_engine {
 	int stall_seen;                /* stall_buffers at the last poll */
 	gint64 stall_since;            /* monotonic µs no buffer has come since */
 	bool stall_ended;              /* EOS seen: standing at the end is fine */
+
+	struct gst_eit *eit;           /* EIT sections on tsdemux's input → events.eit */
 };
 
 /* gst-engine.c: the op queue, state and bus. */

@@ -8,6 +8,7 @@
 #include <gst/gst.h>
 
 #include "error.h"
+#include "gst-eit.h"
 #include "gst-record.h"
 #include "gst-record-ring.h"
 #include "log.h"
@@ -28,6 +29,7 @@ struct umms_gst_record {
 	 */
 	GMutex lock;
 	bool stopping;
+	struct gst_eit *eit;       /* EIT sections on tsdemux's input, for handler->eit */
 };
 
 bool
@@ -43,7 +45,10 @@ stop_pipeline(struct umms_gst_record *r)
 {
 	g_mutex_lock(&r->lock);
 	r->stopping = true;
+	/* Nothing more for the handler. */
+	struct gst_eit *eit = g_steal_pointer(&r->eit);
 	g_mutex_unlock(&r->lock);
+	gst_eit_close(eit);
 	/* A streaming thread waiting for the main loop would hold up the stop. */
 	if (r->ring_io && r->ring_io->cancel)
 		r->ring_io->cancel(r->ring_io->data);
@@ -171,6 +176,31 @@ flowing_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	return GST_PAD_PROBE_REMOVE;
 }
 
+static void
+eit_cb(const struct umms_eit *eit, void *data)
+{
+	struct umms_gst_record *r = data;
+	if (!r->ended)
+		r->handler->eit(r->data, eit);
+}
+
+/* Streaming thread: an element in parsebin; tsdemux's input is read for EIT. */
+static void
+element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer data)
+{
+	struct umms_gst_record *r = data;
+	GstElementFactory *factory = gst_element_get_factory(element);
+	if (!factory || strcmp(gst_plugin_feature_get_name(factory), "tsdemux") != 0)
+		return;
+	GstPad *sink = gst_element_get_static_pad(element, "sink");
+	g_mutex_lock(&r->lock);
+	if (sink && r->eit && !r->stopping)
+		gst_eit_watch_pad(r->eit, sink);
+	g_mutex_unlock(&r->lock);
+	if (sink)
+		gst_object_unref(sink);
+}
+
 /* Streaming thread: the source's stream, into parsebin (one: the first). */
 static void
 source_pad_cb(GstElement *source, GstPad *pad, gpointer data)
@@ -281,6 +311,16 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 	}
 	if (!passthrough)
 		g_signal_connect(parse, "pad-added", G_CALLBACK(pad_added_cb), r);
+	if (handler->eit) {
+		r->eit = gst_eit_new(eit_cb, r);
+		g_signal_connect(r->pipeline, "deep-element-added", G_CALLBACK(element_added_cb), r);
+		/* A DVB channel's own packets: read on their way to the file. */
+		if (passthrough) {
+			GstPad *pad = gst_element_get_static_pad(parse, "sink");
+			gst_eit_watch_pad(r->eit, pad);
+			gst_object_unref(pad);
+		}
+	}
 	if (sink) {
 		GstPad *pad = gst_element_get_static_pad(sink, "sink");
 		gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
@@ -312,6 +352,7 @@ umms_gst_record_free(struct umms_gst_record *r)
 		stop_pipeline(r);
 		gst_object_unref(r->pipeline);
 	}
+	gst_eit_close(r->eit);
 	g_mutex_clear(&r->lock);
 	g_free(r);
 }

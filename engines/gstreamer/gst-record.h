@@ -20,12 +20,18 @@
 #include <glib.h>
 
 struct umms_gst_record;
+struct umms_eit;
 
 struct umms_gst_record_handler {
 	/* Optional: the first data reached the file (not for a ring). */
 	void (*flowing)(void *data);
 	/* @error NULL: the end of the stream reached the file. */
 	void (*ended)(void *data, const char *error);
+	/*
+	 * Optional: an EIT section of the MPEG-TS recorded (eit.h), once per
+	 * version, from the main loop (gst-eit.h: read on tsdemux's input).
+	 */
+	void (*eit)(void *data, const struct umms_eit *eit);
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <gst/pbutils/pbutils.h>
 
 #include "error.h"
+#include "gst-eit.h"
 #include "gst-private.h"
 #include "log.h"
 
@@ -504,6 +505,14 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 	gst_overlay_element_added(engine, element);
 	gst_teletext_element_added(engine, element);
 	GstElementFactory *factory = gst_element_get_factory(element);
+	if (factory && strcmp(gst_plugin_feature_get_name(factory), "tsdemux") == 0) {
+		GstPad *sink = gst_element_get_static_pad(element, "sink");
+		if (sink && engine->eit)
+			gst_eit_watch_pad(engine->eit, sink);
+		if (sink)
+			gst_object_unref(sink);
+		return;
+	}
 	if (factory && strcmp(gst_plugin_feature_get_name(factory), "typefind") == 0) {
 		g_signal_connect(element, "have-type", G_CALLBACK(have_type_cb), engine);
 		return;

@@ -258,6 +258,12 @@ umms_recorder_set_resources(struct umms_recorder *rec, struct umms_resource_serv
 	rec->resources = resources;
 }
 
+struct wl_signal *
+umms_recorder_get_eit_signal(struct umms_recorder *rec)
+{
+	return &rec->eit;
+}
+
 struct umms_recorder *
 umms_recorder_create(const struct umms_config *config, GDBusConnection *connection,
 	GError **error)
@@ -267,6 +273,7 @@ umms_recorder_create(const struct umms_config *config, GDBusConnection *connecti
 	rec->connection = g_object_ref(connection);
 	rec->jobs = g_ptr_array_new();
 	rec->finished = g_ptr_array_new_with_free_func((GDestroyNotify)umms_recording_destroy);
+	wl_signal_init(&rec->eit);
 	g_autoptr(GStrvBuilder) dirs = g_strv_builder_new();
 	for (char **dir = config->recording.directories; dir && *dir; dir++) {
 		if (g_path_is_absolute(*dir))

@@ -32,6 +32,7 @@ struct umms_recorder {
 	GSource *reap;             /* frees finished pipelines outside their own callbacks */
 	GPtrArray *finished;       /* struct umms_recording * to free */
 	struct umms_resource_service *resources; /* tuners for dvb:// recordings, or NULL */
+	struct wl_signal eit;      /* the running recordings' EIT sections (recorder.h) */
 };
 
 /* A recording, scheduled or made, and its D-Bus face. */
@@ -51,6 +52,7 @@ struct job {
 	GSource *retry;            /* the next such part, after a pause */
 	struct umms_tuner_hold *tuner; /* a dvb:// part's tuner, while it records */
 	struct wl_listener changed;
+	struct wl_listener eit;    /* running's EIT, passed on as rec->eit */
 	UmmsDbusIface *iface;
 };
 

@@ -89,6 +89,14 @@ drop_last_part(struct job *j)
 }
 
 static void
+on_running_eit(struct wl_listener *listener, void *data)
+{
+	struct job *j = wl_container_of(listener, j, eit);
+	struct umms_recorder_eit event = { j->uri, data };
+	wl_signal_emit_mutable(&j->rec->eit, &event);
+}
+
+static void
 on_running_changed(struct wl_listener *listener, void *data)
 {
 	struct job *j = wl_container_of(listener, j, changed);
@@ -104,6 +112,7 @@ on_running_changed(struct wl_listener *listener, void *data)
 	if (r->file_removed)
 		drop_last_part(j);
 	wl_list_remove(&j->changed.link);
+	wl_list_remove(&j->eit.link);
 	j->running = NULL;
 	g_ptr_array_add(j->rec->finished, r);
 	if (!j->rec->reap)
@@ -202,6 +211,8 @@ recorder_start_part(struct job *j, int64_t now)
 	}
 	j->changed.notify = on_running_changed;
 	wl_signal_add(&j->running->events.changed, &j->changed);
+	j->eit.notify = on_running_eit;
+	wl_signal_add(&j->running->events.eit, &j->eit);
 	recorder_set_state(j, RECORDING, NULL);
 }
 
@@ -253,6 +264,7 @@ static void
 stop_running(struct job *j)
 {
 	wl_list_remove(&j->changed.link);
+	wl_list_remove(&j->eit.link);
 	j->bytes_done += j->running->bytes_written;
 	umms_recording_destroy(j->running);
 	j->running = NULL;

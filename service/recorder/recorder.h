@@ -14,6 +14,7 @@
 #include "config.h"
 
 struct umms_recorder;
+struct wl_signal;
 
 /* Exports Recorder1 on @connection. */
 struct umms_recorder *umms_recorder_create(const struct umms_config *config,
@@ -24,5 +25,16 @@ void umms_recorder_set_resources(struct umms_recorder *recorder,
 	struct umms_resource_service *resources);
 /* Stops every recording (what was written stays). NULL: no-op. */
 void umms_recorder_destroy(struct umms_recorder *recorder);
+/* An EIT section a running recording read (eit.h), and what it records. */
+struct umms_eit;
+struct umms_recorder_eit {
+	const char *uri;
+	const struct umms_eit *eit;
+};
+/*
+ * Emitted for each EIT section a running recording reads (data: const
+ * struct umms_recorder_eit *), for the programme guide.
+ */
+struct wl_signal *umms_recorder_get_eit_signal(struct umms_recorder *recorder);
 
 #endif

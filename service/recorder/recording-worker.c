@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "engine-proxy-private.h"
+#include "eit.h"
 #include "engine-supervisor.h"
 #include "error.h"
 #include "ipc.h"
@@ -108,6 +109,18 @@ handle_message(void *data, struct umms_ipc_message *message)
 		if (!w->ring || !umms_ring_files_handle(w->ring, w->process, message))
 			break;
 		return;
+	case UMMS_IPC_EIT: {
+		struct umms_eit eit;
+		if (!umms_ipc_get_eit(&r, &eit))
+			break;
+		if (umms_ipc_reader_done(&r) && w->handler->eit)
+			w->handler->eit(w->data, &eit);
+		bool done = umms_ipc_reader_done(&r);
+		umms_eit_clear(&eit);
+		if (!done)
+			break;
+		return;
+	}
 	case UMMS_IPC_ERROR:
 	case UMMS_IPC_REFUSED: {
 		if (!umms_ipc_get_status(&r, &status))

@@ -15,6 +15,7 @@
 #include <glib.h>
 
 struct recording_worker;
+struct umms_eit;
 
 struct recording_worker_handler {
 	/* The first data reached the file. */
@@ -27,6 +28,8 @@ struct recording_worker_handler {
 	 * by ummsd, was removed.
 	 */
 	void (*ended)(void *data, int code, const char *error, bool removed);
+	/* Optional: an EIT section of the MPEG-TS recorded (eit.h), checked. */
+	void (*eit)(void *data, const struct umms_eit *eit);
 };
 
 /*

@@ -102,9 +102,18 @@ local_ended(void *data, const char *error)
 
 static void flowing(void *data);
 
+/* An EIT section the pipeline read (in a worker or here): for the guide. */
+static void
+eit(void *data, const struct umms_eit *section)
+{
+	struct recording *r = data;
+	wl_signal_emit_mutable(&r->base.events.eit, (void *)section);
+}
+
 static const struct umms_gst_record_handler local_handler = {
 	.flowing = flowing,
 	.ended = local_ended,
+	.eit = eit,
 };
 
 static void
@@ -138,6 +147,7 @@ flowing(void *data)
 static const struct recording_worker_handler worker_handler = {
 	.flowing = flowing,
 	.ended = worker_ended,
+	.eit = eit,
 };
 
 static void
@@ -211,6 +221,7 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool 
 	r->firm = firm;
 	r->ring_files = ring_files;
 	wl_signal_init(&r->base.events.changed);
+	wl_signal_init(&r->base.events.eit);
 	bool in_worker = umms_supervisor_enabled();
 	if (in_worker && ring) {
 		r->worker = umms_recording_worker_start_ring(uri, ring_files, ring->segment_s,

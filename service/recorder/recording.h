@@ -49,6 +49,8 @@ struct umms_recording {
 
 	struct {
 		struct wl_signal changed;  /* state or bytes; data: the recording */
+		/* An EIT section of the MPEG-TS recorded; data: const struct umms_eit * (eit.h). */
+		struct wl_signal eit;
 	} events;
 };
 

@@ -50,6 +50,7 @@ struct shift {
 	char *playlist;             /* file:// URI of the ring's playlist */
 	struct umms_recording *ring;
 	struct wl_listener ring_changed;
+	struct wl_listener ring_eit;
 	GSource *wait_timer;        /* until the playlist lists enough files */
 	gint64 wait_end;            /* monotonic µs */
 	unsigned wait_ms;
@@ -110,6 +111,7 @@ umms_timeshift_stop(struct umms_timeshift *owner)
 	umms_source_clear(&ts->wait_timer);
 	if (ts->ring) {
 		wl_list_remove(&ts->ring_changed.link);
+		wl_list_remove(&ts->ring_eit.link);
 		umms_recording_destroy(ts->ring);
 	}
 	remove_ring(ts->dir);
@@ -139,6 +141,16 @@ announce_window(struct shift *ts)
 	ts->announced[0] = start;
 	ts->announced[1] = end;
 	emit_changed(ts->owner);
+}
+
+/* An EIT section the ring read: the player's, as its engine would have read it. */
+static void
+ring_eit(struct wl_listener *listener, void *data)
+{
+	struct shift *ts = wl_container_of(listener, ts, ring_eit);
+	const struct umms_timeshift_host *host = &ts->owner->host;
+	if (host->eit)
+		host->eit(host->data, data);
 }
 
 /*
@@ -328,6 +340,8 @@ start_ring(struct shift *ts)
 	ts->playlist = g_filename_to_uri(ts->ring->path, NULL, NULL);
 	ts->ring_changed.notify = ring_changed;
 	wl_signal_add(&ts->ring->events.changed, &ts->ring_changed);
+	ts->ring_eit.notify = ring_eit;
+	wl_signal_add(&ts->ring->events.eit, &ts->ring_eit);
 	umms_info("player %u: time-shift on: %u s of %s in %s (files of %u s)", host->id,
 		n * segment, uri, ts->dir, segment);
 	return true;

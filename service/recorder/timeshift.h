@@ -45,6 +45,8 @@ struct umms_engine;
  * below; time-shift reaches the player only through these, so neither
  * includes the other's header.
  */
+struct umms_eit;
+
 struct umms_timeshift_host {
 	unsigned id;                        /* the player's, for logs and the ring's folder */
 	const struct umms_config *config;
@@ -57,6 +59,11 @@ struct umms_timeshift_host {
 	bool (*reopen)(void *data, const char *uri, GError **error);
 	/* Its properties may have changed (TimeshiftEnabled, TimeshiftWindow). */
 	void (*changed)(void *data);
+	/*
+	 * Optional: an EIT section the ring read from the source (eit.h):
+	 * the engine, playing the ring, reads none.
+	 */
+	void (*eit)(void *data, const struct umms_eit *eit);
 	void *data;
 };
 

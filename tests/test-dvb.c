@@ -6,7 +6,8 @@
  * delivery systems; Resources1.ScanTuner finds the service with its ids
  * from an initial tuning file (a second frequency where nothing locks is
  * tried and yields nothing); dvb://Beethoven plays (its audio position
- * runs on) with the player holding the tuner; a second player of the
+ * runs on) with the player holding the tuner, and vidtv's EIT puts its
+ * programme in the guide as now on the scanned channel; a second player of the
  * same priority is refused NoResource, a channel nobody scanned NotFound;
  * and 4 s of it recorded through org.umms.Recorder1 make an MPEG-TS file
  * GStreamer's discoverer reads as the broadcast's audio.
@@ -229,6 +230,39 @@ test_play(struct umms_test *t, gconstpointer data)
 	g_autofree char *text = g_variant_print(tracks, FALSE);
 	g_test_message("audio tracks: %s", text);
 	g_assert_cmpuint(g_variant_n_children(tracks), >=, 1);
+
+	/*
+	 * vidtv's EIT (present/following, one event from the hour on, for a
+	 * day) fills the guide while it plays: now on the scanned channel.
+	 */
+	g_autoptr(GVariant) listed = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "ListChannels",
+		NULL);
+	g_autoptr(GVariant) channels = g_variant_get_child_value(listed, 0);
+	g_assert_cmpuint(g_variant_n_children(channels), ==, 1);
+	g_autoptr(GVariant) channel = g_variant_get_child_value(channels, 0);
+	gint64 id = 0;
+	g_assert_true(g_variant_lookup(channel, "id", "x", &id));
+	g_autofree char *title = NULL;
+	gint64 now_start = 0, now_stop = 0;
+	since = g_get_monotonic_time();
+	for (int i = 0; i < 300 && !title; i++) {
+		g_autoptr(GVariant) nn = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "GetNowNext",
+			g_variant_new("(xx)", id, (gint64)0));
+		g_autoptr(GVariant) now_programme = g_variant_get_child_value(nn, 0);
+		if (g_variant_lookup(now_programme, "title", "s", &title)) {
+			g_assert_true(g_variant_lookup(now_programme, "start", "x", &now_start));
+			g_assert_true(g_variant_lookup(now_programme, "stop", "x", &now_stop));
+			break;
+		}
+		umms_test_sleep(100);
+	}
+	g_test_message("guide, now on channel %" G_GINT64_FORMAT ": %s (%.0f s long), %.1f s "
+		"after it played", id, title ? title : "(none)", (double)(now_stop - now_start) / 1e6,
+		(double)(g_get_monotonic_time() - since) / 1e6);
+	g_assert_cmpstr(title, ==, "Ludwig van Beethoven: F\u00fcr Elise");
+	/* vidtv_psi.c: it starts on the hour and lasts 23:59:59. */
+	g_assert_cmpint(now_stop - now_start, ==, US(23 * 3600 + 59 * 60 + 59));
+	g_assert_cmpint(now_start % US(3600), ==, 0);
 
 	/* The tuner is the player's: another of the same priority is refused. */
 	g_autofree char *other = umms_test_create_player(t->bus, "{'priority': <'foreground'>}");

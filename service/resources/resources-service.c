@@ -482,7 +482,7 @@ hold_end(struct umms_tuner_hold *hold)
 unsigned
 umms_resource_service_tuners(struct umms_resource_service *s)
 {
-	return s->hw.dvb.frontends->len;
+	return s->hw.dvb.frontends ? s->hw.dvb.frontends->len : 0;
 }
 
 void

@@ -117,6 +117,8 @@ static const struct key keys[] = {
 	UKEY("web", "keepalive-interval", web.keepalive_interval, 0, 3600),
 	KEY("guide", "xmltv-timezone", KEY_STRING, guide.xmltv_timezone),
 	UKEY("guide", "max-import-size", guide.max_import_size, 1, 4096),
+	KEY("dvb", "channels", KEY_STRING, dvb.channels),
+	KEY("dvb", "scan-file", KEY_STRING, dvb.scan_file),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -241,6 +243,8 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->web.start_url);
 	g_free(config->web.script);
 	g_free(config->guide.xmltv_timezone);
+	g_free(config->dvb.channels);
+	g_free(config->dvb.scan_file);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

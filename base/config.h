@@ -134,6 +134,11 @@ struct umms_config {
 		char *xmltv_timezone;     /* offset-less XMLTV times; "" : the system's zone */
 		unsigned max_import_size; /* MiB of one M3U or XMLTV file */
 	} guide;
+	struct {
+		/* DVB tuners (service/dvb/): the channel scan and dvb:// channels. */
+		char *channels;           /* the channel list; NULL: $XDG_STATE_HOME/umms/dvb-channels.conf */
+		char *scan_file;          /* the initial tuning file a scan without one uses, or NULL */
+	} dvb;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

@@ -80,8 +80,9 @@ section_done(struct umms_eit_reader *reader, const uint8_t *section, size_t size
 		drop(reader, error->message);
 		return;
 	}
-	gint64 key = (gint64)eit.onid << 48 | (gint64)eit.tsid << 32 | (gint64)eit.sid << 16 |
-		eit.table_id << 8 | eit.section_number;
+	/* Unsigned: an onid of 0x8000 or more (vidtv's 0xff44) shifted into the sign is UB. */
+	gint64 key = (gint64)((guint64)eit.onid << 48 | (guint64)eit.tsid << 32 |
+		(guint64)eit.sid << 16 | (guint64)eit.table_id << 8 | (guint64)eit.section_number);
 	gpointer seen = g_hash_table_lookup(reader->seen, &key);
 	if (seen && GPOINTER_TO_INT(seen) == eit.version + 1) {
 		umms_eit_clear(&eit);

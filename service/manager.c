@@ -428,9 +428,11 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->guide = umms_guide_create(config, connection, error);
 	if (!manager->guide)
 		goto fail;
+	umms_resource_service_set_guide(manager->resources, manager->guide);
 	manager->recorder = umms_recorder_create(config, connection, error);
 	if (!manager->recorder)
 		goto fail;
+	umms_recorder_set_resources(manager->recorder, manager->resources);
 	umms_eit_guide_watch_recorder(&manager->recorder_eit, manager->guide, manager->recorder);
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);
 	return manager;

@@ -458,7 +458,9 @@ open_engine(struct umms_player *player, const char *uri, const char *why,
 		return false;
 	complete_all(player, UMMS_ERROR_INVALID_STATE, why);
 	stop_open_timer(player);
-	if (!player->engine->impl->open(player->engine, uri, error))
+	g_autofree char *engine_uri = player->engine_uri ?
+		player->engine_uri(player->uri_gate_data, player, uri) : NULL;
+	if (!player->engine->impl->open(player->engine, engine_uri ? engine_uri : uri, error))
 		return false;
 	player->rate = 1.0;
 	umms_player_push_request(player, REQUEST_OPEN, UMMS_PLAYER_STOPPED, done, data);

@@ -126,6 +126,12 @@ struct umms_player {
 	bool (*uri_gate)(void *data, struct umms_player *player, const char *uri,
 		GError **error);
 	void *uri_gate_data;
+	/*
+	 * The URI the engine opens for @uri (g_free), NULL: @uri itself. A
+	 * dvb:// channel becomes the channel's tuning on the tuner the gate
+	 * took for it. Called with uri_gate_data. Set with uri_gate.
+	 */
+	char *(*engine_uri)(void *data, struct umms_player *player, const char *uri);
 	/* Player1.TimeshiftEnabled, off or on (timeshift.h); made with the player. */
 	struct umms_timeshift *timeshift;
 

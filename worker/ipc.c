@@ -549,5 +549,5 @@ umms_ipc_uri_is_network(const char *uri)
 {
 	g_autofree char *scheme = uri ? g_uri_parse_scheme(uri) : NULL;
 	return !scheme || (g_ascii_strcasecmp(scheme, "file") != 0 &&
-		g_ascii_strcasecmp(scheme, "v4l2") != 0);
+		g_ascii_strcasecmp(scheme, "v4l2") != 0 && g_ascii_strcasecmp(scheme, "dvb") != 0);
 }

@@ -252,8 +252,11 @@ allow_masked(scmp_filter_ctx ctx, const char *name, unsigned arg, uint64_t mask,
 }
 
 static bool
-add_ioctls(scmp_filter_ctx ctx, bool network, bool devices, GError **error)
+add_ioctls(scmp_filter_ctx ctx, bool network, bool devices, bool dvb, GError **error)
 {
+	/* policy.dvb: the frontend's and the demux's ('o'), for dvbsrc. */
+	if (devices && dvb && !allow_masked(ctx, "ioctl", 1, 0xff00, 'o' << 8, error))
+		return false;
 	/*
 	 * policy.devices: V4L2 ('V') for memory-to-memory decoders
 	 * (v4l2slh264dec...), which a camera would answer too.
@@ -354,7 +357,8 @@ add_rules(scmp_filter_ctx ctx, const struct umms_sandbox_policy *p, GError **err
 		if (!allow_eq(ctx, signals[i], 0, pid, error))
 			return false;
 	}
-	if (!allow_eq(ctx, "socketpair", 0, AF_UNIX, error) || !add_ioctls(ctx, p->network, p->devices, error))
+	if (!allow_eq(ctx, "socketpair", 0, AF_UNIX, error) || !add_ioctls(ctx, p->network, p->devices, p->dvb,
+			error))
 		return false;
 	/*
 	 * policy.audio: the sound server's socket (PulseAudio, PipeWire):
@@ -520,6 +524,8 @@ const char *const umms_sandbox_default_elements[] = {
 	"filesrc", "souphttpsrc", "rtspsrc", "udpsrc", "appsrc", "dataurisrc",
 	/* capture devices (v4l2://), opened read-write under the devices flag */
 	"v4l2src",
+	/* DVB tuners (dvb://, tuned by ummsd): our source, dvbbasebin in it, its parts */
+	"ummsdvbsrc", "dvbbasebin", "dvbsrc", "tsparse",
 	/* containers */
 	"qtdemux", "matroskademux", "tsdemux", "oggdemux", "flvdemux", "avidemux",
 	"mpegpsdemux", "wavparse", "id3demux", "apedemux", "icydemux",
@@ -538,7 +544,7 @@ const char *const umms_sandbox_default_elements[] = {
 	"avdec_mp3float", "avdec_mp2float", "avdec_ac3", "avdec_ac3_fixed", "avdec_eac3",
 	"avdec_dca", "avdec_opus", "avdec_vorbis", "avdec_flac", "vorbisdec", "opusdec",
 	"flacdec", "vp8dec", "vp9dec", "dav1ddec", "av1dec", "mpg123audiodec", "a52dec",
-	"mpeg2dec",
+	"mpeg2dec", "avdec_s302m",
 	/* hardware decoders */
 	"va*dec", "vaapi*dec", "vaapidecodebin", "nv*dec", "v4l2*dec",
 	/* subtitles */

@@ -166,6 +166,11 @@ struct umms_sandbox_policy {
 	 * and nothing else in /sys readable (but the CPU list).
 	 */
 	const char *const *device_paths;
+	/*
+	 * With devices: DVB ioctls ('o': frontend and demux) too, for the
+	 * tuner of a dvb:// player (its nodes in @device_paths).
+	 */
+	bool dvb;
 	/* How much the data segment may grow (RLIMIT_DATA, see above); 0 = no limit. */
 	uint64_t memory_bytes;
 	/* RLIMIT_NOFILE; 0 = unchanged. */

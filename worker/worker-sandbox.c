@@ -58,9 +58,10 @@ umms_worker_sandbox_rank(struct umms_worker_sandbox *sb, GError **error)
 	return true;
 }
 
-/* Linux's character device majors of DRM and V4L2 nodes. */
+/* Linux's character device majors of DRM, V4L2 and DVB nodes. */
 #define DRM_MAJOR 226
 #define V4L2_MAJOR 81
+#define DVB_MAJOR 212
 
 static bool
 is_node(const char *path, unsigned want_major)
@@ -135,6 +136,47 @@ add_capture_node(GPtrArray *nodes, const char *uri)
 		g_ptr_array_add(nodes, g_strdup(device));
 }
 
+/*
+ * The tuner a dvb:// URI names (ummsd put its adapter and frontend in the
+ * query, engines/gstreamer/gst-dvb.c): its frontend, demux and dvr nodes,
+ * which dvbsrc opens read-write. No other DVB node. True when there is one.
+ */
+static bool
+add_dvb_nodes(GPtrArray *nodes, const char *uri)
+{
+	g_autofree char *scheme = uri ? g_uri_parse_scheme(uri) : NULL;
+	if (!scheme || g_ascii_strcasecmp(scheme, "dvb") != 0)
+		return false;
+	g_autoptr(GUri) parsed = g_uri_parse(uri, G_URI_FLAGS_ENCODED_QUERY, NULL);
+	const char *query = parsed ? g_uri_get_query(parsed) : NULL;
+	g_autoptr(GHashTable) params = query ? g_uri_parse_params(query, -1, "&",
+		G_URI_PARAMS_NONE, NULL) : NULL;
+	const char *adapter = params ? g_hash_table_lookup(params, "adapter") : "0";
+	const char *frontend = params ? g_hash_table_lookup(params, "frontend") : "0";
+	if (!adapter)
+		adapter = "0";
+	if (!frontend)
+		frontend = "0";
+	/* Numbers only, as dvbbasebin takes them (0 to 16): no path in the URI. */
+	if (strlen(adapter) > 2 || strlen(frontend) > 2 ||
+			strspn(adapter, "0123456789") != strlen(adapter) ||
+			strspn(frontend, "0123456789") != strlen(frontend))
+		return false;
+	bool any = false;
+	static const char *const kinds[] = { "frontend", "demux", "dvr" };
+	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+		char *path = g_strdup_printf("/dev/dvb/adapter%s/%s%s", adapter, kinds[i],
+			frontend);
+		if (is_node(path, DVB_MAJOR)) {
+			g_ptr_array_add(nodes, path);
+			any = true;
+		} else {
+			g_free(path);
+		}
+	}
+	return any;
+}
+
 bool
 umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
 	const char *uri, int media_fd, GError **error)
@@ -150,6 +192,7 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
 	/* Capture is the media itself, whether hardware decoders are allowed or not. */
 	g_autoptr(GPtrArray) nodes = g_ptr_array_new_with_free_func(g_free);
 	add_capture_node(nodes, uri);
+	bool dvb = add_dvb_nodes(nodes, uri);
 	if (sb->hardware)
 		add_decoder_nodes(nodes);
 	guint n_nodes = nodes->len;
@@ -158,6 +201,7 @@ umms_worker_sandbox_enter(struct umms_worker_sandbox *sb, int sock, int file,
 		.network = umms_ipc_uri_is_network(uri),
 		.audio = sb->audio,
 		.devices = n_nodes > 0,
+		.dvb = dvb,
 		.device_paths = (const char *const *)nodes->pdata,
 		.max_fds = 1024,
 		.keep_fds = keep,

@@ -274,6 +274,8 @@ void gst_spu_watch(GstElement *overlay);
 
 /* gst-teletext.c: makes decodebin decode teletext subtitle pages (once, at start). */
 void gst_teletext_register(void);
+/* Registers ummsdvbsrc, the dvb:// source tuned by ummsd (gst-dvb.c), where dvbbasebin is. */
+void gst_dvb_register(void);
 /* Whether the selected subtitle track is the media's own teletext (drawn from its cues). */
 bool gst_teletext_selected(struct gst_engine *engine);
 /* Streaming thread: @element joined the pipeline (tsdemux: its PMT is read). */

@@ -235,6 +235,14 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 		return NULL;
 	}
 	bool ring = strcmp(t->mux, "hlssink2") == 0;
+	/*
+	 * A DVB channel into MPEG-TS: the broadcast's own packets as they come
+	 * (its programme, with the PAT, PMT, SDT, NIT and EIT the tuner passes),
+	 * neither parsed nor muxed again: every stream kept, whatever its codec
+	 * (vidtv's SMPTE 302M audio is one no muxer of GStreamer 1.22 takes).
+	 */
+	bool passthrough = !ring && strcmp(t->mux, "mpegtsmux") == 0 &&
+		g_ascii_strncasecmp(uri, "dvb://", 6) == 0;
 	const char *sink_name = ring ? NULL : t->fd >= 0 ? "fdsink" : "filesink";
 	struct umms_gst_record *r = g_new0(struct umms_gst_record, 1);
 	g_mutex_init(&r->lock);
@@ -243,9 +251,13 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 	r->handler = handler;
 	r->data = data;
 	r->pipeline = gst_pipeline_new(NULL);
-	GstElement *source = gst_element_factory_make("urisourcebin", NULL);
-	GstElement *parse = gst_element_factory_make("parsebin", NULL);
-	r->mux = gst_element_factory_make(t->mux, NULL);
+	/* The DVB source itself: its one pad is the TS (urisourcebin would typefind it). */
+	GstElement *source = passthrough ? gst_element_make_from_uri(GST_URI_SRC, uri, NULL, NULL) :
+		gst_element_factory_make("urisourcebin", NULL);
+	GstElement *parse = passthrough ? gst_element_factory_make("identity", NULL) :
+		gst_element_factory_make("parsebin", NULL);
+	r->mux = passthrough ? gst_element_factory_make("identity", NULL) :
+		gst_element_factory_make(t->mux, NULL);
 	/* hlssink2 writes its files itself. */
 	GstElement *sink = ring ? NULL : gst_element_factory_make(sink_name, NULL);
 	if (!source || !parse || !r->mux || (!ring && !sink)) {
@@ -257,7 +269,8 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 		g_clear_object(&sink);
 		goto fail;
 	}
-	g_object_set(source, "uri", uri, NULL);
+	if (!passthrough)
+		g_object_set(source, "uri", uri, NULL);
 	if (ring) {
 		/*
 		 * A few more files kept than listed: a reader still in a segment
@@ -288,15 +301,25 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 	if (g_object_class_find_property(G_OBJECT_GET_CLASS(r->mux), "max-cluster-duration"))
 		g_object_set(r->mux, "max-cluster-duration", (gint64)GST_SECOND, NULL);
 	gst_bin_add_many(GST_BIN(r->pipeline), source, parse, r->mux, sink, NULL);
-	g_signal_connect(source, "pad-added", G_CALLBACK(source_pad_cb), parse);
-	if (sink && !gst_element_link(r->mux, sink)) {
+	if (!passthrough)
+		g_signal_connect(source, "pad-added", G_CALLBACK(source_pad_cb), parse);
+	if ((sink && !gst_element_link(r->mux, sink)) ||
+			(passthrough && (!gst_element_link(parse, r->mux) ||
+			!gst_element_link(source, parse)))) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "cannot build the recording");
 		goto fail;
 	}
-	g_signal_connect(parse, "pad-added", G_CALLBACK(pad_added_cb), r);
+	if (!passthrough)
+		g_signal_connect(parse, "pad-added", G_CALLBACK(pad_added_cb), r);
 	if (handler->eit) {
 		r->eit = gst_eit_new(eit_cb, r);
 		g_signal_connect(r->pipeline, "deep-element-added", G_CALLBACK(element_added_cb), r);
+		/* A DVB channel's own packets: read on their way to the file. */
+		if (passthrough) {
+			GstPad *pad = gst_element_get_static_pad(parse, "sink");
+			gst_eit_watch_pad(r->eit, pad);
+			gst_object_unref(pad);
+		}
 	}
 	if (sink) {
 		GstPad *pad = gst_element_get_static_pad(sink, "sink");

@@ -108,6 +108,7 @@ gst_support_init(const struct umms_config *config, GError **error)
 	g_mutex_unlock(&lock);
 	cue_place_meta_register();
 	gst_teletext_register();
+	gst_dvb_register();
 	return true;
 }
 

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "log.h"
 #include "recorder-private.h"
+#include "resources-service.h"
 #include "source.h"
 #include "umms-dbus.h"
 
@@ -66,7 +67,9 @@ check_tuners(struct umms_recorder *rec, const char *uri, int64_t start, int64_t 
 {
 	if (!g_str_has_prefix(uri, "dvb://"))
 		return true;
-	unsigned tuners = rec->config->resources.tuners;
+	/* The DVB frontends found, and those [resources] tuners adds. */
+	unsigned tuners = rec->config->resources.tuners +
+		(rec->resources ? umms_resource_service_tuners(rec->resources) : 0);
 	g_autoptr(GString) overlapping = g_string_new(NULL);
 	unsigned n = 0;
 	for (guint i = 0; i < rec->jobs->len; i++) {
@@ -248,6 +251,12 @@ load_row(const struct umms_schedule_row *row, void *data)
 }
 
 /* ---- life --------------------------------------------------------------------------------- */
+
+void
+umms_recorder_set_resources(struct umms_recorder *rec, struct umms_resource_service *resources)
+{
+	rec->resources = resources;
+}
 
 struct wl_signal *
 umms_recorder_get_eit_signal(struct umms_recorder *rec)

@@ -31,6 +31,7 @@ struct umms_recorder {
 	GSource *tick;             /* while a job is scheduled */
 	GSource *reap;             /* frees finished pipelines outside their own callbacks */
 	GPtrArray *finished;       /* struct umms_recording * to free */
+	struct umms_resource_service *resources; /* tuners for dvb:// recordings, or NULL */
 	struct wl_signal eit;      /* the running recordings' EIT sections (recorder.h) */
 };
 
@@ -49,6 +50,7 @@ struct job {
 	struct umms_recording *running;
 	unsigned retries;          /* new parts after the part's engine worker died */
 	GSource *retry;            /* the next such part, after a pause */
+	struct umms_tuner_hold *tuner; /* a dvb:// part's tuner, while it records */
 	struct wl_listener changed;
 	struct wl_listener eit;    /* running's EIT, passed on as rec->eit */
 	UmmsDbusIface *iface;

@@ -12,9 +12,11 @@
 
 #include "dbus-iface.h"
 #include "destination.h"
+#include "dvb.h"
 #include "error.h"
 #include "log.h"
 #include "recorder-private.h"
+#include "resources-service.h"
 #include "recording.h"
 #include "schedule-db.h"
 #include "source.h"
@@ -105,6 +107,8 @@ on_running_changed(struct wl_listener *listener, void *data)
 	}
 	/* This part is over: the pipeline goes once its own callback returned. */
 	j->bytes_done += r->bytes_written;
+	umms_resource_service_untune(j->tuner);
+	j->tuner = NULL;
 	if (r->file_removed)
 		drop_last_part(j);
 	wl_list_remove(&j->changed.link);
@@ -178,8 +182,26 @@ recorder_start_part(struct job *j, int64_t now)
 	char *file = part_file(j, j->parts->len);
 	g_ptr_array_add(j->parts, file);
 	g_autoptr(GError) error = NULL;
-	j->running = umms_recording_start((unsigned)j->id, j->uri, file, remaining,
-		j->fixed_window, &error);
+	/* A DVB channel: a tuner taken and the channel's tuning given to the pipeline. */
+	g_autofree char *engine_uri = NULL;
+	if (umms_dvb_is_uri(j->uri)) {
+		if (!j->rec->resources)
+			g_set_error(&error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE, "no DVB tuners here");
+		else
+			j->tuner = umms_resource_service_tune(j->rec->resources, j->path, j->uri,
+				&engine_uri, &error);
+		if (!j->tuner) {
+			drop_last_part(j);
+			recorder_set_state(j, FAILED, error->message);
+			return;
+		}
+	}
+	j->running = umms_recording_start((unsigned)j->id, engine_uri ? engine_uri : j->uri,
+		file, remaining, j->fixed_window, &error);
+	if (!j->running) {
+		umms_resource_service_untune(j->tuner);
+		j->tuner = NULL;
+	}
 	if (!j->running) {
 		GStatBuf st;
 		if (g_lstat(file, &st) != 0 && errno == ENOENT)
@@ -246,6 +268,8 @@ stop_running(struct job *j)
 	j->bytes_done += j->running->bytes_written;
 	umms_recording_destroy(j->running);
 	j->running = NULL;
+	umms_resource_service_untune(j->tuner);
+	j->tuner = NULL;
 }
 
 /*

@@ -19,6 +19,10 @@ struct wl_signal;
 /* Exports Recorder1 on @connection. */
 struct umms_recorder *umms_recorder_create(const struct umms_config *config,
 	GDBusConnection *connection, GError **error);
+struct umms_resource_service;
+/* Where dvb:// recordings take their tuners (NULL: they fail with NoResource). */
+void umms_recorder_set_resources(struct umms_recorder *recorder,
+	struct umms_resource_service *resources);
 /* Stops every recording (what was written stays). NULL: no-op. */
 void umms_recorder_destroy(struct umms_recorder *recorder);
 /* An EIT section a running recording read (eit.h), and what it records. */

@@ -25,6 +25,7 @@ umms_hardware_probe(struct umms_hardware *hw, const struct umms_config *config)
 {
 	umms_va_probe_run(&hw->va, config->resources.va_device);
 	umms_v4l2_probe_run(&hw->v4l2, NULL);
+	umms_dvb_probe_run(&hw->dvb, NULL);
 	hw->elements = g_ptr_array_new_with_free_func((GDestroyNotify)umms_engine_decoder_free);
 	hw->decoder_codecs = g_ptr_array_new_with_free_func(g_free);
 	for (const struct umms_engine_impl *const *impl = umms_engines_list(); *impl; impl++) {
@@ -43,6 +44,7 @@ umms_hardware_finish(struct umms_hardware *hw)
 {
 	umms_va_probe_finish(&hw->va);
 	umms_v4l2_probe_finish(&hw->v4l2);
+	umms_dvb_probe_finish(&hw->dvb);
 	if (hw->elements)
 		g_ptr_array_unref(hw->elements);
 	if (hw->decoder_codecs)
@@ -186,6 +188,28 @@ make_capture_pool(struct umms_resources *r, const struct umms_v4l2_device *d)
 	umms_resources_set_pool(r, kind, 1, &info);
 }
 
+char *
+umms_hardware_tuner_kind(const struct umms_dvb_frontend *fe)
+{
+	return g_strdup_printf("tuner:%s", fe->path);
+}
+
+static void
+make_tuner_pool(struct umms_resources *r, const struct umms_dvb_frontend *fe)
+{
+	GVariantDict details;
+	g_variant_dict_init(&details, NULL);
+	g_variant_dict_insert(&details, "device", "s", fe->path);
+	g_variant_dict_insert(&details, "name", "s", fe->name);
+	g_variant_dict_insert(&details, "adapter", "u", fe->adapter);
+	g_variant_dict_insert(&details, "frontend", "u", fe->frontend);
+	g_variant_dict_insert_value(&details, "delivery-systems", strv_variant(fe->systems));
+	struct umms_resource_pool_info info = { .hardware = true, .source = "dvb",
+		.details = g_variant_dict_end(&details) };
+	g_autofree char *kind = umms_hardware_tuner_kind(fe);
+	umms_resources_set_pool(r, kind, 1, &info);
+}
+
 void
 umms_hardware_make_pools(struct umms_hardware *hw, const struct umms_config *config,
 	struct umms_resources *r)
@@ -216,6 +240,9 @@ umms_hardware_make_pools(struct umms_hardware *hw, const struct umms_config *con
 		if (!d->m2m)
 			make_capture_pool(r, d);
 	}
+	/* A table of hardware made by hand (the tests') may have no DVB probe. */
+	for (guint i = 0; hw->dvb.frontends && i < hw->dvb.frontends->len; i++)
+		make_tuner_pool(r, hw->dvb.frontends->pdata[i]);
 }
 
 char *

@@ -18,6 +18,9 @@
  * - Capture devices (V4L2 VIDEO_CAPTURE: cameras, capture cards), one pool
  *   of one unit each ("capture:/dev/video0"), held by the player playing
  *   v4l2:///dev/video0.
+ * - DVB tuners (dvb-probe.h), one pool of one unit each
+ *   ("tuner:/dev/dvb/adapter0/frontend0"), held by the player or
+ *   recording of a dvb:// channel (service/dvb/).
  */
 #ifndef UMMS_SERVICE_HARDWARE_H
 #define UMMS_SERVICE_HARDWARE_H
@@ -26,6 +29,7 @@
 #include <glib.h>
 
 #include "config.h"
+#include "dvb-probe.h"
 #include "resources.h"
 #include "v4l2-probe.h"
 #include "va-probe.h"
@@ -33,6 +37,7 @@
 struct umms_hardware {
 	struct umms_va_probe va;
 	struct umms_v4l2_probe v4l2;
+	struct umms_dvb_probe dvb;
 	GPtrArray *elements;       /* struct umms_engine_decoder *: the engines' hardware decoders */
 	GPtrArray *decoder_codecs; /* char *: the codecs with a decoder pool */
 };
@@ -43,6 +48,8 @@ void umms_hardware_finish(struct umms_hardware *hw);
 /* Makes the decoder and capture pools in @r. */
 void umms_hardware_make_pools(struct umms_hardware *hw, const struct umms_config *config,
 	struct umms_resources *r);
+/* "tuner:/dev/dvb/adapter0/frontend0" (g_free). */
+char *umms_hardware_tuner_kind(const struct umms_dvb_frontend *fe);
 /* Whether an engine has a hardware decoder element for @codec. */
 bool umms_hardware_has_element(const struct umms_hardware *hw, const char *codec);
 /* "capture:/dev/video0" for v4l2:///dev/video0 (g_free), NULL for any other URI. */

@@ -7,26 +7,20 @@
 #include <string.h>
 
 #include "dbus-iface.h"
+#include "dvb.h"
 #include "error.h"
 #include "hardware.h"
 #include "log.h"
 #include "media-info.h"
 #include "player.h"
+#include "resources-private.h"
 #include "resources-service.h"
 #include "resources.h"
 #include "source.h"
+#include "timeshift.h"
 #include "umms-dbus.h"
 
 #define RESOURCES_PATH "/org/umms"
-
-struct umms_resource_service {
-	const struct umms_config *config;
-	struct umms_resources *resources;
-	struct umms_hardware hw;
-	UmmsDbusIface *iface;
-	GDBusConnection *connection;
-	struct wl_list holders;    /* struct player_holder.link */
-};
 
 /* A player as a holder of units. */
 struct player_holder {
@@ -39,6 +33,9 @@ struct player_holder {
 	char *kind;                /* the decoder it holds or waits for, NULL: none */
 	char *capture;             /* the capture device it holds or waits for, NULL: none */
 	bool capture_playing;      /* it played when it lost the device: plays again */
+	char *tuner;               /* the tuner it holds for its dvb:// Uri, NULL: none */
+	char *tuned_uri;           /* that Uri */
+	char *engine_uri;          /* what its engine opens for it (dvb.h) */
 	char *hold;                /* what it holds: "holds decoder:h264", … or NULL */
 	char *why_track;           /* the codec policy's choice, or NULL */
 	unsigned chosen_serial;    /* the player's track_serial it chose for */
@@ -55,6 +52,12 @@ changed(struct umms_resource_service *s)
 {
 	if (s->iface)
 		umms_dbus_iface_changed(s->iface);
+}
+
+void
+umms_resource_service_changed(struct umms_resource_service *s)
+{
+	changed(s);
 }
 
 /* ---- players ------------------------------------------------------------------- */
@@ -202,8 +205,8 @@ static void
 holder_lost(struct umms_resource_holder *base, const char *kind, const char *by)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
-	if (g_str_has_prefix(kind, "capture:")) {
-		/* Nothing stands in for a capture device: stopped until it is back. */
+	if (g_str_has_prefix(kind, "capture:") || g_str_has_prefix(kind, "tuner:")) {
+		/* Nothing stands in for a capture device or a tuner: stopped until it is back. */
 		h->capture_playing = h->player->state == UMMS_PLAYER_PLAYING ||
 			h->resume_idle != NULL;
 		umms_source_clear(&h->resume_idle);
@@ -238,7 +241,7 @@ static void
 holder_restored(struct umms_resource_holder *base, const char *kind)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
-	if (g_str_has_prefix(kind, "capture:")) {
+	if (g_str_has_prefix(kind, "capture:") || g_str_has_prefix(kind, "tuner:")) {
 		if (h->capture_playing && !h->resume_idle)
 			h->resume_idle = umms_source_idle(resume_cb, h);
 		h->capture_playing = false;
@@ -322,11 +325,192 @@ choose_track(struct player_holder *h)
  * NoResource naming who holds it. It is held until another URI is set or
  * the player goes, stopped or not: the device is the player's media.
  */
+static void
+release_tuner(struct player_holder *h)
+{
+	if (!h->tuner)
+		return;
+	umms_resources_release(h->service->resources, &h->base, h->tuner);
+	g_clear_pointer(&h->tuner, g_free);
+	g_clear_pointer(&h->tuned_uri, g_free);
+	g_clear_pointer(&h->engine_uri, g_free);
+	changed(h->service);
+}
+
+/*
+ * A tuner for @channel: one @holder holds already, else a free one that
+ * receives its delivery system, else one taken from a lower priority
+ * (told). Its kind in @kind (g_free). False with NoResource.
+ */
+static const struct umms_dvb_frontend *
+take_tuner(struct umms_resource_service *s, struct umms_resource_holder *holder,
+	const struct umms_dvb_channel *channel, char **kind, GError **error)
+{
+	GPtrArray *frontends = s->hw.dvb.frontends;
+	const struct umms_dvb_frontend *best = NULL;
+	/* Held already, then free, then any it could take. */
+	for (int pass = 0; pass < 3 && !best; pass++) {
+		for (guint i = 0; i < frontends->len && !best; i++) {
+			const struct umms_dvb_frontend *fe = frontends->pdata[i];
+			if (!umms_dvb_frontend_tunes(fe, channel->delsys))
+				continue;
+			g_autofree char *k = umms_hardware_tuner_kind(fe);
+			bool ok = pass == 0 ? umms_resources_holds(s->resources, holder, k) :
+				pass == 1 ? umms_resources_free(s->resources, k) > 0 :
+				umms_resources_can_take(s->resources, holder, k);
+			if (ok)
+				best = fe;
+		}
+	}
+	if (!best) {
+		/* The first that could receive it says who holds it. */
+		for (guint i = 0; i < frontends->len; i++) {
+			const struct umms_dvb_frontend *fe = frontends->pdata[i];
+			if (!umms_dvb_frontend_tunes(fe, channel->delsys))
+				continue;
+			g_autofree char *k = umms_hardware_tuner_kind(fe);
+			return umms_resources_acquire(s->resources, holder, k, error) ? fe : NULL;
+		}
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
+			"no tuner on this machine receives %s (delivery system %u)",
+			channel->name, channel->delsys);
+		return NULL;
+	}
+	*kind = umms_hardware_tuner_kind(best);
+	if (!umms_resources_acquire(s->resources, holder, *kind, error)) {
+		g_clear_pointer(kind, g_free);
+		return NULL;
+	}
+	return best;
+}
+
+/*
+ * SetUri of dvb://NAME: the channel is looked up in the channel list and
+ * a tuner that receives it taken (as a capture device is, below); the
+ * engine is given the channel's tuning on that tuner (engine_uri_cb).
+ */
+static bool
+tune_gate(struct player_holder *h, const char *uri, GError **error)
+{
+	struct umms_resource_service *s = h->service;
+	if (h->tuner && g_strcmp0(uri, h->tuned_uri) == 0)
+		return true;
+	release_tuner(h);
+	if (!umms_dvb_is_uri(uri))
+		return true;
+	g_autofree char *path = umms_dvb_channels_path(s->config);
+	struct umms_dvb_channel *channel = umms_dvb_lookup(path, uri, error);
+	if (!channel)
+		return false;
+	char *kind = NULL;
+	const struct umms_dvb_frontend *fe = take_tuner(s, &h->base, channel, &kind, error);
+	if (fe) {
+		h->tuner = kind;
+		h->tuned_uri = g_strdup(uri);
+		h->engine_uri = umms_dvb_engine_uri(channel, fe);
+		umms_info("resources: %s tunes %s on %s", h->path, channel->name, fe->path);
+		changed(s);
+	}
+	umms_dvb_channel_free(channel);
+	return fe != NULL;
+}
+
+struct umms_tuner_hold {
+	struct umms_resource_holder base;
+	struct umms_resource_service *service;  /* NULL once it went */
+	char *kind;
+	struct wl_list link;
+};
+
+/* A recording's tuner is taken by nothing (the highest priority) but a higher configured one. */
+static void
+hold_lost(struct umms_resource_holder *base, const char *kind, const char *by)
+{
+	umms_warn("resources: %s lost %s to %s", base->name, kind, by);
+}
+
+static void
+hold_restored(struct umms_resource_holder *base, const char *kind)
+{
+}
+
+static const struct umms_resource_holder_impl hold_impl = {
+	.lost = hold_lost,
+	.restored = hold_restored,
+};
+
+struct umms_tuner_hold *
+umms_resource_service_tune(struct umms_resource_service *s, const char *name, const char *uri,
+	char **engine_uri, GError **error)
+{
+	g_autofree char *path = umms_dvb_channels_path(s->config);
+	struct umms_dvb_channel *channel = umms_dvb_lookup(path, uri, error);
+	if (!channel)
+		return NULL;
+	struct umms_tuner_hold *hold = g_new0(struct umms_tuner_hold, 1);
+	hold->base = (struct umms_resource_holder){ .impl = &hold_impl, .name = g_strdup(name),
+		.priority = "recording",
+		.rank = umms_resources_rank(s->config->resources.priorities, "recording") };
+	const struct umms_dvb_frontend *fe = take_tuner(s, &hold->base, channel, &hold->kind,
+		error);
+	if (!fe) {
+		umms_dvb_channel_free(channel);
+		g_free((char *)hold->base.name);
+		g_free(hold);
+		return NULL;
+	}
+	hold->service = s;
+	wl_list_insert(&s->tunings, &hold->link);
+	*engine_uri = umms_dvb_engine_uri(channel, fe);
+	umms_info("resources: %s tunes %s on %s", name, channel->name, fe->path);
+	umms_dvb_channel_free(channel);
+	changed(s);
+	return hold;
+}
+
+static void
+hold_end(struct umms_tuner_hold *hold)
+{
+	if (!hold->service)
+		return;
+	umms_resources_forget(hold->service->resources, &hold->base);
+	wl_list_remove(&hold->link);
+	changed(hold->service);
+	hold->service = NULL;
+}
+
+unsigned
+umms_resource_service_tuners(struct umms_resource_service *s)
+{
+	return s->hw.dvb.frontends ? s->hw.dvb.frontends->len : 0;
+}
+
+void
+umms_resource_service_untune(struct umms_tuner_hold *hold)
+{
+	if (!hold)
+		return;
+	hold_end(hold);
+	g_free(hold->kind);
+	g_free((char *)hold->base.name);
+	g_free(hold);
+}
+
+static char *
+engine_uri_cb(void *data, struct umms_player *player, const char *uri)
+{
+	struct player_holder *h = data;
+	return h->engine_uri && g_strcmp0(uri, h->tuned_uri) == 0 ? g_strdup(h->engine_uri) :
+		NULL;
+}
+
 static bool
 uri_gate(void *data, struct umms_player *player, const char *uri, GError **error)
 {
 	struct player_holder *h = data;
 	struct umms_resource_service *s = h->service;
+	if (!tune_gate(h, uri, error))
+		return false;
 	g_autofree char *kind = umms_hardware_capture_kind(uri);
 	if (h->capture && g_strcmp0(kind, h->capture) != 0) {
 		umms_resources_release(s->resources, &h->base, h->capture);
@@ -355,6 +539,9 @@ update_holder(struct player_holder *h)
 		g_clear_pointer(&h->capture, g_free);
 		changed(s);
 	}
+	if (h->tuner && g_strcmp0(h->player->uri, h->tuned_uri) != 0 &&
+			!umms_timeshift_switching(h->player->timeshift))
+		release_tuner(h);
 	tell_engine(h);
 	if (h->reopening)
 		return;
@@ -399,6 +586,7 @@ holder_free(struct player_holder *h)
 	umms_source_clear(&h->replug_idle);
 	umms_source_clear(&h->resume_idle);
 	h->player->uri_gate = NULL;
+	h->player->engine_uri = NULL;
 	h->player->uri_gate_data = NULL;
 	wl_list_remove(&h->changed.link);
 	wl_list_remove(&h->destroy.link);
@@ -406,6 +594,9 @@ holder_free(struct player_holder *h)
 	changed(h->service);
 	g_free(h->kind);
 	g_free(h->capture);
+	g_free(h->tuner);
+	g_free(h->tuned_uri);
+	g_free(h->engine_uri);
 	g_free(h->hold);
 	g_free(h->why_track);
 	g_free(h->hardware_told);
@@ -438,6 +629,7 @@ umms_resource_service_add_player(struct umms_resource_service *s, struct umms_pl
 	wl_signal_add(&player->events.destroy, &h->destroy);
 	wl_list_insert(&s->holders, &h->link);
 	player->uri_gate = uri_gate;
+	player->engine_uri = engine_uri_cb;
 	player->uri_gate_data = h;
 	/* Before its first engine is made. */
 	tell_engine(h);
@@ -509,6 +701,11 @@ static void
 method_call(void *data, const char *sender, const char *method, GVariant *params,
 	GDBusMethodInvocation *invocation)
 {
+	struct umms_resource_service *s = data;
+	if (strcmp(method, "ScanTuner") == 0) {
+		umms_resource_service_scan(s, params, invocation);
+		return;
+	}
 	g_dbus_method_invocation_return_error(invocation, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 		"no method %s", method);
 }
@@ -548,6 +745,12 @@ static const struct umms_dbus_iface_ops resources_ops = {
 	.get_property = get_property,
 };
 
+void
+umms_resource_service_set_guide(struct umms_resource_service *s, struct umms_guide *guide)
+{
+	s->guide = guide;
+}
+
 /* ---- life ------------------------------------------------------------------------- */
 
 struct umms_resource_service *
@@ -568,6 +771,8 @@ umms_resource_service_create(const struct umms_config *config, GDBusConnection *
 	s->config = config;
 	s->resources = umms_resources_create();
 	wl_list_init(&s->holders);
+	wl_list_init(&s->scans);
+	wl_list_init(&s->tunings);
 	umms_hardware_probe(&s->hw, config);
 	make_pools(s);
 	s->connection = g_object_ref(connection);
@@ -585,6 +790,11 @@ umms_resource_service_destroy(struct umms_resource_service *s)
 {
 	if (!s)
 		return;
+	umms_resource_service_scans_finish(s);
+	while (!wl_list_empty(&s->tunings)) {
+		struct umms_tuner_hold *hold = wl_container_of(s->tunings.next, hold, link);
+		hold_end(hold);
+	}
 	while (!wl_list_empty(&s->holders)) {
 		struct player_holder *h = wl_container_of(s->holders.next, h, link);
 		holder_free(h);

@@ -36,6 +36,26 @@ void umms_resource_service_destroy(struct umms_resource_service *service);
 void umms_resource_service_add_player(struct umms_resource_service *service,
 	struct umms_player *player, const char *path);
 
+struct umms_guide;
+
+/*
+ * A tuner for a recording of @uri (dvb://NAME), held at priority
+ * "recording" by @name ("/org/umms/recording/3"): the channel looked up
+ * and a tuner that receives it taken (from a player of a lower priority,
+ * which stops, if none is free). The URI its pipeline opens in
+ * @engine_uri (g_free). NULL with NotFound or NoResource. Given back with
+ * umms_resource_service_untune (also after the service went).
+ */
+struct umms_tuner_hold;
+struct umms_tuner_hold *umms_resource_service_tune(struct umms_resource_service *service,
+	const char *name, const char *uri, char **engine_uri, GError **error);
+void umms_resource_service_untune(struct umms_tuner_hold *hold);
+/* The DVB tuners found. */
+unsigned umms_resource_service_tuners(struct umms_resource_service *service);
+/* Where Resources1.ScanTuner puts the channels it finds (NULL: nowhere but its reply). */
+void umms_resource_service_set_guide(struct umms_resource_service *service,
+	struct umms_guide *guide);
+
 /* The overlay planes of the screen ummsd drives (probed), unless [resources] planes says. */
 void umms_resource_service_set_planes(struct umms_resource_service *service, unsigned planes);
 

@@ -182,6 +182,13 @@ umms_resources_total(struct umms_resources *r, const char *kind)
 	return p ? p->total : 0;
 }
 
+unsigned
+umms_resources_free(struct umms_resources *r, const char *kind)
+{
+	struct pool *p = pool_get(r, kind);
+	return p ? p->total - MIN(p->total, p->holders->len) : 0;
+}
+
 static void
 no_resource(struct pool *p, const char *kind, GError **error)
 {

@@ -76,6 +76,8 @@ void umms_resources_set_pool(struct umms_resources *r, const char *kind, unsigne
 	const struct umms_resource_pool_info *info);
 /* The pool's size, 0 when there is none. */
 unsigned umms_resources_total(struct umms_resources *r, const char *kind);
+/* Its units nobody holds. */
+unsigned umms_resources_free(struct umms_resources *r, const char *kind);
 
 /*
  * One unit of @kind for @holder: true if it holds one now (already, free,

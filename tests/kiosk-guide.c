@@ -192,6 +192,29 @@ kiosk_test_guide(struct umms_test *t, gconstpointer data)
 	g_assert_no_error(error);
 	g_assert_true(g_subprocess_get_successful(kiosk));
 
+	/* By its id in the guide, where no channel has that number. */
+	g_autofree char *by_id = g_strdup_printf("%" G_GINT64_FORMAT, id);
+	g_assert_cmpstr(by_id, !=, "7");
+	g_autoptr(GSubprocess) again = g_subprocess_launcher_spawn(launcher, &error, demo,
+		"--seconds", "60", "--channel", by_id, NULL);
+	g_assert_no_error(error);
+	g_autoptr(GDataInputStream) again_out = g_data_input_stream_new(
+		g_subprocess_get_stdout_pipe(again));
+	struct said again_said = { 0 };
+	read_now_next(again_out, &again_said);
+	g_assert_cmpstr(again_said.now_next, ==, want2);
+	g_free(again_said.now_next);
+	/* Stopped once it plays: no call of its own in flight when it goes. */
+	for (int i = 0; i < 10 && !again_said.ready; i++) {
+		g_auto(GStrv) words = kiosk_test_demo_line(again_out);
+		again_said.ready = strcmp(words[0], "ready") == 0;
+	}
+	g_assert_true(again_said.ready);
+	g_subprocess_send_signal(again, SIGTERM);
+	g_subprocess_wait(again, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_true(g_subprocess_get_successful(again));
+
 	/* No such channel (neither a number nor an id): exit 1, and says so. */
 	g_autoptr(GSubprocess) unknown = g_subprocess_new(G_SUBPROCESS_FLAGS_STDERR_PIPE |
 		G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error, demo, "--channel", "99", NULL);

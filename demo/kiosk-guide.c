@@ -126,8 +126,10 @@ got_now_next(GObject *bus, GAsyncResult *result, gpointer data)
 	programme_read(&guide->next, next);
 	guide->known = true;
 	g_variant_unref(reply);
+	const char *now_title = guide->now.title ? guide->now.title : "";
+	const char *next_title = guide->next.title ? guide->next.title : "";
 	guide->changed(guide->data, g_strdup_printf("now-next %" PRId64 " %s | %s", guide->id,
-		guide->now.title ? guide->now.title : "", guide->next.title ? guide->next.title : ""));
+		now_title, next_title));
 }
 
 /* Asks GetNowNext (time 0: now); a question still in flight is dropped for it. */

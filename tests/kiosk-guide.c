@@ -23,13 +23,16 @@ write_xmltv(const char *name, int64_t now, const char *now_title, const char *ne
 	int64_t times[3] = { now - 30 * minute, now + 30 * minute, now + 90 * minute };
 	char *text[3];
 	for (int i = 0; i < 3; i++) {
-		g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(times[i] / G_TIME_SPAN_SECOND);
+		g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(
+			times[i] / G_TIME_SPAN_SECOND);
 		text[i] = g_date_time_format(dt, "%Y%m%d%H%M%S +0000");
 	}
 	g_autofree char *xml = g_strdup_printf("<tv><channel id=\"kiosk.1\"><display-name>"
 		"Kiosk One</display-name></channel>"
-		"<programme channel=\"kiosk.1\" start=\"%s\" stop=\"%s\"><title>%s</title></programme>"
-		"<programme channel=\"kiosk.1\" start=\"%s\" stop=\"%s\"><title>%s</title></programme>"
+		"<programme channel=\"kiosk.1\" start=\"%s\" stop=\"%s\">"
+		"<title>%s</title></programme>"
+		"<programme channel=\"kiosk.1\" start=\"%s\" stop=\"%s\">"
+		"<title>%s</title></programme>"
 		"</tv>", text[0], text[1], now_title, text[1], text[2], next_title);
 	char *path = g_build_filename(umms_test_tmpdir(), name, NULL);
 	g_assert_true(g_file_set_contents(path, xml, -1, NULL));

@@ -3,6 +3,11 @@
  * the video in a window of it, or over all of it.
  *
  *   umms-kiosk [--cycle SECONDS] [--seconds N] FILE-OR-URI
+ *   umms-kiosk [--cycle SECONDS] [--seconds N] --channel NUMBER-OR-ID
+ *
+ * With --channel it plays a channel of ummsd's programme guide (found by
+ * its number, else its id: ummsctl channels lists them) and shows what
+ * the channel shows now and next in its header (kiosk-guide.c).
  *
  * On a machine with a screen and no display server, ummsd drives the screen
  * itself and is the Wayland compositor of the shell too:
@@ -24,6 +29,12 @@
  *                                   high, from y = H/5 down, H/40 apart
  *   the selected item   0xffe0a030  amber
  *   the video's frame   0xffc8c8c8  4 px around the video window
+ *   now/next text       0xffffffff  white (antialiased onto the header) with
+ *                                   --channel, only in the header's text
+ *                                   area: right of the logo, x from
+ *                                   W/40 + 2*(H/20) + W/40 to W - W/40, the
+ *                                   header's height; two lines, "Now" and
+ *                                   "Next", each start-stop (local) title
  *
  * The video, looping, letterboxed, in one of two modes:
  *
@@ -45,10 +56,15 @@
  *   fullscreen 0 0 W H   once the commit that changed the mode (or the size)
  *                        is on screen (its frame callback came);
  *   ready WxH            once, when the first UI frame is on screen and the
- *                        player plays.
+ *                        player plays;
+ *   now-next CHANNEL NOW | NEXT
+ *                        with --channel: each time new now/next is on
+ *                        screen (CHANNEL is its id in the guide, NOW and
+ *                        NEXT the titles, empty for none).
  *
  * Exit status 0, or 1 with a line "umms-kiosk: ..." on stderr when the
- * compositor, the session bus or ummsd is missing or playback fails.
+ * compositor, the session bus or ummsd is missing, playback fails, or
+ * the guide has no such channel ("umms-kiosk: no channel ...").
  */
 #include <errno.h>
 #include <signal.h>
@@ -65,6 +81,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "demo-keys.h"
+#include "kiosk-guide.h"
 #include "socket-name.h"
 #include "umms-client.h"
 #include "xdg-shell-client-protocol.h"
@@ -111,6 +128,10 @@ struct app {
 	char *uri;
 	bool paused;
 	int cycle;                     /* --cycle: seconds between toggles, 0: never */
+
+	/* --channel: the guide's now/next, in the header. */
+	struct kiosk_guide *guide;
+	char *guide_line;              /* "now-next ...", to print once it is drawn */
 
 	bool running;
 	int status;
@@ -173,6 +194,12 @@ draw(struct app *app)
 	fill(app, pixels, 0, 0, w, h, BACKGROUND);
 	fill(app, pixels, 0, 0, w, h / 10, HEADER);
 	fill(app, pixels, w / 40, h / 40, h / 20 * 2, h / 20, LOGO);
+	/* Now/next, in white, right of the logo (kiosk-guide.c draws it). */
+	if (app->guide) {
+		int text_x = w / 40 + h / 20 * 2 + w / 40;
+		kiosk_guide_draw(app->guide, pixels, stride, text_x, 0, w - w / 40 - text_x,
+			h / 10);
+	}
 
 	/* The menu, from the height of the video window down. */
 	for (int i = 0; i < ITEMS; i++) {
@@ -205,12 +232,11 @@ draw(struct app *app)
 
 /* ---- frames: putting UI and video on screen together ------------------------------ */
 
-/* A commit that changed the video's place, and what it put there. */
+/* A commit that changed what the screen shows, and the line that says what. */
 struct shown {
 	struct app *app;
 	struct wl_callback *callback;  /* the commit's frame callback */
-	bool fullscreen;
-	int rect[4];
+	char *line;                    /* "windowed X Y W H", "now-next ..." */
 };
 
 static void
@@ -218,6 +244,7 @@ shown_free(gpointer data)
 {
 	struct shown *shown = data;
 	wl_callback_destroy(shown->callback);
+	g_free(shown->line);
 	g_free(shown);
 }
 
@@ -242,8 +269,7 @@ frame_done(void *data, struct wl_callback *callback, uint32_t time)
 {
 	struct shown *shown = data;
 	struct app *app = shown->app;
-	printf("%s %d %d %d %d\n", shown->fullscreen ? "fullscreen" : "windowed",
-		shown->rect[0], shown->rect[1], shown->rect[2], shown->rect[3]);
+	printf("%s\n", shown->line);
 	fflush(stdout);
 	app->presented = true;
 	maybe_ready(app);
@@ -251,6 +277,17 @@ frame_done(void *data, struct wl_callback *callback, uint32_t time)
 }
 
 static const struct wl_callback_listener frame_listener = { .done = frame_done };
+
+/* @line (taken) is printed once the next commit is on screen. */
+static void
+say_when_shown(struct app *app, char *line)
+{
+	struct shown *shown = g_new(struct shown, 1);
+	*shown = (struct shown){ .app = app, .line = line,
+		.callback = wl_surface_frame(app->surface) };
+	wl_callback_add_listener(shown->callback, &frame_listener, shown);
+	g_ptr_array_add(app->frames, shown);
+}
 
 /*
  * The heart of the demo. The video's rectangle and stacking, and the UI
@@ -272,13 +309,12 @@ present(struct app *app, bool announce)
 	umms_client_video_set_rect(app->video, r[0], r[1], r[2], r[3]);
 	draw(app);
 	if (announce) {
-		struct shown *shown = g_new(struct shown, 1);
-		*shown = (struct shown){ .app = app, .fullscreen = app->fullscreen,
-			.callback = wl_surface_frame(app->surface) };
-		memcpy(shown->rect, r, sizeof(shown->rect));
-		wl_callback_add_listener(shown->callback, &frame_listener, shown);
-		g_ptr_array_add(app->frames, shown);
+		say_when_shown(app, g_strdup_printf("%s %d %d %d %d",
+			app->fullscreen ? "fullscreen" : "windowed", r[0], r[1], r[2], r[3]));
 	}
+	/* New now/next drawn (kiosk-guide.c): its line too, once on screen. */
+	if (app->guide_line)
+		say_when_shown(app, g_steal_pointer(&app->guide_line));
 	wl_surface_commit(app->surface);
 }
 
@@ -416,6 +452,19 @@ static const struct umms_client_video_listener video_listener = {
 	.end_of_stream = video_end_of_stream,
 	.error = video_error,
 };
+
+/* ---- the guide: now/next in the header ------------------------------------------- */
+
+/* kiosk-guide.c has new now/next: draw it (once we have a window), say so once shown. */
+static void
+guide_changed(void *data, char *line)
+{
+	struct app *app = data;
+	g_free(app->guide_line);
+	app->guide_line = line;
+	if (app->width && app->running)
+		present(app, false);
+}
 
 /* ---- the window ------------------------------------------------------------------- */
 
@@ -626,7 +675,10 @@ main(int argc, char *argv[])
 		.frames = g_ptr_array_new_with_free_func(shown_free),
 	};
 	int seconds = 0;
+	g_autofree char *channel = NULL;
 	GOptionEntry options[] = {
+		{ "channel", 0, 0, G_OPTION_ARG_STRING, &channel,
+			"Play a channel of the guide and show its now/next", "NUMBER-OR-ID" },
 		{ "cycle", 0, 0, G_OPTION_ARG_INT, &app.cycle,
 			"Toggle windowed/fullscreen every SECONDS", "SECONDS" },
 		{ "seconds", 0, 0, G_OPTION_ARG_INT, &seconds, "Exit after N seconds", "N" },
@@ -635,18 +687,33 @@ main(int argc, char *argv[])
 	g_autoptr(GOptionContext) context = g_option_context_new("FILE-OR-URI");
 	g_option_context_add_main_entries(context, options, NULL);
 	GError *error = NULL;
-	if (!g_option_context_parse(context, &argc, &argv, &error) || argc != 2) {
+	if (!g_option_context_parse(context, &argc, &argv, &error) || argc != (channel ? 1 : 2)) {
 		fprintf(stderr, "umms-kiosk: %s\n", error ? error->message :
-			"usage: umms-kiosk [--cycle SECONDS] [--seconds N] FILE-OR-URI");
+			"usage: umms-kiosk [--cycle SECONDS] [--seconds N] "
+			"FILE-OR-URI | --channel NUMBER-OR-ID");
 		return 2;
 	}
-	/* A file name (relative or not) becomes a file:// URI; a URI stays as it is. */
-	g_autoptr(GFile) file = g_file_new_for_commandline_arg(argv[1]);
-	app.uri = g_file_get_uri(file);
-
 	app.bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &error);
 	if (!app.bus)
 		fail("no session bus: %s", error->message);
+
+	if (channel) {
+		/* A channel of the guide: its stream, and now/next as it changes. */
+		app.guide = kiosk_guide_create(app.bus, channel, guide_changed, &app, &error);
+		if (!app.guide && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+			fail("%s", error->message);      /* "no channel ..." */
+		if (!app.guide) {
+			g_dbus_error_strip_remote_error(error);
+			fail("cannot ask the guide (is ummsd running?): %s", error->message);
+		}
+		if (!*kiosk_guide_uri(app.guide))
+			fail("channel %s (%s) has no stream", channel, kiosk_guide_name(app.guide));
+		app.uri = g_strdup(kiosk_guide_uri(app.guide));
+	} else {
+		/* A file name (relative or not) becomes a file:// URI; a URI stays as it is. */
+		g_autoptr(GFile) file = g_file_new_for_commandline_arg(argv[1]);
+		app.uri = g_file_get_uri(file);
+	}
 
 	/* The compositor: $WAYLAND_DISPLAY, else ummsd's own (ummsd --drm). */
 	const char *socket = umms_compositor_socket_name();
@@ -691,6 +758,8 @@ main(int argc, char *argv[])
 	 * Destroying the video destroys our player in ummsd too. The rest is
 	 * freed as well, so that sanitizer builds can check for leaks.
 	 */
+	kiosk_guide_destroy(app.guide);
+	g_free(app.guide_line);
 	umms_client_video_destroy(app.video);
 	umms_client_disconnect(app.umms);
 	g_ptr_array_free(app.frames, TRUE);

@@ -9,6 +9,8 @@
  * transparent hole (composited: vkms has no plane under the primary) or
  * over the UI (on an overlay plane), moving with the UI in one commit;
  * its subtitles drawn by the screen unless the application turns them off.
+ * demo/umms-kiosk runs there too, on a file and on a channel of the
+ * programme guide (kiosk-guide.c: now/next in its header).
  * Runs in the VM (meson test kiosk), and on any machine against the
  * headless screen (--headless=gles2 or --headless=pixman: meson test
  * kiosk-headless, kiosk-headless-pixman), where everything is composited
@@ -32,6 +34,7 @@
 
 #include "harness.h"
 #include "image.h"
+#include "kiosk-tests.h"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "shell.h"
@@ -41,16 +44,6 @@
 #define DISPLAY "/org/umms/display/0"
 #define DISPLAY1 "org.umms.Display1"
 
-/* vkms's preferred mode, and the margins the tests set. */
-#define W 1024
-#define H 768
-#define M 32
-
-#define UI 0x3c5a78
-#define RED 0xff0000
-#define GREEN 0x00ff00
-#define BLACK 0x000000
-
 /* --headless=RENDERER: the headless screen drawn by it; NULL: vkms in the VM. */
 static const char *headless;
 /* --renderer=RENDERER: what composes on vkms (display.renderer). */
@@ -58,8 +51,8 @@ static const char *kms_renderer = "auto";
 
 /* ---- the screen ------------------------------------------------------------- */
 
-static void
-start(struct umms_test *t)
+void
+kiosk_test_start(struct umms_test *t)
 {
 	g_autofree char *m = g_strdup_printf("display.margins=%d", M);
 	g_autofree char *renderer = g_strdup_printf("display.renderer=%s",
@@ -73,8 +66,8 @@ start(struct umms_test *t)
 	umms_test_restart(t, overrides);
 }
 
-static struct umms_test_image *
-capture(struct umms_test *t, const char *what)
+struct umms_test_image *
+kiosk_test_capture(struct umms_test *t, const char *what)
 {
 	return umms_test_capture(t, what, W, H);
 }
@@ -118,7 +111,7 @@ assert_rect(const struct umms_test_image *image, int x, int y, int w, int h, uin
 static void
 test_ui(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	struct shell *s = shell_connect();
 	shell_map(s);
 	/* Fullscreen inside the margins ummsd draws (vkms has no margin properties). */
@@ -126,7 +119,7 @@ test_ui(struct umms_test *t, gconstpointer data)
 	g_assert_cmpint(s->height, ==, H - 2 * M);
 	const int hole[4] = { 100, 100, 320, 240 };
 	shell_draw(s, UI, hole);
-	struct umms_test_image *image = capture(t, "ui");
+	struct umms_test_image *image = kiosk_test_capture(t, "ui");
 	/* The UI inside the margins, black margins, black through the hole (no video). */
 	umms_test_image_assert_pixel(image, M, M, UI, 4, "ui");
 	umms_test_image_assert_pixel(image, W - M - 1, H - M - 1, UI, 4, "ui");
@@ -140,7 +133,7 @@ test_ui(struct umms_test *t, gconstpointer data)
 static void
 test_hole(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	struct shell *s = shell_connect();
 	shell_map(s);
 	/* The video under the UI, seen through its hole: one commit for both. */
@@ -148,7 +141,7 @@ test_hole(struct umms_test *t, gconstpointer data)
 	shell_video(t, s, UMMS_CLIENT_BELOW, hole, UI, hole);
 	/* vkms has no plane under its primary: the UI and the video are drawn together. */
 	wait_rung(t, s, "composited");
-	struct umms_test_image *image = capture(t, "hole");
+	struct umms_test_image *image = kiosk_test_capture(t, "hole");
 	assert_rect(image, M + 100, M + 100, 320, 240, RED, UI, "hole");
 	umms_test_image_free(image);
 
@@ -156,7 +149,7 @@ test_hole(struct umms_test *t, gconstpointer data)
 	const int moved[4] = { 500, 300, 320, 240 };
 	umms_client_video_set_rect(s->video, moved[0], moved[1], moved[2], moved[3]);
 	shell_draw(s, UI, moved);
-	image = capture(t, "hole-moved");
+	image = kiosk_test_capture(t, "hole-moved");
 	assert_rect(image, M + 500, M + 300, 320, 240, RED, UI, "hole-moved");
 	umms_test_image_assert_pixel(image, M + 260, M + 220, UI, 4, "hole-moved: the old place");
 	umms_test_image_free(image);
@@ -166,7 +159,7 @@ test_hole(struct umms_test *t, gconstpointer data)
 static void
 test_above(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	struct shell *s = shell_connect();
 	shell_map(s);
 	/*
@@ -176,7 +169,7 @@ test_above(struct umms_test *t, gconstpointer data)
 	 */
 	shell_video(t, s, UMMS_CLIENT_ABOVE, (const int[4]){ 200, 150, 320, 240 }, UI, NULL);
 	wait_rung(t, s, headless ? "composited" : "overlay");
-	struct umms_test_image *image = capture(t, "above");
+	struct umms_test_image *image = kiosk_test_capture(t, "above");
 	assert_rect(image, M + 200, M + 150, 320, 240, RED, UI, "above");
 	umms_test_image_free(image);
 	g_autoptr(GVariant) copies = umms_test_get(t->bus, DISPLAY, DISPLAY1, "Copies");
@@ -188,7 +181,7 @@ test_above(struct umms_test *t, gconstpointer data)
 	/* Hidden (a rectangle of no size): the UI alone. */
 	umms_client_video_set_rect(s->video, 0, 0, 0, 0);
 	shell_draw(s, UI, NULL);
-	image = capture(t, "above-hidden");
+	image = kiosk_test_capture(t, "above-hidden");
 	umms_test_image_assert_pixel(image, M + 360, M + 270, UI, 4, "above-hidden");
 	umms_test_image_free(image);
 	shell_free(s);
@@ -197,7 +190,7 @@ test_above(struct umms_test *t, gconstpointer data)
 static void
 test_client_gone(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	unsigned fds = umms_test_fd_count();
 	struct shell *s = shell_connect();
 	shell_map(s);
@@ -217,7 +210,7 @@ test_client_gone(struct umms_test *t, gconstpointer data)
 	}
 	g_autofree char *rung = video_path(t);
 	g_assert_cmpstr(rung, ==, "");
-	struct umms_test_image *image = capture(t, "gone");
+	struct umms_test_image *image = kiosk_test_capture(t, "gone");
 	umms_test_image_assert_pixel(image, W / 2, H / 2, BLACK, 4, "gone");
 	umms_test_image_assert_pixel(image, M + 100, M + 100, BLACK, 4, "gone");
 	umms_test_image_free(image);
@@ -229,7 +222,7 @@ test_client_gone(struct umms_test *t, gconstpointer data)
 	s = shell_connect();
 	shell_map(s);
 	shell_draw(s, GREEN, NULL);
-	image = capture(t, "next");
+	image = kiosk_test_capture(t, "next");
 	umms_test_image_assert_pixel(image, W / 2, H / 2, GREEN, 4, "next");
 	umms_test_image_free(image);
 	shell_free(s);
@@ -245,7 +238,7 @@ test_client_gone(struct umms_test *t, gconstpointer data)
 static void
 test_errors(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	struct shell *good = shell_connect();
 	shell_map(good);
 	shell_draw(good, UI, NULL);
@@ -277,7 +270,7 @@ test_errors(struct umms_test *t, gconstpointer data)
 
 	/* The good one goes on. */
 	shell_draw(good, GREEN, NULL);
-	struct umms_test_image *image = capture(t, "after-error");
+	struct umms_test_image *image = kiosk_test_capture(t, "after-error");
 	umms_test_image_assert_pixel(image, W / 2, H / 2, GREEN, 4, "after-error");
 	umms_test_image_free(image);
 	shell_free(good);
@@ -365,13 +358,13 @@ assert_alpha_scene(const struct umms_test_image *image, const struct umms_test_i
 static void
 test_alpha(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	struct shell *s = shell_connect();
 	shell_map(s);
 	shell_video(t, s, UMMS_CLIENT_BELOW, ALPHA_HOLE, UI, ALPHA_HOLE);
 	wait_rung(t, s, "composited");
 	shell_paint(s, alpha_pixel, NULL);
-	struct umms_test_image *image = capture(t, "alpha");
+	struct umms_test_image *image = kiosk_test_capture(t, "alpha");
 	/* Against the formula, then against the reference picture (tests/data/). */
 	assert_alpha_scene(image, NULL, "alpha (formula)");
 	g_autofree char *path = g_build_filename(umms_test_source_root(), "tests", "data",
@@ -397,7 +390,7 @@ test_dmabuf(struct umms_test *t, gconstpointer data)
 	 * by mapping it instead: the picture, not black. A headless renderer
 	 * that imports none (gles2 on llvmpipe surfaceless) gets no global.
 	 */
-	start(t);
+	kiosk_test_start(t);
 	struct shell *s = shell_connect();
 	if (headless) {
 		g_autoptr(GArray) imported = shell_renderer_formats(headless);
@@ -427,16 +420,16 @@ test_dmabuf(struct umms_test *t, gconstpointer data)
 	zwp_linux_buffer_params_v1_destroy(params);
 	close(fd);
 	shell_commit(s, buffer);
-	struct umms_test_image *image = capture(t, "dmabuf");
+	struct umms_test_image *image = kiosk_test_capture(t, "dmabuf");
 	umms_test_image_assert_rect(image, M, M, W - 2 * M, H - 2 * M, 0, GREEN, 4, "dmabuf");
 	umms_test_image_assert_pixel(image, M - 1, H / 2, BLACK, 4, "dmabuf margin");
 	umms_test_image_free(image);
 	shell_free(s);
 }
 
-/* A line the demo prints, split in words; fails after @seconds. */
-static char **
-demo_line(GDataInputStream *out)
+/* A line the demo prints, split in words; fails if it ends. */
+char **
+kiosk_test_demo_line(GDataInputStream *out)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree char *line = g_data_input_stream_read_line_utf8(out, NULL, NULL, &error);
@@ -447,8 +440,8 @@ demo_line(GDataInputStream *out)
 }
 
 /* One of colors.mkv's colours (it plays: any of them). */
-static void
-assert_video(const struct umms_test_image *image, int x, int y, const char *what)
+void
+kiosk_test_assert_video(const struct umms_test_image *image, int x, int y, const char *what)
 {
 	uint32_t p = umms_test_image_pixel(image, x, y);
 	if (!umms_test_color_near(p, RED, 12) && !umms_test_color_near(p, GREEN, 12) &&
@@ -462,7 +455,7 @@ static void
 test_demo(struct umms_test *t, gconstpointer data)
 {
 	/* demo/umms-kiosk as a newcomer runs it on ummsd's screen, windowed then fullscreen. */
-	start(t);
+	kiosk_test_start(t);
 	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
 		NULL);
 	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
@@ -475,35 +468,35 @@ test_demo(struct umms_test *t, gconstpointer data)
 	g_autoptr(GDataInputStream) out = g_data_input_stream_new(
 		g_subprocess_get_stdout_pipe(kiosk));
 
-	g_auto(GStrv) windowed = demo_line(out);
+	g_auto(GStrv) windowed = kiosk_test_demo_line(out);
 	g_assert_cmpstr(windowed[0], ==, "windowed");
 	int x = atoi(windowed[1]), y = atoi(windowed[2]), w = atoi(windowed[3]);
 	int h = atoi(windowed[4]);
-	g_auto(GStrv) ready = demo_line(out);
+	g_auto(GStrv) ready = kiosk_test_demo_line(out);
 	g_assert_cmpstr(ready[0], ==, "ready");
 	/* Its window is the screen inside the margins. */
 	g_autofree char *size = g_strdup_printf("%dx%d", W - 2 * M, H - 2 * M);
 	g_assert_cmpstr(ready[1], ==, size);
-	struct umms_test_image *image = capture(t, "demo-windowed");
+	struct umms_test_image *image = kiosk_test_capture(t, "demo-windowed");
 	/* The menu's colours where the demo says they are; the video through the hole. */
 	umms_test_image_assert_pixel(image, M + 2, M + 2, 0x3c5a78, 4, "demo header");
 	umms_test_image_assert_pixel(image, M + (W - 2 * M) / 20 + 10,
 		M + (H - 2 * M) / 5 + 10, 0xe0a030, 4, "demo selected item");
 	umms_test_image_assert_pixel(image, M + x - 2, M + y + h / 2, 0xc8c8c8, 4, "demo frame");
-	assert_video(image, M + x + w / 2, M + y + h / 2, "demo windowed video");
+	kiosk_test_assert_video(image, M + x + w / 2, M + y + h / 2, "demo windowed video");
 	umms_test_image_free(image);
 
-	g_auto(GStrv) full = demo_line(out);
+	g_auto(GStrv) full = kiosk_test_demo_line(out);
 	g_assert_cmpstr(full[0], ==, "fullscreen");
-	image = capture(t, "demo-fullscreen");
+	image = kiosk_test_capture(t, "demo-fullscreen");
 	/*
 	 * 4:3 letterboxed in the 960x704 area: 939x704 at x 10, over the UI,
 	 * black bars at the sides (not the UI: the video's rectangle is the
 	 * whole surface).
 	 */
-	assert_video(image, M + 20, M + 2, "demo fullscreen video");
-	assert_video(image, W / 2, H / 2, "demo fullscreen video");
-	assert_video(image, W - M - 20, H - M - 3, "demo fullscreen video");
+	kiosk_test_assert_video(image, M + 20, M + 2, "demo fullscreen video");
+	kiosk_test_assert_video(image, W / 2, H / 2, "demo fullscreen video");
+	kiosk_test_assert_video(image, W - M - 20, H - M - 3, "demo fullscreen video");
 	umms_test_image_assert_pixel(image, M + 2, H / 2, BLACK, 4, "demo fullscreen bar");
 	umms_test_image_assert_pixel(image, M - 1, H / 2, BLACK, 4, "demo margin");
 	umms_test_image_free(image);
@@ -523,7 +516,7 @@ test_demo(struct umms_test *t, gconstpointer data)
 static unsigned
 count_caption(struct umms_test *t, const int r[4], bool yellow, const char *what)
 {
-	struct umms_test_image *image = capture(t, what);
+	struct umms_test_image *image = kiosk_test_capture(t, what);
 	unsigned n = 0;
 	for (int y = r[1]; y < r[1] + r[3]; y++) {
 		for (int x = r[0]; x < r[0] + r[2]; x++) {
@@ -563,7 +556,7 @@ expect_caption(struct umms_test *t, struct shell *s, const int r[4], bool yellow
 static void
 test_subtitles(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	struct shell *s = shell_connect();
 	shell_map(s);
 	const int rect[4] = { 200, 150, 320, 240 };
@@ -580,7 +573,7 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 	umms_client_video_set_subtitles(s->video, false, NULL);
 	expect_caption(t, s, video, false, false, "caption-off");
 	/* The picture is still there, under where the caption was. */
-	struct umms_test_image *image = capture(t, "caption-off-video");
+	struct umms_test_image *image = kiosk_test_capture(t, "caption-off-video");
 	umms_test_image_assert_pixel(image, M + 360, M + 270, RED, 12, "caption-off-video");
 	umms_test_image_free(image);
 
@@ -597,7 +590,7 @@ test_subtitles(struct umms_test *t, gconstpointer data)
 static void
 test_bitmap_subtitles(struct umms_test *t, gconstpointer data)
 {
-	start(t);
+	kiosk_test_start(t);
 	struct shell *s = shell_connect();
 	shell_map(s);
 	const int rect[4] = { 200, 150, 320, 240 };
@@ -634,6 +627,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kiosk/client-gone", test_client_gone);
 	UMMS_TEST_ADD("/kiosk/errors", test_errors);
 	UMMS_TEST_ADD("/kiosk/demo", test_demo);
+	UMMS_TEST_ADD("/kiosk/guide", kiosk_test_guide);
 	UMMS_TEST_ADD("/kiosk/subtitles", test_subtitles);
 	UMMS_TEST_ADD("/kiosk/bitmap-subtitles", test_bitmap_subtitles);
 	/* Every test starts ummsd configured for it (start()). */

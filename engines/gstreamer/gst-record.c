@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "gst-record.h"
+#include "gst-record-gate.h"
 #include "gst-record-ring.h"
 #include "log.h"
 
@@ -17,6 +18,7 @@ struct umms_gst_record {
 	GstElement *pipeline, *mux;
 	bool ring;                 /* mux is hlssink2: one "video" and one "audio" pad */
 	const struct umms_gst_record_ring_io *ring_io;
+	struct umms_gst_record_gate *gate; /* a scheduled start: streams wait for it */
 	bool ended;
 	const struct umms_gst_record_handler *handler;
 	void *data;
@@ -44,6 +46,9 @@ stop_pipeline(struct umms_gst_record *r)
 	g_mutex_lock(&r->lock);
 	r->stopping = true;
 	g_mutex_unlock(&r->lock);
+	/* A queue's thread waiting for the start would hold up the stop. */
+	if (r->gate)
+		umms_gst_record_gate_open(r->gate);
 	/* A streaming thread waiting for the main loop would hold up the stop. */
 	if (r->ring_io && r->ring_io->cancel)
 		r->ring_io->cancel(r->ring_io->data);
@@ -139,6 +144,8 @@ link_stream(struct umms_gst_record *r, GstPad *pad)
 	 * (H.264 as avc, which MPEG-TS does not carry): a parser of our own,
 	 * linked downstream first, converts to what the muxer takes.
 	 */
+	if (sink && r->gate)
+		umms_gst_record_gate_add(r->gate, queue, g_str_has_prefix(media, "video/"));
 	GstElement *last = queue;
 	GstElement *convert = sink && parser ? gst_element_factory_make(parser, NULL) : NULL;
 	if (convert) {
@@ -191,8 +198,12 @@ umms_gst_record_stop(struct umms_gst_record *r)
 void
 umms_gst_record_eos(struct umms_gst_record *r)
 {
-	if (!r->ended)
-		gst_element_send_event(r->pipeline, gst_event_new_eos());
+	if (r->ended)
+		return;
+	/* Ended before its start: what the queues hold goes into the file first. */
+	if (r->gate)
+		umms_gst_record_gate_open(r->gate);
+	gst_element_send_event(r->pipeline, gst_event_new_eos());
 }
 
 struct umms_gst_record *
@@ -212,6 +223,8 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 	r->ring = ring;
 	r->handler = handler;
 	r->data = data;
+	if (t->start_us > 0 && !ring)
+		r->gate = umms_gst_record_gate_new(t->start_us);
 	r->pipeline = gst_pipeline_new(NULL);
 	GstElement *source = gst_element_factory_make("urisourcebin", NULL);
 	GstElement *parse = gst_element_factory_make("parsebin", NULL);
@@ -295,6 +308,7 @@ umms_gst_record_free(struct umms_gst_record *r)
 		stop_pipeline(r);
 		gst_object_unref(r->pipeline);
 	}
+	umms_gst_record_gate_unref(r->gate);
 	g_mutex_clear(&r->lock);
 	g_free(r);
 }

@@ -123,11 +123,11 @@ add_job(struct umms_recorder *rec, const char *uri_text, const char *destination
 	j->fixed_window = scheduled;
 	if (scheduled) {
 		recorder_set_state(j, SCHEDULED, NULL);
-		recorder_arm_tick(rec);
+		recorder_arm_timer(rec);
 		umms_info("recording %" G_GINT64_FORMAT ": %s scheduled in %.0f s for %.0f s",
 			j->id, uri, (double)(begin - now) / 1e6, (double)duration / 1e6);
 	} else {
-		recorder_start_part(j, now);
+		recorder_start_part(j, now, 0);
 	}
 	return j;
 }
@@ -221,7 +221,11 @@ load_row(const struct umms_schedule_row *row, void *data)
 		umms_warn("recording %" G_GINT64_FORMAT ": %s", row->id, error->message);
 		return;
 	}
-	g_auto(GStrv) parts = g_strsplit(row->parts, "\n", -1);
+	/*
+	 * Still scheduled: a file opened ahead of the start, before ummsd
+	 * stopped, holds nothing; the start writes over it.
+	 */
+	g_auto(GStrv) parts = g_strsplit(state == SCHEDULED ? "" : row->parts, "\n", -1);
 	for (char **p = parts; *p; p++) {
 		if (**p)
 			g_ptr_array_add(j->parts, g_strdup(*p));
@@ -231,7 +235,6 @@ load_row(const struct umms_schedule_row *row, void *data)
 	int64_t now = g_get_real_time();
 	if (state == SCHEDULED) {
 		j->fixed_window = true;
-		recorder_arm_tick(rec);
 	} else if (state == RECORDING) {
 		/* ummsd stopped during it: a new part for what is left, or done. */
 		bool left = j->duration_us < 0 || now < j->start_us + j->duration_us;
@@ -241,7 +244,7 @@ load_row(const struct umms_schedule_row *row, void *data)
 		g_free(j->error);
 		j->error = g_steal_pointer(&note);
 		if (left)
-			recorder_start_part(j, now);
+			recorder_start_part(j, now, 0);
 		else
 			recorder_set_state(j, COMPLETED, NULL);
 	}
@@ -255,6 +258,7 @@ umms_recorder_create(const struct umms_config *config, GDBusConnection *connecti
 {
 	struct umms_recorder *rec = g_new0(struct umms_recorder, 1);
 	rec->config = config;
+	rec->timer_fd = -1;
 	rec->connection = g_object_ref(connection);
 	rec->jobs = g_ptr_array_new();
 	rec->finished = g_ptr_array_new_with_free_func((GDestroyNotify)umms_recording_destroy);
@@ -280,8 +284,11 @@ umms_recorder_create(const struct umms_config *config, GDBusConnection *connecti
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(rec->iface), connection,
 			"/org/umms", error))
 		goto fail;
+	if (!recorder_timer_init(rec, error))
+		goto fail;
 	if (!umms_schedule_db_load(rec->db, load_row, rec, error))
 		goto fail;
+	recorder_arm_timer(rec);
 	return rec;
 fail:
 	umms_recorder_destroy(rec);
@@ -293,7 +300,7 @@ umms_recorder_destroy(struct umms_recorder *rec)
 {
 	if (!rec)
 		return;
-	umms_source_clear(&rec->tick);
+	recorder_timer_finish(rec);
 	umms_source_clear(&rec->reap);
 	for (guint i = 0; i < rec->jobs->len; i++)
 		recorder_job_free(rec->jobs->pdata[i]);

@@ -15,7 +15,6 @@
 
 #define RECORDER_PATH "/org/umms"
 #define RECORDING_PREFIX "/org/umms/recording"
-#define TICK_MS 1000
 
 enum job_state { SCHEDULED, RECORDING, COMPLETED, FAILED, CANCELLED, MISSED, N_STATES };
 
@@ -28,7 +27,8 @@ struct umms_recorder {
 	char **dirs;               /* where recordings may be written, absolute */
 	struct umms_schedule_db *db;
 	GPtrArray *jobs;           /* struct job *, oldest first */
-	GSource *tick;             /* while a job is scheduled */
+	int timer_fd;              /* timerfd on the wall clock: the next job's time */
+	GSource *timer;
 	GSource *reap;             /* frees finished pipelines outside their own callbacks */
 	GPtrArray *finished;       /* struct umms_recording * to free */
 };
@@ -48,16 +48,24 @@ struct job {
 	struct umms_recording *running;
 	unsigned retries;          /* new parts after the part's engine worker died */
 	GSource *retry;            /* the next such part, after a pause */
+	GSource *begin;            /* a part opened ahead: its start, when State turns */
 	struct wl_listener changed;
 	UmmsDbusIface *iface;
 };
 
 /* recorder.c */
 void recorder_set_state(struct job *j, enum job_state state, const char *error);
-/* Records into a new file part now, for what is left of the job's window. */
-void recorder_start_part(struct job *j, int64_t now);
-/* Starts the clock that starts scheduled jobs (wall clock, every second). */
-void recorder_arm_tick(struct umms_recorder *rec);
+/*
+ * Records into a new file part now, for what is left of the job's window;
+ * @at_us > 0: the source opened now, the file begins then (a scheduled
+ * start, [recording] schedule-lead ahead).
+ */
+void recorder_start_part(struct job *j, int64_t now, int64_t at_us);
+/* The timer that starts scheduled jobs (recorder.c). */
+bool recorder_timer_init(struct umms_recorder *rec, GError **error);
+void recorder_timer_finish(struct umms_recorder *rec);
+/* Sets it again for the next scheduled job (after a job was added, moved or ended). */
+void recorder_arm_timer(struct umms_recorder *rec);
 /* A job and its exported object; NULL with @error. Not saved. */
 struct job *recorder_job_new(struct umms_recorder *rec, int64_t id, const char *uri,
 	const char *destination, int64_t start_us, int64_t duration_us, enum job_state state,

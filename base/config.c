@@ -116,6 +116,8 @@ static const struct key keys[] = {
 	UKEY("web", "handshake-timeout", web.handshake_timeout, 1, 600),
 	UKEY("web", "max-handshakes", web.max_handshakes, 1, 1000),
 	UKEY("web", "keepalive-interval", web.keepalive_interval, 0, 3600),
+	KEY("guide", "xmltv-timezone", KEY_STRING, guide.xmltv_timezone),
+	UKEY("guide", "max-import-size", guide.max_import_size, 1, 4096),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -203,6 +205,10 @@ umms_config_init(struct umms_config *config)
 			.max_handshakes = 16,
 			.keepalive_interval = 30,
 		},
+		.guide = {
+			.xmltv_timezone = g_strdup(""),
+			.max_import_size = 256,
+		},
 	};
 }
 
@@ -236,6 +242,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->web.browser);
 	g_free(config->web.start_url);
 	g_free(config->web.script);
+	g_free(config->guide.xmltv_timezone);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

@@ -131,6 +131,10 @@ struct umms_config {
 		unsigned max_handshakes;  /* connections not (yet) a WebSocket at once */
 		unsigned keepalive_interval; /* seconds between pings; 0: none */
 	} web;
+	struct {
+		char *xmltv_timezone;     /* offset-less XMLTV times; "" : the system's zone */
+		unsigned max_import_size; /* MiB of one M3U or XMLTV file */
+	} guide;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

@@ -6,6 +6,7 @@
 #include "dbus-iface.h"
 #include "engine.h"
 #include "error.h"
+#include "guide.h"
 #include "log.h"
 #include "manager.h"
 #include "mpris.h"
@@ -53,6 +54,7 @@ struct umms_manager {
 	struct umms_resource_service *resources;
 	struct umms_recorder *recorder;
 	guint recording_ghosts;
+	struct umms_guide *guide;
 };
 
 static void entry_destroy(struct entry *entry);
@@ -392,7 +394,8 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	GDBusInterfaceInfo *const interfaces[] = {
 		umms_manager1_interface_info(), umms_player1_interface_info(),
 		umms_display1_interface_info(), umms_resources1_interface_info(),
-		umms_recorder1_interface_info(), umms_recording1_interface_info(), NULL,
+		umms_recorder1_interface_info(), umms_recording1_interface_info(),
+		umms_guide1_interface_info(), NULL,
 	};
 	GDBusInterfaceInfo *const recording_interfaces[] = { umms_recording1_interface_info(),
 		NULL };
@@ -415,6 +418,10 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 		"recording", recording_interfaces, error);
 	if (!manager->recording_ghosts)
 		goto fail;
+	/* Before the recorder, whose programme schedules read it. */
+	manager->guide = umms_guide_create(config, connection, error);
+	if (!manager->guide)
+		goto fail;
 	manager->recorder = umms_recorder_create(config, connection, error);
 	if (!manager->recorder)
 		goto fail;
@@ -435,6 +442,7 @@ umms_manager_destroy(struct umms_manager *manager)
 		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
 	umms_resource_service_destroy(manager->resources);
 	umms_recorder_destroy(manager->recorder);
+	umms_guide_destroy(manager->guide);
 	if (manager->recording_ghosts)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->recording_ghosts);
 	if (manager->ghosts)
@@ -467,4 +475,10 @@ struct umms_resource_service *
 umms_manager_get_resources(struct umms_manager *manager)
 {
 	return manager->resources;
+}
+
+struct umms_guide *
+umms_manager_get_guide(struct umms_manager *manager)
+{
+	return manager->guide;
 }

@@ -30,6 +30,8 @@ struct umms_player *umms_manager_find_player(struct umms_manager *manager, const
 const char *umms_manager_player_path(struct umms_manager *manager, struct umms_player *player);
 /* The resource manager in ummsd (service/resources/resources-service.h). */
 struct umms_resource_service *umms_manager_get_resources(struct umms_manager *manager);
+/* The programme guide in ummsd (service/guide/guide.h); created before the recorder. */
+struct umms_guide *umms_manager_get_guide(struct umms_manager *manager);
 /*
  * A player with default options owned by the caller (the video server, for
  * a Wayland client): no bus name or ttl ends it; the caller destroys it.

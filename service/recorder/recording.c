@@ -187,6 +187,18 @@ umms_recording_cancel(struct umms_recording *base)
 	r->cancel_timer = umms_source_timeout(CANCEL_GRACE_MS, grace_cb, r);
 }
 
+void
+umms_recording_set_end(struct umms_recording *base, int64_t end_us)
+{
+	struct recording *r = (struct recording *)base;
+	if (base->state != UMMS_RECORDING_RECORDING || r->cancelling || !r->stop_timer)
+		return;
+	int64_t left = MAX(end_us - g_get_real_time(), 0);
+	umms_source_clear(&r->stop_timer);
+	r->stop_timer = umms_source_timeout((unsigned)MIN(left / 1000, G_MAXUINT), stop_cb, r);
+	base->duration_us = end_us - base->start_us;
+}
+
 pid_t
 umms_recording_engine_pid(const struct umms_recording *base)
 {

@@ -82,6 +82,11 @@ struct umms_recording *umms_recording_start_ring(unsigned id, const char *uri,
 	const char *dir, unsigned segment_s, unsigned n_segments, GError **error);
 /* The process id of its engine worker while it runs; 0 when it runs in ummsd. */
 pid_t umms_recording_engine_pid(const struct umms_recording *recording);
+/*
+ * Ends it at @end_us (wall clock, µs since 1970) instead of when its
+ * duration would; no-op unless recording with an end still to come.
+ */
+void umms_recording_set_end(struct umms_recording *recording, int64_t end_us);
 /* Ends it cleanly (the file closed); "cancelled" once done. No-op unless recording. */
 void umms_recording_cancel(struct umms_recording *recording);
 /* Stops at once (what is written stays) and frees it. */

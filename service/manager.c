@@ -422,7 +422,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->guide = umms_guide_create(config, connection, error);
 	if (!manager->guide)
 		goto fail;
-	manager->recorder = umms_recorder_create(config, connection, error);
+	manager->recorder = umms_recorder_create(config, connection, manager->guide, error);
 	if (!manager->recorder)
 		goto fail;
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);

@@ -9,6 +9,7 @@
 #include <wayland-server-core.h>
 
 #include "dbus-iface.h"
+#include "guide.h"
 #include "recorder.h"
 #include "recording.h"
 #include "schedule-db.h"
@@ -31,6 +32,8 @@ struct umms_recorder {
 	GSource *timer;
 	GSource *reap;             /* frees finished pipelines outside their own callbacks */
 	GPtrArray *finished;       /* struct umms_recording * to free */
+	struct umms_guide *guide;  /* the programme guide (borrowed), or NULL */
+	struct wl_listener guide_changed;
 };
 
 /* A recording, scheduled or made, and its D-Bus face. */
@@ -51,6 +54,13 @@ struct job {
 	GSource *begin;            /* a part opened ahead: its start, when State turns */
 	struct wl_listener changed;
 	UmmsDbusIface *iface;
+	/* Of the guide's (recorder-guide.c): 0 and NULL for a URI recorded as such. */
+	int64_t programme;         /* the programme recorded; its moves move the job */
+	int64_t rule;              /* the series rule that scheduled it */
+	char *episode_key;         /* the same episode as another's ("" none) */
+	int64_t padding_before_s, padding_after_s;
+	int64_t channel;           /* the programme's channel and title */
+	char *title;
 };
 
 /* recorder.c */
@@ -71,5 +81,31 @@ struct job *recorder_job_new(struct umms_recorder *rec, int64_t id, const char *
 	const char *destination, int64_t start_us, int64_t duration_us, enum job_state state,
 	GError **error);
 void recorder_job_free(struct job *j);
+/* Saves @j's row (its state and what it records). */
+void recorder_save(struct job *j);
+/* Its part opened ahead and not begun stops, its empty file removed (j->begin set). */
+void recorder_stop_unbegun(struct job *j);
+
+/* recorder-api.c: a new job, saved; started now (@start 0) or scheduled. */
+struct job *recorder_add_job(struct umms_recorder *rec, const char *uri_text,
+	const char *destination, int64_t start, int64_t duration, GError **error);
+
+/* recorder-guide.c: ScheduleProgramme and series rules. */
+void recorder_guide_init(struct umms_recorder *rec);
+void recorder_guide_finish(struct umms_recorder *rec);
+/*
+ * A recording of programme @programme from its start less @before_s to its
+ * stop and @after_s, into @destination (NULL: named after it); NULL with
+ * @error: NotFound (no such programme), InvalidState (it is over),
+ * NotSupported (its channel has no URI).
+ */
+struct job *recorder_schedule_programme(struct umms_recorder *rec, int64_t programme,
+	int64_t before_s, int64_t after_s, const char *destination, int64_t rule, GError **error);
+/* AddSeriesRule's dictionary, evaluated at once; its id in @id. */
+bool recorder_add_rule(struct umms_recorder *rec, GVariant *dict, int64_t *id,
+	GError **error);
+/* ListSeriesRules: aa{sv}. */
+GVariant *recorder_list_rules(struct umms_recorder *rec, GError **error);
+bool recorder_remove_rule(struct umms_recorder *rec, int64_t id, GError **error);
 
 #endif

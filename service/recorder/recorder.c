@@ -45,8 +45,8 @@ job_bytes(const struct job *j)
 	return j->bytes_done + (j->running ? j->running->bytes_written : 0);
 }
 
-static void
-save(struct job *j)
+void
+recorder_save(struct job *j)
 {
 	g_autoptr(GString) parts = g_string_new(NULL);
 	for (guint i = 0; i < j->parts->len; i++)
@@ -54,7 +54,9 @@ save(struct job *j)
 	struct umms_schedule_row row = { .id = j->id, .uri = j->uri, .start_us = j->start_us,
 		.duration_us = j->duration_us, .destination = j->destination,
 		.state = job_states[j->state], .parts = parts->str, .bytes = job_bytes(j),
-		.error = j->error };
+		.error = j->error, .programme = j->programme, .rule = j->rule,
+		.episode_key = j->episode_key, .padding_before_s = j->padding_before_s,
+		.padding_after_s = j->padding_after_s, .channel = j->channel, .title = j->title };
 	umms_schedule_db_update(j->rec->db, &row);
 }
 
@@ -66,7 +68,7 @@ recorder_set_state(struct job *j, enum job_state state, const char *error)
 		g_free(j->error);
 		j->error = g_strdup(error);
 	}
-	save(j);
+	recorder_save(j);
 	umms_dbus_iface_changed(j->iface);
 }
 
@@ -319,8 +321,8 @@ stop_running(struct job *j)
 }
 
 /* A part opened ahead and not begun stops: nothing was written, and no file stays. */
-static void
-stop_unbegun(struct job *j)
+void
+recorder_stop_unbegun(struct job *j)
 {
 	stop_running(j);
 	const char *file = j->parts->pdata[j->parts->len - 1];
@@ -394,7 +396,7 @@ recording_method(void *data, const char *sender, const char *method, GVariant *p
 	}
 	if (strcmp(method, "Cancel") == 0) {
 		if (j->running && j->begin) {
-			stop_unbegun(j);
+			recorder_stop_unbegun(j);
 			recorder_set_state(j, CANCELLED, NULL);
 		} else if (j->state == SCHEDULED || j->retry) {
 			umms_source_clear(&j->retry);
@@ -429,6 +431,10 @@ recording_property(void *data, const char *name, GError **error)
 		return g_variant_new_uint64(job_bytes(j));
 	if (strcmp(name, "Error") == 0)
 		return g_variant_new_string(j->error ? j->error : "");
+	if (strcmp(name, "Programme") == 0)
+		return g_variant_new_int64(j->programme);
+	if (strcmp(name, "SeriesRule") == 0)
+		return g_variant_new_int64(j->rule);
 	if (strcmp(name, "EnginePid") == 0)
 		return g_variant_new_uint32(j->running ?
 			(guint32)umms_recording_engine_pid(j->running) : 0);
@@ -478,7 +484,7 @@ recorder_job_free(struct job *j)
 {
 	umms_source_clear(&j->retry);
 	if (j->running && j->begin)
-		stop_unbegun(j);
+		recorder_stop_unbegun(j);
 	else if (j->running)
 		stop_running(j);
 	umms_dbus_iface_retire(j->iface, NULL, NULL);
@@ -486,6 +492,8 @@ recorder_job_free(struct job *j)
 	g_free(j->uri);
 	g_free(j->destination);
 	g_free(j->error);
+	g_free(j->episode_key);
+	g_free(j->title);
 	g_free(j->path);
 	g_free(j);
 }

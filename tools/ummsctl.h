@@ -57,6 +57,8 @@ struct umms_ctl_command {
 
 /* ummsctl-player.c: play, pause, seek, …, wait; ends with { NULL }. */
 extern const struct umms_ctl_command umms_ctl_player_commands[];
+/* ummsctl-series.c: record-programme, series; ends with { NULL }. */
+extern const struct umms_ctl_command umms_ctl_series_commands[];
 
 /*
  * Formats microseconds as "H:MM:SS", or "H:MM:SS.mmm" with @fraction; a

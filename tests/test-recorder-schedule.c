@@ -11,12 +11,15 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <gst/gst.h>
+#include <sqlite3.h>
 #include <string.h>
 
 #include "harness.h"
 #include "sources.h"
 
 #define RECORDER1 "org.umms.Recorder1"
+#define RECORDING1 "org.umms.Recording1"
+#define GUIDE1 "org.umms.Guide1"
 
 /* ---- a live source that paints its time ----------------------------------------- */
 
@@ -236,10 +239,358 @@ test_on_time(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/* ---- the guide, filled as a user's XMLTV would ------------------------------------ */
+
+/* A programme of the guide files these tests write. */
+struct airing {
+	const char *channel;       /* XMLTV channel id */
+	int64_t start_us, stop_us;
+	const char *title;
+	const char *episode;       /* xmltv_ns ("0.4."), or NULL */
+};
+
+static char *
+xmltv_time(int64_t us)
+{
+	g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(us / G_USEC_PER_SEC);
+	return g_date_time_format(t, "%Y%m%d%H%M%S +0000");
+}
+
+/* @m3u_uri: channel "one"'s URI; channel "two" is in the XMLTV only (no URI). */
+static void
+import_guide(struct umms_test *t, const char *name, const char *one_uri,
+	const struct airing *airings, size_t n)
+{
+	g_autofree char *m3u = g_strdup_printf("%s/%s.m3u", umms_test_tmpdir(), name);
+	g_autofree char *m3u_text = g_strdup_printf("#EXTM3U\n#EXTINF:-1 tvg-id=\"one\" "
+		"tvg-chno=\"1\",One\n%s\n", one_uri);
+	g_assert_true(g_file_set_contents(m3u, m3u_text, -1, NULL));
+	g_autoptr(GVariant) r1 = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "ImportM3U",
+		g_variant_new("(s)", m3u));
+	GString *xml = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tv>\n"
+		"<channel id=\"one\"><display-name>One</display-name></channel>\n"
+		"<channel id=\"two\"><display-name>Two</display-name></channel>\n");
+	for (size_t i = 0; i < n; i++) {
+		g_autofree char *start = xmltv_time(airings[i].start_us);
+		g_autofree char *stop = xmltv_time(airings[i].stop_us);
+		g_string_append_printf(xml, "<programme channel=\"%s\" start=\"%s\" stop=\"%s\">"
+			"<title>%s</title>", airings[i].channel, start, stop, airings[i].title);
+		if (airings[i].episode)
+			g_string_append_printf(xml, "<episode-num system=\"xmltv_ns\">%s"
+				"</episode-num>", airings[i].episode);
+		g_string_append(xml, "</programme>\n");
+	}
+	g_string_append(xml, "</tv>\n");
+	g_autofree char *file = g_strdup_printf("%s/%s.xml", umms_test_tmpdir(), name);
+	g_assert_true(g_file_set_contents(file, xml->str, -1, NULL));
+	g_string_free(xml, TRUE);
+	g_autoptr(GVariant) r2 = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "ImportXMLTV",
+		g_variant_new("(s)", file));
+}
+
+/* The id of channel @name in Guide1.ListChannels. */
+static int64_t
+channel_id(struct umms_test *t, const char *name)
+{
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "ListChannels", NULL);
+	g_autoptr(GVariant) channels = g_variant_get_child_value(r, 0);
+	for (gsize i = 0; i < g_variant_n_children(channels); i++) {
+		g_autoptr(GVariant) c = g_variant_get_child_value(channels, i);
+		const char *n;
+		int64_t id;
+		if (g_variant_lookup(c, "name", "&s", &n) && strcmp(n, name) == 0 &&
+				g_variant_lookup(c, "id", "x", &id))
+			return id;
+	}
+	g_error("no channel %s in the guide", name);
+}
+
+/* The id of the programme of channel @name starting at @start_us. */
+static int64_t
+programme_id(struct umms_test *t, const char *name, int64_t start_us)
+{
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "GetSchedule",
+		g_variant_new("(xxx)", channel_id(t, name), start_us - US(1), start_us + US(1)));
+	g_autoptr(GVariant) list = g_variant_get_child_value(r, 0);
+	for (gsize i = 0; i < g_variant_n_children(list); i++) {
+		g_autoptr(GVariant) p = g_variant_get_child_value(list, i);
+		int64_t id, start;
+		if (g_variant_lookup(p, "start", "x", &start) && start == start_us &&
+				g_variant_lookup(p, "id", "x", &id))
+			return id;
+	}
+	g_error("no programme on %s at %" G_GINT64_FORMAT, name, start_us);
+}
+
+static char *
+schedule_programme(struct umms_test *t, int64_t id, guint32 before, guint32 after)
+{
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleProgramme", g_variant_new("(xuu@a{sv})", id, before, after,
+			g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)));
+	char *path = NULL;
+	g_variant_get(r, "(o)", &path);
+	return path;
+}
+
+static int64_t
+recording_int64(struct umms_test *t, const char *path, const char *property)
+{
+	g_autoptr(GVariant) v = umms_test_get(t->bus, path, RECORDING1, property);
+	return g_variant_get_int64(v);
+}
+
+/* A whole second a little ahead: XMLTV has no finer times. */
+static int64_t
+whole_second(int64_t us)
+{
+	return (us / G_USEC_PER_SEC + 1) * G_USEC_PER_SEC;
+}
+
+/*
+ * "Record this programme": its channel's stream, from its start to its
+ * stop (at least that much picture, beginning at the start's key frame);
+ * named errors for a programme the guide has not, one that is over and
+ * one whose channel has no URI; and a programme the broadcaster moves
+ * (a new XMLTV listing it later) takes its recording with it.
+ */
+static void
+test_programme(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "programme", 3);
+	struct live live;
+	live_start(&live);
+	int64_t now = g_get_real_time();
+	int64_t show = whole_second(now + US(5));
+	int64_t later = whole_second(now + US(3600));
+	const struct airing airings[] = {
+		{ "one", later - US(7200), later - US(5400), "Yesterday's news", NULL },
+		{ "one", show, show + US(3), "Short film", NULL },
+		{ "one", later, later + US(1800), "Late show", NULL },
+		{ "two", later, later + US(1800), "Elsewhere", NULL },
+	};
+	import_guide(t, "programme", live.uri, airings, G_N_ELEMENTS(airings));
+	int64_t past_id = programme_id(t, "One", airings[0].start_us);
+	int64_t show_id = programme_id(t, "One", show);
+	int64_t late_id = programme_id(t, "One", later);
+	int64_t elsewhere_id = programme_id(t, "Two", later);
+
+	/* Named errors; the service goes on. */
+	g_autofree char *e1 = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleProgramme", g_variant_new_parsed("(%x, @u 0, @u 0, @a{sv} {})",
+		late_id + 1000), "org.umms.Error.NotFound");
+	g_autofree char *e2 = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleProgramme", g_variant_new_parsed("(%x, @u 0, @u 0, @a{sv} {})", past_id),
+		"org.umms.Error.InvalidState");
+	g_autofree char *e3 = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1,
+		"ScheduleProgramme", g_variant_new_parsed("(%x, @u 0, @u 0, @a{sv} {})",
+		elsewhere_id), "org.umms.Error.NotSupported");
+	g_test_message("%s; %s; %s", e1, e2, e3);
+
+	double source_start = live_time_at(&live, show);
+	g_autofree char *rec = schedule_programme(t, show_id, 0, 0);
+	g_assert_cmpint(recording_int64(t, rec, "Programme"), ==, show_id);
+	g_assert_cmpint(recording_int64(t, rec, "Start"), ==, show);
+	g_assert_cmpint(recording_int64(t, rec, "Duration"), ==, US(3));
+	g_autofree char *uri = umms_test_recording_string(t, rec, "Uri");
+	g_assert_cmpstr(uri, ==, live.uri);
+
+	/* Padded by a minute before and two after, half an hour away. */
+	g_autofree char *late = schedule_programme(t, late_id, 60, 120);
+	g_assert_cmpint(recording_int64(t, late, "Start"), ==, later - US(60));
+	g_assert_cmpint(recording_int64(t, late, "Duration"), ==, US(1800 + 180));
+
+	umms_test_recording_wait(t, rec, "completed", 20000);
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
+	g_test_message("the programme's file: %s", file);
+	g_assert_true(g_str_has_suffix(file, ".ts"));
+	g_assert_nonnull(strstr(file, "Short film"));
+	struct decoded d = decode(file);
+	int from = ((d.first - (int)(source_start * 10) % 256) % 256 + 256 + 128) % 256 - 128;
+	g_test_message("%u frames, the first %.1f s from the programme's start", d.frames,
+		from / 10.0);
+	g_assert_cmpuint(d.frames, >=, 75);
+	g_assert_cmpint(from, <=, 1);
+
+	/* The late show moves ten minutes on: its recording goes with it. */
+	struct airing moved[G_N_ELEMENTS(airings)];
+	memcpy(moved, airings, sizeof(moved));
+	moved[2].start_us += US(600);
+	moved[2].stop_us += US(600);
+	import_guide(t, "programme", live.uri, moved, G_N_ELEMENTS(moved));
+	int64_t moved_id = programme_id(t, "One", later + US(600));
+	g_assert_cmpint(recording_int64(t, late, "Start"), ==, later + US(600) - US(60));
+	g_assert_cmpint(recording_int64(t, late, "Duration"), ==, US(1800 + 180));
+	g_assert_cmpint(recording_int64(t, late, "Programme"), ==, moved_id);
+	g_autofree char *state = umms_test_recording_string(t, late, "State");
+	g_assert_cmpstr(state, ==, "scheduled");
+	live_stop(&live);
+}
+
+static GVariant *
+recordings(struct umms_test *t)
+{
+	return umms_test_get(t->bus, UMMS_ROOT, RECORDER1, "Recordings");
+}
+
+/* The programmes rule @rule's recordings record, in order. */
+static GArray *
+rule_programmes(struct umms_test *t, int64_t rule)
+{
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	g_autoptr(GVariant) list = recordings(t);
+	for (gsize i = 0; i < g_variant_n_children(list); i++) {
+		const char *path;
+		g_variant_get_child(list, i, "&o", &path);
+		if (recording_int64(t, path, "SeriesRule") != rule)
+			continue;
+		int64_t programme = recording_int64(t, path, "Programme");
+		g_array_append_val(ids, programme);
+	}
+	return ids;
+}
+
+static int64_t
+add_rule(struct umms_test *t, GVariant *rule)
+{
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1, "AddSeriesRule",
+		g_variant_new_tuple(&rule, 1));
+	int64_t id;
+	g_variant_get(r, "(x)", &id);
+	return id;
+}
+
+/*
+ * "Record every new episode": a series rule over three airings, two of
+ * them the same episode, records exactly two; imported again, nothing
+ * more; kept across a restart; ummsctl adds, lists and removes rules and
+ * records a programme.
+ */
+static void
+test_series(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "series", 3);
+	/* Hours ahead: nothing records while the test runs. */
+	int64_t base = whole_second(g_get_real_time() + US(3600));
+	const struct airing airings[] = {
+		{ "one", base, base + US(1800), "Quiz Night", "0.0." },
+		{ "one", base + US(1800), base + US(3600), "News", NULL },
+		{ "one", base + US(3600), base + US(5400), "Quiz Night", "0.1." },
+		{ "one", base + US(7200), base + US(9000), "Quiz Night", "0.0." },
+	};
+	import_guide(t, "series", "udp://127.0.0.1:9", airings, G_N_ELEMENTS(airings));
+	int64_t first = programme_id(t, "One", airings[0].start_us);
+	int64_t second = programme_id(t, "One", airings[2].start_us);
+	int64_t repeat = programme_id(t, "One", airings[3].start_us);
+
+	/* Bad rules: named errors. */
+	g_autofree char *e1 = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1, "AddSeriesRule",
+		g_variant_new_parsed("(@a{sv} {'channel': <@x 1>},)"),
+		"org.umms.Error.InvalidArgument");
+	g_autofree char *e2 = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1, "AddSeriesRule",
+		g_variant_new_parsed("({'title': <'x'>, 'bogus': <1>},)"),
+		"org.umms.Error.InvalidArgument");
+	g_test_message("%s; %s", e1, e2);
+
+	int64_t rule = add_rule(t, g_variant_new_parsed("{'title': <'quiz*'>}"));
+	g_autoptr(GArray) ids = rule_programmes(t, rule);
+	g_assert_cmpuint(ids->len, ==, 2);
+	g_assert_cmpint(g_array_index(ids, int64_t, 0), ==, first);
+	g_assert_cmpint(g_array_index(ids, int64_t, 1), ==, second);
+
+	/* The same guide again, and a restart: still those two, the rule kept. */
+	import_guide(t, "series", "udp://127.0.0.1:9", airings, G_N_ELEMENTS(airings));
+	fresh(t, "series", 3);
+	g_autoptr(GArray) again = rule_programmes(t, rule);
+	g_assert_cmpuint(again->len, ==, 2);
+	g_autofree char *listed = umms_test_ummsctl("series", "list", NULL);
+	g_assert_nonnull(strstr(listed, "quiz*"));
+	g_assert_nonnull(strstr(listed, "new episodes only"));
+
+	/* Every airing, by ummsctl: the repeat too (the two others are taken). */
+	g_autofree char *out = umms_test_ummsctl("series", "add", "title=Quiz Night",
+		"new-only=no", "padding=60,120", NULL);
+	int64_t all = g_ascii_strtoll(out, NULL, 10);
+	g_assert_cmpint(all, >, rule);
+	g_autoptr(GArray) repeats = rule_programmes(t, all);
+	g_assert_cmpuint(repeats->len, ==, 1);
+	g_assert_cmpint(g_array_index(repeats, int64_t, 0), ==, repeat);
+
+	/* The news, by hand. */
+	int64_t news = programme_id(t, "One", airings[1].start_us);
+	g_autofree char *news_arg = g_strdup_printf("%" G_GINT64_FORMAT, news);
+	g_autofree char *path = umms_test_ummsctl("record-programme", news_arg, "30", NULL);
+	g_strstrip(path);
+	g_assert_cmpint(recording_int64(t, path, "Programme"), ==, news);
+	g_assert_cmpint(recording_int64(t, path, "Start"), ==, airings[1].start_us - US(30));
+
+	/* Removed: gone from the list, its recordings stay; twice: NotFound. */
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"RemoveSeriesRule", g_variant_new("(x)", rule));
+	g_autofree char *e3 = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1,
+		"RemoveSeriesRule", g_variant_new("(x)", rule), "org.umms.Error.NotFound");
+	g_autoptr(GVariant) left = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1,
+		"ListSeriesRules", NULL);
+	g_autoptr(GVariant) rules = g_variant_get_child_value(left, 0);
+	g_assert_cmpuint(g_variant_n_children(rules), ==, 1);
+	g_autoptr(GArray) stay = rule_programmes(t, rule);
+	g_assert_cmpuint(stay->len, ==, 2);
+}
+
+/*
+ * A database an older ummsd wrote (recordings without the programme's
+ * columns, no series rules): taken up, its recordings listed as before,
+ * and programmes and rules work on it.
+ */
+static void
+test_old_database(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *path = g_strdup_printf("%s/old.db", umms_test_tmpdir());
+	g_autofree char *file = g_strdup_printf("%s/umms/recordings/old.ts", umms_test_tmpdir());
+	sqlite3 *db = NULL;
+	g_assert_cmpint(sqlite3_open(path, &db), ==, SQLITE_OK);
+	g_autofree char *sql = g_strdup_printf("CREATE TABLE recordings ("
+		" id INTEGER PRIMARY KEY AUTOINCREMENT, uri TEXT NOT NULL,"
+		" start_us INTEGER NOT NULL, duration_us INTEGER NOT NULL,"
+		" destination TEXT NOT NULL, state TEXT NOT NULL,"
+		" parts TEXT NOT NULL DEFAULT '', bytes INTEGER NOT NULL DEFAULT 0,"
+		" error TEXT NOT NULL DEFAULT '');"
+		"INSERT INTO recordings (uri, start_us, duration_us, destination, state, parts) "
+		"VALUES ('udp://127.0.0.1:9', 1000000, 2000000, '%s', 'completed', '%s')", file,
+		file);
+	g_assert_cmpint(sqlite3_exec(db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+	sqlite3_close(db);
+	g_autofree char *db_key = g_strdup_printf("recording.database=%s", path);
+	const char *const overrides[] = { db_key, NULL };
+	umms_test_restart(t, overrides);
+	g_autoptr(GVariant) list = recordings(t);
+	g_assert_cmpuint(g_variant_n_children(list), ==, 1);
+	const char *old;
+	g_variant_get_child(list, 0, "&o", &old);
+	g_autofree char *state = umms_test_recording_string(t, old, "State");
+	g_assert_cmpstr(state, ==, "completed");
+	g_assert_cmpint(recording_int64(t, old, "Programme"), ==, 0);
+	int64_t base = whole_second(g_get_real_time() + US(3600));
+	const struct airing airings[] = {
+		{ "one", base, base + US(1800), "Quiz Night", "0.0." },
+	};
+	import_guide(t, "old", "udp://127.0.0.1:9", airings, G_N_ELEMENTS(airings));
+	int64_t rule = add_rule(t, g_variant_new_parsed("{'title': <'Quiz Night'>}"));
+	g_autoptr(GArray) ids = rule_programmes(t, rule);
+	g_assert_cmpuint(ids->len, ==, 1);
+	/* And again after a restart: the columns are there now. */
+	umms_test_restart(t, overrides);
+	g_autoptr(GArray) kept = rule_programmes(t, rule);
+	g_assert_cmpuint(kept->len, ==, 1);
+}
+
 int
 main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/recorder-schedule/on-time", test_on_time);
+	UMMS_TEST_ADD("/recorder-schedule/programme", test_programme);
+	UMMS_TEST_ADD("/recorder-schedule/series", test_series);
+	UMMS_TEST_ADD("/recorder-schedule/old-database", test_old_database);
 	return g_test_run();
 }

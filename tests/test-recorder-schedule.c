@@ -222,6 +222,8 @@ test_on_time(struct umms_test *t, gconstpointer data)
 		double seconds, first;
 		record_window(t, &live, name, aheads[i], &seconds, &first);
 		g_assert_cmpfloat(seconds, >=, 3.0);
+		/* And not much more: a key frame's distance, the half second after the end. */
+		g_assert_cmpfloat(seconds, <=, 5.0);
 		/* A tenth: the painted time is a frame's capture, floored to its tenth. */
 		g_assert_cmpfloat(first, <=, 0.1);
 		g_assert_cmpfloat(first, >=, -1.5);
@@ -427,6 +429,39 @@ test_programme(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/*
+ * A programme that runs longer than the guide said, told while it is
+ * recorded (a new XMLTV with a later stop): the recording goes on to the
+ * new stop; its file holds the whole programme.
+ */
+static void
+test_extended(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "extended", 3);
+	struct live live;
+	live_start(&live);
+	int64_t show = whole_second(g_get_real_time() + US(3));
+	struct airing airings[] = {
+		{ "one", show, show + US(3), "Match", NULL },
+		{ "one", show + US(3600), show + US(5400), "After the match", NULL },
+	};
+	import_guide(t, "extended", live.uri, airings, G_N_ELEMENTS(airings));
+	g_autofree char *rec = schedule_programme(t, programme_id(t, "One", show), 0, 0);
+	umms_test_recording_wait(t, rec, "recording", 10000);
+	/* Extra time: three more seconds. */
+	airings[0].stop_us += US(3);
+	import_guide(t, "extended", live.uri, airings, G_N_ELEMENTS(airings));
+	g_assert_cmpint(recording_int64(t, rec, "Duration"), ==, US(6));
+	umms_test_recording_wait(t, rec, "completed", 20000);
+	double took = (g_get_real_time() - show) / 1e6;
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
+	struct decoded d = decode(file);
+	g_test_message("completed %.1f s after the start, %u frames", took, d.frames);
+	g_assert_cmpfloat(took, >=, 5.9);
+	g_assert_cmpuint(d.frames, >=, 6 * 25);
+	live_stop(&live);
+}
+
 static GVariant *
 recordings(struct umms_test *t)
 {
@@ -590,6 +625,7 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/recorder-schedule/on-time", test_on_time);
 	UMMS_TEST_ADD("/recorder-schedule/programme", test_programme);
+	UMMS_TEST_ADD("/recorder-schedule/extended", test_extended);
 	UMMS_TEST_ADD("/recorder-schedule/series", test_series);
 	UMMS_TEST_ADD("/recorder-schedule/old-database", test_old_database);
 	return g_test_run();

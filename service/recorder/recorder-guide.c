@@ -237,7 +237,7 @@ follow_programme(struct umms_recorder *rec, struct job *j)
 			(double)(end - old_end) / 1e6);
 		j->duration_us = end - j->start_us;
 		if (j->running)
-			umms_recording_set_end(j->running, end);
+			umms_recording_set_end(j->running, end + SCHEDULE_TAIL_US);
 		recorder_save(j);
 		umms_dbus_iface_changed(j->iface);
 	}

@@ -17,6 +17,13 @@
 #define RECORDER_PATH "/org/umms"
 #define RECORDING_PREFIX "/org/umms/recording"
 
+/*
+ * A part opened ahead of its start ends this much after its window: what
+ * was broadcast just before the end is still in the network and the
+ * demuxer then, and the file should hold it.
+ */
+#define SCHEDULE_TAIL_US (G_USEC_PER_SEC / 2)
+
 enum job_state { SCHEDULED, RECORDING, COMPLETED, FAILED, CANCELLED, MISSED, N_STATES };
 
 extern const char *const job_states[N_STATES];

@@ -182,6 +182,9 @@ void
 recorder_start_part(struct job *j, int64_t now, int64_t at_us)
 {
 	int64_t remaining = j->duration_us < 0 ? -1 : j->start_us + j->duration_us - now;
+	/* What was on air at the end still reaches the file (recorder-private.h). */
+	if (at_us > 0 && remaining > 0)
+		remaining += SCHEDULE_TAIL_US;
 	char *file = part_file(j, j->parts->len);
 	g_ptr_array_add(j->parts, file);
 	g_autoptr(GError) error = NULL;

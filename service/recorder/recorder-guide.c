@@ -432,10 +432,14 @@ recorder_add_rule(struct umms_recorder *rec, GVariant *dict, int64_t *id, GError
 			"a series rule needs a title or a series-id");
 		return false;
 	}
-	if (strlen(rule.title) > 1000 || strlen(rule.series_id) > 1000 || rule.channel < 0 ||
-			before > 4 * 3600 || after > 4 * 3600) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
-			"title and series-id: 1000 bytes at most; paddings: 4 h at most");
+	/* A pattern of many stars costs its matcher backtracking on every title. */
+	unsigned stars = 0;
+	for (const char *c = rule.title; *c; c++)
+		stars += *c == '*';
+	if (strlen(rule.title) > 200 || stars > 8 || strlen(rule.series_id) > 1000 ||
+			rule.channel < 0 || before > 4 * 3600 || after > 4 * 3600) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT, "title: 200 bytes and "
+			"8 stars at most; series-id: 1000 bytes at most; paddings: 4 h at most");
 		return false;
 	}
 	struct umms_guide_channel channel;

@@ -14,7 +14,9 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "guide.h"
 #include "harness.h"
+#include "recorder-private.h"
 #include "sources.h"
 
 #define RECORDER1 "org.umms.Recorder1"
@@ -619,6 +621,66 @@ test_old_database(struct umms_test *t, gconstpointer data)
 	g_assert_cmpuint(kept->len, ==, 1);
 }
 
+static bool
+first_programme_cb(const struct umms_guide_programme *p, void *data)
+{
+	*(int64_t *)data = p->id;
+	return false;
+}
+
+/*
+ * The broadcaster moves a programme in its EIT (a new table version, the
+ * same event): the programme keeps its id, and its recording scheduled
+ * in ummsd's recorder moves with it, paddings kept. In-process: the guide
+ * and the recorder on a connection of the test's own, EIT put as the
+ * EIT reader puts it.
+ */
+static void
+test_eit_moves(struct umms_test *t, gconstpointer data)
+{
+	struct umms_config config;
+	umms_config_init(&config);
+	config.recording.database = g_build_filename(umms_test_tmpdir(), "eit-moves.db", NULL);
+	g_autoptr(GDBusConnection) conn = umms_test_connect();
+	GError *error = NULL;
+	struct umms_guide *guide = umms_guide_create(&config, conn, &error);
+	g_assert_no_error(error);
+	struct umms_recorder *rec = umms_recorder_create(&config, conn, guide, &error);
+	g_assert_no_error(error);
+	struct umms_guide_channel ch = { .name = "Broadcast", .uri = "udp://127.0.0.1:9",
+		.source = "dvb-scan", .dvb = { 0x2000, 1, 0x880 } };
+	g_assert_true(umms_guide_put_channel(guide, &ch, &error));
+	int64_t start = whole_second(g_get_real_time() + US(3600));
+	struct umms_guide_eit_event event = { .event_id = 7, .start_us = start,
+		.duration_us = US(1800), .title = "Film", .rating_raw = -1, .min_age = -1 };
+	struct umms_guide_eit eit = { .dvb = ch.dvb, .table_id = 0x50, .version = 1,
+		.events = &event, .n_events = 1 };
+	g_assert_true(umms_guide_put_eit(guide, &eit, &error));
+	umms_test_sleep(100);
+	int64_t id = 0;
+	umms_guide_for_each_programme(guide, ch.id, start - US(1), -1, first_programme_cb, &id);
+	g_assert_cmpint(id, >, 0);
+	struct job *j = recorder_schedule_programme(rec, id, 60, 120, NULL, 0, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(j->start_us, ==, start - US(60));
+	g_assert_cmpint(j->duration_us, ==, US(1800 + 180));
+
+	/* Version 2: ten minutes later, five longer. */
+	event.start_us += US(600);
+	event.duration_us += US(300);
+	eit.version = 2;
+	g_assert_true(umms_guide_put_eit(guide, &eit, &error));
+	umms_test_sleep(100);
+	g_assert_cmpint(j->programme, ==, id);
+	g_assert_cmpint(j->start_us, ==, start + US(600) - US(60));
+	g_assert_cmpint(j->duration_us, ==, US(2100 + 180));
+	g_assert_cmpint(j->state, ==, SCHEDULED);
+
+	umms_recorder_destroy(rec);
+	umms_guide_destroy(guide);
+	umms_config_finish(&config);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -626,6 +688,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/recorder-schedule/on-time", test_on_time);
 	UMMS_TEST_ADD("/recorder-schedule/programme", test_programme);
 	UMMS_TEST_ADD("/recorder-schedule/extended", test_extended);
+	UMMS_TEST_ADD("/recorder-schedule/eit-moves", test_eit_moves);
 	UMMS_TEST_ADD("/recorder-schedule/series", test_series);
 	UMMS_TEST_ADD("/recorder-schedule/old-database", test_old_database);
 	return g_test_run();

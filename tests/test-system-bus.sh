@@ -8,8 +8,8 @@
 # setpriv as existing users with their groups set (no account is created or
 # changed): one in no group, one in group video. The first creates a player and plays a clip but is refused
 # (org.freedesktop.DBus.Error.AccessDenied, from the bus) every Display1,
-# Recorder1, Recording1 and Resources1 call and every property Set on the
-# display; the second is let through.
+# Recorder1, Recording1 and Resources1 call, Guide1's imports and every
+# property Set on the display; the second is let through.
 set -u
 src=${UMMS_TEST_SOURCE_ROOT:?}
 build=${UMMS_TEST_BUILD_ROOT:?}
@@ -165,6 +165,7 @@ ok "Get Display1.Zoom (no group)" 1 none $D $P.Get org.umms.Display1 Zoom >/dev/
 ok "GetAll Display1 (no group)" 1 none $D $P.GetAll org.umms.Display1 >/dev/null
 ok "Get Resources1.Decoders (no group)" 1 none /org/umms $P.Get org.umms.Resources1 Decoders >/dev/null
 ok "Introspect (no group)" 1 none /org/umms org.freedesktop.DBus.Introspectable.Introspect >/dev/null
+ok "Guide1.ListChannels (no group)" 1 none /org/umms org.umms.Guide1.ListChannels >/dev/null
 
 # No group: no changes to the screen, recordings or resources.
 denied "Set Display1.Zoom (no group)" 1 none $D $P.Set org.umms.Display1 Zoom "<'fill'>"
@@ -173,6 +174,8 @@ denied "Display1.Capture (no group)" 1 none $D org.umms.Display1.Capture "$tmp/c
 denied "Recorder1.Record (no group)" 1 none /org/umms org.umms.Recorder1.Record \
 	"file://$clips/av.mkv" "$tmp/lib/umms/recordings/no.mkv" "{}"
 denied "Resources1 call (no group)" 1 none /org/umms org.umms.Resources1.Anything
+denied "Guide1.ImportM3U (no group)" 1 none /org/umms org.umms.Guide1.ImportM3U "$tmp/none.m3u"
+denied "Guide1.ImportXMLTV (no group)" 1 none /org/umms org.umms.Guide1.ImportXMLTV "$tmp/none.xml"
 zoom=$(call 1 none $D $P.Get org.umms.Display1 Zoom)
 [ "$zoom" = "(<'letterbox'>,)" ] || fail "Zoom changed to $zoom"
 [ -e "$tmp/capture/no.png" ] && fail "a refused Capture wrote its file"
@@ -197,6 +200,11 @@ out=$(call 2 video /org/umms org.umms.Resources1.Anything) && fail "Resources1.A
 grep -q 'org.freedesktop.DBus.Error.UnknownMethod' <<<"$out" ||
 	fail "Resources1 call (video) did not reach ummsd: $out"
 echo "ok: Resources1 call (video) reaches ummsd (UnknownMethod)" >&2
+out=$(call 2 video /org/umms org.umms.Guide1.ImportXMLTV "$tmp/none.xml") &&
+	fail "ImportXMLTV of a missing file answered: $out"
+grep -q 'org.umms.Error.NotFound' <<<"$out" ||
+	fail "Guide1.ImportXMLTV (video) did not reach ummsd: $out"
+echo "ok: Guide1.ImportXMLTV (video) reaches ummsd (NotFound)" >&2
 ok "DestroyPlayer (no group)" 1 none /org/umms org.umms.Manager1.DestroyPlayer "$player" >/dev/null
 
 kill -0 "$ummsd_pid" 2>/dev/null || fail "ummsd exited"

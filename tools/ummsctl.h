@@ -2,8 +2,9 @@
  * ummsctl's parts: ummsctl.c (options, the bus, the choice of a player, the
  * display's and the service's commands), ummsctl-player.c (the commands on
  * one player, waiting for its end), ummsctl-service.c (hardware units and
- * recordings) and ummsctl-format.c (parsing and formatting: times, numbers,
- * the `list`, `info` and `resources` output).
+ * recordings), ummsctl-guide.c (the programme guide) and ummsctl-format.c
+ * (parsing and formatting: times, numbers, the `list`, `info` and
+ * `resources` output).
  */
 #ifndef UMMS_TOOLS_UMMSCTL_H
 #define UMMS_TOOLS_UMMSCTL_H
@@ -57,6 +58,8 @@ struct umms_ctl_command {
 
 /* ummsctl-player.c: play, pause, seek, …, wait; ends with { NULL }. */
 extern const struct umms_ctl_command umms_ctl_player_commands[];
+/* ummsctl-guide.c: channels, guide, search, import-m3u, import-xmltv. */
+extern const struct umms_ctl_command umms_ctl_guide_commands[];
 /* ummsctl-series.c: record-programme, series; ends with { NULL }. */
 extern const struct umms_ctl_command umms_ctl_series_commands[];
 

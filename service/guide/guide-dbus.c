@@ -13,6 +13,7 @@
 #define MAX_SCHEDULE 10000
 #define MAX_SEARCH 200
 #define MAX_SEARCH_WORDS 16
+#define MAX_WORD_BYTES 128
 
 struct guide_dbus {
 	struct umms_guide *guide;
@@ -203,12 +204,15 @@ fts_query(const char *words, GError **error)
 		if (++n > MAX_SEARCH_WORDS)
 			break;
 		g_string_append(q, n > 1 ? " \"" : "\"");
+		const char *word = p;
 		while (*p) {
 			c = g_utf8_get_char(p);
 			if (!g_unichar_isalnum(c) && !g_unichar_ismark(c))
 				break;
 			const char *end = g_utf8_next_char(p);
-			g_string_append_len(q, p, end - p);
+			/* A longer word is searched by its start. */
+			if (end - word <= MAX_WORD_BYTES)
+				g_string_append_len(q, p, end - p);
 			p = end;
 		}
 		g_string_append(q, "\"*");

@@ -1,8 +1,9 @@
 /*
  * Imports of M3U playlists and XMLTV files: read and parsed on a thread
  * (guide-m3u.c, guide-xmltv.c fill a struct guide_parsed and touch nothing
- * else), then applied to the tables on the guide's thread in one
- * transaction (guide-import.c).
+ * else), then applied to the tables on the guide's thread in steps of a
+ * transaction each (guide-apply.c), rows that already say the same left
+ * alone.
  */
 #ifndef UMMS_SERVICE_GUIDE_IMPORT_H
 #define UMMS_SERVICE_GUIDE_IMPORT_H
@@ -76,12 +77,29 @@ bool guide_xmltv_parse(int fd, uint64_t max_bytes, GTimeZone *zone, struct guide
 bool guide_xmltv_time(const char *text, GTimeZone *zone, int64_t previous_us, int64_t *out,
 	bool *warned);
 
-/* Runs an import for a Guide1 call, replying to @invocation when done. */
+/*
+ * Runs an import for a Guide1 call: parsed on a thread, then applied a step
+ * at a time from the main loop, one import after the other; replies to
+ * @invocation when done.
+ */
 void guide_import_start(struct umms_guide *guide, enum guide_import_kind kind,
 	const char *path, GDBusMethodInvocation *invocation);
+/* The guide goes: imports waiting are answered Failed; threads' results are dropped. */
+void guide_import_finish(struct umms_guide *guide);
 
-/* The same for C callers (tests, tools): synchronous. */
-bool guide_import_file(struct umms_guide *guide, enum guide_import_kind kind,
-	const char *path, GVariant **result, GError **error);
+/* guide-apply.c: @parsed applied (kept by the caller until freed). */
+struct guide_apply;
+enum guide_apply_status {
+	GUIDE_APPLY_MORE,
+	GUIDE_APPLY_DONE,
+	GUIDE_APPLY_FAILED,
+};
+struct guide_apply *guide_apply_new(struct umms_guide *guide, enum guide_import_kind kind,
+	const char *path, struct guide_parsed *parsed);
+/* One step, in a transaction of its own. */
+enum guide_apply_status guide_apply_step(struct guide_apply *apply, GError **error);
+/* What Guide1's import methods return (a{sv}, floating), once done. */
+GVariant *guide_apply_result(struct guide_apply *apply);
+void guide_apply_free(struct guide_apply *apply);
 
 #endif

@@ -52,7 +52,9 @@ struct umms_guide {
 	GSource *flush_idle;
 	GSource *boundary;         /* at the next programme start or stop */
 	struct guide_dbus *dbus;
-	unsigned imports;          /* running in threads */
+	unsigned imports;          /* parsing or waiting to be applied (guide-import.c) */
+	GQueue pending;            /* parsed imports, applied in order */
+	GSource *apply_idle;       /* applies the first of them, a step at a time */
 	GCancellable *cancellable; /* cancelled when the guide goes: imports' results dropped */
 };
 

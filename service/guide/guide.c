@@ -11,6 +11,7 @@
 #include <libxml/parser.h>
 
 #include "error.h"
+#include "guide-import.h"
 #include "guide-private.h"
 #include "log.h"
 #include "source.h"
@@ -262,6 +263,34 @@ umms_guide_put_channel(struct umms_guide *guide, struct umms_guide_channel *chan
 	if (changed)
 		guide_touch(guide, channel->id);
 	return true;
+}
+
+bool
+umms_guide_link_service(struct umms_guide *guide, const char *uri,
+	const struct umms_guide_dvb_ids *dvb, int64_t *channel, GError **error)
+{
+	int64_t unused;
+	if (!channel)
+		channel = &unused;
+	*channel = 0;
+	if (!uri || !*uri || dvb->sid < 0)
+		return true;
+	sqlite3_stmt *st = guide_db_stmt(guide, STMT_CHANNEL_BY_URI);
+	sqlite3_bind_text(st, 1, uri, -1, SQLITE_TRANSIENT);
+	int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	struct umms_guide_channel c;
+	if (!id || !umms_guide_get_channel(guide, id, &c))
+		return true;
+	*channel = id;
+	if (c.dvb.sid >= 0) {
+		if (c.dvb.onid != dvb->onid || c.dvb.tsid != dvb->tsid || c.dvb.sid != dvb->sid)
+			umms_debug("guide: %s is service %d/%d/%d already, not %d/%d/%d", uri,
+				c.dvb.onid, c.dvb.tsid, c.dvb.sid, dvb->onid, dvb->tsid, dvb->sid);
+		return true;
+	}
+	c.dvb = *dvb;
+	return umms_guide_put_channel(guide, &c, error);
 }
 
 static int64_t
@@ -560,8 +589,11 @@ umms_guide_destroy(struct umms_guide *guide)
 {
 	if (!guide)
 		return;
-	g_cancellable_cancel(guide->cancellable);
-	g_object_unref(guide->cancellable);
+	if (guide->cancellable) {
+		g_cancellable_cancel(guide->cancellable);
+		g_object_unref(guide->cancellable);
+	}
+	guide_import_finish(guide);
 	guide_dbus_destroy(guide->dbus);
 	umms_source_clear(&guide->flush_idle);
 	umms_source_clear(&guide->boundary);

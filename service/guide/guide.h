@@ -126,6 +126,16 @@ bool umms_guide_put_channel(struct umms_guide *guide, struct umms_guide_channel 
 	GError **error);
 
 /*
+ * The channel whose URI is @uri carries DVB service @dvb (the EIT of an
+ * IPTV stream names it): a channel without DVB ids takes these, and the
+ * programmes EIT put for that service before become its. @channel (may be
+ * NULL): that channel's id, 0 when no channel has that URI (nothing done).
+ * False with @error only when the database fails.
+ */
+bool umms_guide_link_service(struct umms_guide *guide, const char *uri,
+	const struct umms_guide_dvb_ids *dvb, int64_t *channel, GError **error);
+
+/*
  * Stores what an EIT section says. A version already seen for that
  * service, table and section changes nothing (returns true). Programmes
  * are keyed by (onid, tsid, sid, event id): a moved event keeps its

@@ -204,7 +204,8 @@ recorder_start_part(struct job *j, int64_t now, int64_t at_us)
 		return;
 	}
 	/* Still "scheduled" to its clients until the start, its source open. */
-	j->begin = umms_source_timeout((unsigned)((at_us - now + 999) / 1000), begin_cb, j);
+	int64_t ahead = MAX(at_us - g_get_real_time(), 0);
+	j->begin = umms_source_timeout((unsigned)((ahead + 999) / 1000), begin_cb, j);
 	umms_dbus_iface_changed(j->iface);
 }
 

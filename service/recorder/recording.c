@@ -214,6 +214,8 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool 
 	const char *container = umms_destination_container(path);
 	const char *mux_name = container && strcmp(container, "mpegts") == 0 ?
 		"mpegtsmux" : "matroskamux";
+	/* A window's end counts from now, not from when the pipeline got going. */
+	int64_t asked = g_get_monotonic_time();
 	struct recording *r = g_new0(struct recording, 1);
 	r->base.id = id;
 	r->base.uri = g_strdup(uri);
@@ -241,9 +243,12 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool 
 		return NULL;
 	}
 	r->bytes_timer = umms_source_timeout(BYTES_PERIOD_MS, bytes_cb, r);
-	if (duration_us > 0)
+	if (duration_us > 0 && firm)
+		r->stop_timer = umms_source_timeout((unsigned)(MAX(duration_us -
+			(g_get_monotonic_time() - asked), 0) / 1000), stop_cb, r);
+	else if (duration_us > 0)
 		r->stop_timer = umms_source_timeout((unsigned)(duration_us / 1000) +
-			(firm ? 0 : START_GRACE_MS), stop_cb, r);
+			START_GRACE_MS, stop_cb, r);
 	umms_info("recording %u: %s into %s (%s%s)%s", id, uri, path, ring ? "hlssink2" :
 		mux_name, in_worker ? ", in an engine worker" : "", at_us > 0 ?
 		", opened ahead of its start" : "");

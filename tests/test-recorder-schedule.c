@@ -154,15 +154,21 @@ decode(const char *file)
 
 /* ---- the service ----------------------------------------------------------------- */
 
-/* ummsd with a database of this test's own and @lead s of schedule-lead. */
+/* ummsd with a database of this test's own, @lead s of schedule-lead and @extra. */
 static void
-fresh(struct umms_test *t, const char *name, unsigned lead)
+fresh_with(struct umms_test *t, const char *name, unsigned lead, const char *extra)
 {
 	g_autofree char *db = g_strdup_printf("recording.database=%s/%s.db", umms_test_tmpdir(),
 		name);
 	g_autofree char *lead_key = g_strdup_printf("recording.schedule-lead=%u", lead);
-	const char *const overrides[] = { db, lead_key, NULL };
+	const char *const overrides[] = { db, lead_key, extra, NULL };
 	umms_test_restart(t, overrides);
+}
+
+static void
+fresh(struct umms_test *t, const char *name, unsigned lead)
+{
+	fresh_with(t, name, lead, NULL);
 }
 
 static char *
@@ -209,8 +215,9 @@ record_window(struct umms_test *t, struct live *live, const char *name, double a
  * A 3 s schedule of a live stream with a key frame every second: the
  * file holds at least 3 s of picture, from the key frame at or before the
  * start (not more than a key frame's distance before it, and half a second
- * for a frame that came through the demuxer after the start), whether the start is further off than the lead (the timer opens the
- * source then) or nearer (opened at once).
+ * for a frame that came through the demuxer after the start), whether the
+ * start is further off than the lead (the timer opens the source then) or
+ * nearer (opened at once).
  */
 static void
 test_on_time(struct umms_test *t, gconstpointer data)
@@ -230,6 +237,14 @@ test_on_time(struct umms_test *t, gconstpointer data)
 		g_assert_cmpfloat(first, <=, 0.1);
 		g_assert_cmpfloat(first, >=, -1.5);
 	}
+	/* The same in ummsd itself, without engine workers. */
+	fresh_with(t, "on-time", 3, "engine.isolation=in-process");
+	double in_seconds, in_first;
+	record_window(t, &live, "in-process.ts", 5.0, &in_seconds, &in_first);
+	g_assert_cmpfloat(in_seconds, >=, 3.0);
+	g_assert_cmpfloat(in_seconds, <=, 5.0);
+	g_assert_cmpfloat(in_first, <=, 0.1);
+	g_assert_cmpfloat(in_first, >=, -1.5);
 	/*
 	 * Without a lead (the source opened at the start, as before there was
 	 * one), for the record: the source's start and its first key frame
@@ -240,6 +255,41 @@ test_on_time(struct umms_test *t, gconstpointer data)
 	record_window(t, &live, "no-lead.ts", 1.5, &seconds, &first);
 	g_test_message("without a lead: %.2f s of picture, from %.1f s after the start", seconds,
 		first);
+	live_stop(&live);
+}
+
+/*
+ * Opened ahead, not begun: still "scheduled" to its clients (its engine
+ * worker already there); cancelled then, it leaves no file behind.
+ */
+static void
+test_cancel_ahead(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "cancel-ahead", 5);
+	struct live live;
+	live_start(&live);
+	g_autofree char *path = schedule(t, live.uri, g_get_real_time() + US(4), US(3),
+		"cancelled.ts");
+	guint32 pid = 0;
+	for (int i = 0; i < 100 && !pid; i++) {
+		g_autoptr(GVariant) v = umms_test_get(t->bus, path, RECORDING1, "EnginePid");
+		pid = g_variant_get_uint32(v);
+		if (!pid)
+			umms_test_sleep(50);
+	}
+	g_autofree char *state = umms_test_recording_string(t, path, "State");
+	g_test_message("opened ahead by engine worker %u, %s", pid, state);
+	g_assert_cmpuint(pid, >, 0);
+	g_assert_cmpstr(state, ==, "scheduled");
+	g_autofree char *file = umms_test_recording_string(t, path, "Destination");
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, path, RECORDING1, "Cancel", NULL);
+	umms_test_recording_wait(t, path, "cancelled", 5000);
+	g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
+	/* And it does not start later. */
+	umms_test_sleep(5000);
+	g_autofree char *still = umms_test_recording_string(t, path, "State");
+	g_assert_cmpstr(still, ==, "cancelled");
+	g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
 	live_stop(&live);
 }
 
@@ -686,6 +736,7 @@ main(int argc, char *argv[])
 {
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/recorder-schedule/on-time", test_on_time);
+	UMMS_TEST_ADD("/recorder-schedule/cancel-ahead", test_cancel_ahead);
 	UMMS_TEST_ADD("/recorder-schedule/programme", test_programme);
 	UMMS_TEST_ADD("/recorder-schedule/extended", test_extended);
 	UMMS_TEST_ADD("/recorder-schedule/eit-moves", test_eit_moves);

@@ -717,8 +717,13 @@ test_clock_jump(struct umms_test *t, gconstpointer data)
 	double took = (g_get_monotonic_time() - started) / 1e6;
 	g_test_message("recorded for %.2f s (6 asked) across a jump two hours back", took);
 	g_assert_cmpfloat(took, >=, 4.5);
-	/* And the half second a part opened ahead ends after its window (recorder-private.h). */
-	g_assert_cmpfloat(took, <=, 9.5);
+	/*
+	 * Opened a second ahead (the jump left a second to the start), the
+	 * part shows "recording" at the start and ends half a second after
+	 * its window (recorder-private.h), then has up to 3 s to close its
+	 * file; the emulated VM adds its slowness. Hours would be the jump.
+	 */
+	g_assert_cmpfloat(took, <=, 12);
 	/* The clock as it would be. */
 	jump_clock(real0 + (g_get_monotonic_time() - mono0) - g_get_real_time());
 	/*

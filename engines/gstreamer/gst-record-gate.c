@@ -18,7 +18,7 @@
 #define GATE_POLL_US (100 * 1000)
 
 struct umms_gst_record_gate {
-	int64_t start_us;
+	int64_t start_us;          /* monotonic: the wall clock's start, taken when made */
 	GMutex lock;
 	GCond opened;
 	bool open;
@@ -44,7 +44,12 @@ struct umms_gst_record_gate *
 umms_gst_record_gate_new(int64_t start_us)
 {
 	struct umms_gst_record_gate *gate = g_atomic_rc_box_new0(struct umms_gst_record_gate);
-	gate->start_us = start_us;
+	/*
+	 * On the monotonic clock from here on: a wall clock set back or forth
+	 * while the source is open (NTP, a user) neither holds the file back
+	 * for hours nor lets it begin at once.
+	 */
+	gate->start_us = g_get_monotonic_time() + (start_us - g_get_real_time());
 	g_mutex_init(&gate->lock);
 	g_cond_init(&gate->opened);
 	return gate;
@@ -94,15 +99,18 @@ arrive_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	struct umms_gst_record_gate *gate = s->gate;
 	if (g_atomic_int_get(&s->started))
 		return GST_PAD_PROBE_OK;
-	int64_t now = g_get_real_time();
+	int64_t now = g_get_monotonic_time();
 	GstBuffer *buffer = gst_pad_probe_info_get_buffer(info);
 	g_mutex_lock(&gate->lock);
 	if (!gate->open) {
 		if (s->video && now <= gate->start_us &&
 				!GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT))
 			gate->cut_us = now;
-		if (now >= gate->start_us)
+		if (now >= gate->start_us) {
+			umms_debug("recording: the start came; the last key frame before it came %.3f s "
+				"before", gate->cut_us ? (double)(now - gate->cut_us) / 1e6 : -1.0);
 			open_locked(gate);
+		}
 	}
 	g_mutex_unlock(&gate->lock);
 	buffer = gst_buffer_make_writable(buffer);
@@ -146,7 +154,7 @@ leave_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 void
 umms_gst_record_gate_add(struct umms_gst_record_gate *gate, GstElement *queue, bool video)
 {
-	int64_t ahead_s = (gate->start_us - g_get_real_time()) / G_USEC_PER_SEC;
+	int64_t ahead_s = (gate->start_us - g_get_monotonic_time()) / G_USEC_PER_SEC;
 	guint64 hold_s = (guint64)CLAMP(ahead_s, 0, GATE_MAX_S) + GATE_MARGIN_S;
 	/* Past that, its oldest data goes: a live source is never held up. */
 	g_object_set(queue, "max-size-buffers", 0u, "max-size-bytes", GATE_MAX_BYTES,

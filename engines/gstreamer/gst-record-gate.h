@@ -5,8 +5,10 @@
  * arrived last at or before it (older data of every stream dropped), so
  * its first picture is the start or a little before it, never after.
  *
- * Times are when a buffer reached the queue, on the wall clock: for a live
- * source that is when it was broadcast, give or take the demuxer's delay.
+ * Times are when a buffer reached the queue: for a live source that is
+ * when it was broadcast, give or take the demuxer's delay. The start is
+ * taken from the wall clock when the gate is made, then kept on the
+ * monotonic clock, which nobody sets.
  * The queue leaks its oldest data past the time to the start and a few
  * seconds more (a key frame's distance), so a long lead holds no more than
  * that in memory.

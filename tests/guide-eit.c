@@ -6,7 +6,7 @@
  */
 #include <glib.h>
 
-#include "guide-eit.h"
+#include "guide-tests.h"
 #include "guide.h"
 
 struct counted {
@@ -43,7 +43,7 @@ collect(const struct umms_guide_programme *p, void *data)
 }
 
 void
-umms_test_guide_eit(struct umms_test *t, gconstpointer data)
+guide_test_eit(struct umms_test *t, gconstpointer data)
 {
 	(void)data;
 	(void)t;

@@ -100,6 +100,7 @@ static const struct key keys[] = {
 	KEY("recording", "timeshift-directory", KEY_STRING, recording.timeshift_directory),
 	UKEY("recording", "timeshift-window", recording.timeshift_window, 5, 86400),
 	UKEY("recording", "timeshift-segment", recording.timeshift_segment, 1, 60),
+	UKEY("recording", "schedule-lead", recording.schedule_lead, 0, 60),
 	UKEY("web", "port", web.port, 0, 65535),
 	KEY("web", "token", KEY_STRING, web.token),
 	KEY("web", "origins", KEY_STRV, web.origins),
@@ -184,6 +185,7 @@ umms_config_init(struct umms_config *config)
 			.timeshift_directory = g_strdup(""),
 			.timeshift_window = 1800,
 			.timeshift_segment = 2,
+			.schedule_lead = 5,
 		},
 		.resources = {
 			.decoders = { -1, -1, -1, -1, -1, -1, -1 },

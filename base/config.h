@@ -111,6 +111,7 @@ struct umms_config {
 		char *timeshift_directory; /* "" : $XDG_CACHE_HOME/umms/timeshift */
 		unsigned timeshift_window;  /* seconds of a live player kept for time-shift */
 		unsigned timeshift_segment; /* seconds per file of the time-shift ring */
+		unsigned schedule_lead;     /* seconds a schedule's source is opened ahead */
 	} recording;
 	struct {
 		/* The browser bridge (service/web/): WebSocket JSON-RPC on loopback. */

@@ -429,7 +429,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	if (!manager->guide)
 		goto fail;
 	umms_resource_service_set_guide(manager->resources, manager->guide);
-	manager->recorder = umms_recorder_create(config, connection, error);
+	manager->recorder = umms_recorder_create(config, connection, manager->guide, error);
 	if (!manager->recorder)
 		goto fail;
 	umms_recorder_set_resources(manager->recorder, manager->resources);

@@ -362,7 +362,7 @@ static const struct umms_ctl_command *
 find_command(const char *name)
 {
 	const struct umms_ctl_command *const tables[] = { umms_ctl_player_commands, commands,
-		umms_ctl_guide_commands };
+		umms_ctl_guide_commands, umms_ctl_series_commands };
 	for (size_t i = 0; i < G_N_ELEMENTS(tables); i++) {
 		for (const struct umms_ctl_command *command = tables[i]; command->name; command++) {
 			if (strcmp(command->name, name) == 0)

@@ -60,6 +60,8 @@ struct umms_ctl_command {
 extern const struct umms_ctl_command umms_ctl_player_commands[];
 /* ummsctl-guide.c: channels, guide, search, import-m3u, import-xmltv. */
 extern const struct umms_ctl_command umms_ctl_guide_commands[];
+/* ummsctl-series.c: record-programme, series; ends with { NULL }. */
+extern const struct umms_ctl_command umms_ctl_series_commands[];
 
 /*
  * Formats microseconds as "H:MM:SS", or "H:MM:SS.mmm" with @fraction; a

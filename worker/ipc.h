@@ -90,7 +90,9 @@ enum umms_ipc_type {
 	UMMS_IPC_RELEASE,         /* u64 frame id */
 	/*
 	 * A recording instead of a player (first request, instead of OPEN):
-	 * string uri, string muxer ("matroskamux" or "mpegtsmux"), and one fd:
+	 * string uri, string muxer ("matroskamux" or "mpegtsmux"), i64 start
+	 * (µs since 1970: a scheduled start the file begins at, the source
+	 * opened ahead; 0: now; not for a ring), and one fd:
 	 * the file ummsd opened for writing (a time-shift ring: "hlssink2",
 	 * see RING_FILE), then one more: what ummsd opened of a local uri.
 	 * The worker answers SETTLED once

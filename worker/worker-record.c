@@ -168,6 +168,8 @@ start(struct umms_worker_record *wr, struct umms_worker_sandbox *sb, int sock,
 	bool ring = mux && strcmp(mux, "hlssink2") == 0;
 	uint32_t segment_s = ring ? umms_ipc_get_u32(r) : 0;
 	uint32_t n_segments = ring ? umms_ipc_get_u32(r) : 0;
+	/* A file's: when it begins (0: now), the source opened ahead of it. */
+	int64_t start_us = ring ? 0 : umms_ipc_get_i64(r);
 	/*
 	 * The file to write (a ring: none, its files come one by one), then
 	 * what ummsd opened of a local @uri (worker.h).
@@ -176,7 +178,7 @@ start(struct umms_worker_record *wr, struct umms_worker_sandbox *sb, int sock,
 	if (!umms_ipc_reader_done(r) || !uri || message->n_fds < files ||
 			message->n_fds > files + 1 || wr->started || sb->entered ||
 			!umms_gst_record_mux_known(mux) || (ring && (segment_s < 1 || segment_s > 3600 ||
-			n_segments < 1 || n_segments > 100000))) {
+			n_segments < 1 || n_segments > 100000)) || start_us < 0) {
 		*malformed = true;
 		return false;
 	}
@@ -203,7 +205,8 @@ start(struct umms_worker_record *wr, struct umms_worker_sandbox *sb, int sock,
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE, "dup: %s", g_strerror(errno));
 		return false;
 	}
-	const struct umms_gst_record_target target = { .mux = mux, .fd = wr->fd };
+	const struct umms_gst_record_target target = { .mux = mux, .fd = wr->fd,
+		.start_us = start_us };
 	wr->pipeline = umms_gst_record_start(0, uri, &target, &wr->handler, wr->data, error);
 	return wr->pipeline != NULL;
 }

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "gst-eit.h"
 #include "gst-record.h"
+#include "gst-record-gate.h"
 #include "gst-record-ring.h"
 #include "log.h"
 
@@ -18,6 +19,7 @@ struct umms_gst_record {
 	GstElement *pipeline, *mux;
 	bool ring;                 /* mux is hlssink2: one "video" and one "audio" pad */
 	const struct umms_gst_record_ring_io *ring_io;
+	struct umms_gst_record_gate *gate; /* a scheduled start: streams wait for it */
 	bool ended;
 	const struct umms_gst_record_handler *handler;
 	void *data;
@@ -49,6 +51,9 @@ stop_pipeline(struct umms_gst_record *r)
 	struct gst_eit *eit = g_steal_pointer(&r->eit);
 	g_mutex_unlock(&r->lock);
 	gst_eit_close(eit);
+	/* A queue's thread waiting for the start would hold up the stop. */
+	if (r->gate)
+		umms_gst_record_gate_open(r->gate);
 	/* A streaming thread waiting for the main loop would hold up the stop. */
 	if (r->ring_io && r->ring_io->cancel)
 		r->ring_io->cancel(r->ring_io->data);
@@ -144,6 +149,8 @@ link_stream(struct umms_gst_record *r, GstPad *pad)
 	 * (H.264 as avc, which MPEG-TS does not carry): a parser of our own,
 	 * linked downstream first, converts to what the muxer takes.
 	 */
+	if (sink && r->gate)
+		umms_gst_record_gate_add(r->gate, queue, g_str_has_prefix(media, "video/"));
 	GstElement *last = queue;
 	GstElement *convert = sink && parser ? gst_element_factory_make(parser, NULL) : NULL;
 	if (convert) {
@@ -221,8 +228,12 @@ umms_gst_record_stop(struct umms_gst_record *r)
 void
 umms_gst_record_eos(struct umms_gst_record *r)
 {
-	if (!r->ended)
-		gst_element_send_event(r->pipeline, gst_event_new_eos());
+	if (r->ended)
+		return;
+	/* Ended before its start: what the queues hold goes into the file first. */
+	if (r->gate)
+		umms_gst_record_gate_open(r->gate);
+	gst_element_send_event(r->pipeline, gst_event_new_eos());
 }
 
 struct umms_gst_record *
@@ -250,6 +261,8 @@ umms_gst_record_start(unsigned id, const char *uri, const struct umms_gst_record
 	r->ring = ring;
 	r->handler = handler;
 	r->data = data;
+	if (t->start_us > 0 && !ring)
+		r->gate = umms_gst_record_gate_new(t->start_us);
 	r->pipeline = gst_pipeline_new(NULL);
 	/* The DVB source itself: its one pad is the TS (urisourcebin would typefind it). */
 	GstElement *source = passthrough ? gst_element_make_from_uri(GST_URI_SRC, uri, NULL, NULL) :
@@ -353,6 +366,7 @@ umms_gst_record_free(struct umms_gst_record *r)
 		gst_object_unref(r->pipeline);
 	}
 	gst_eit_close(r->eit);
+	umms_gst_record_gate_unref(r->gate);
 	g_mutex_clear(&r->lock);
 	g_free(r);
 }

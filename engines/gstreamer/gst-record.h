@@ -17,6 +17,7 @@
 #define UMMS_ENGINES_GST_RECORD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <glib.h>
 
 struct umms_gst_record;
@@ -59,6 +60,12 @@ struct umms_gst_record_target {
 	const char *mux;         /* "matroskamux", "mpegtsmux" or "hlssink2" */
 	int fd;                  /* >= 0: written there (borrowed, not closed) */
 	const char *path;        /* fd < 0, not a ring: the file */
+	/*
+	 * > 0, not a ring: a scheduled start, µs since 1970 (wall clock): the
+	 * source is opened now and the file begins at the key frame at or
+	 * before then (gst-record-gate.h); 0: the file begins with the source.
+	 */
+	int64_t start_us;
 	/* hlssink2 only: */
 	const char *ring_dir;
 	const char *playlist;

@@ -1,6 +1,8 @@
 /*
- * org.umms.Recorder1 (recorder.h): Record, ScheduleRecording, and the
- * recordings kept in the database taken up again at start.
+ * org.umms.Recorder1 (recorder.h): Record, ScheduleRecording,
+ * ScheduleProgramme and the series rules' methods (recorder-guide.c does
+ * their work), and the recordings kept in the database taken up again at
+ * start.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_CORE
 
@@ -93,8 +95,8 @@ check_tuners(struct umms_recorder *rec, const char *uri, int64_t start, int64_t 
 }
 
 /* A new job, saved; started now (@start 0) or scheduled. */
-static struct job *
-add_job(struct umms_recorder *rec, const char *uri_text, const char *destination,
+struct job *
+recorder_add_job(struct umms_recorder *rec, const char *uri_text, const char *destination,
 	int64_t start, int64_t duration, GError **error)
 {
 	g_autofree char *uri = check_uri(uri_text, error);
@@ -126,13 +128,71 @@ add_job(struct umms_recorder *rec, const char *uri_text, const char *destination
 	j->fixed_window = scheduled;
 	if (scheduled) {
 		recorder_set_state(j, SCHEDULED, NULL);
-		recorder_arm_tick(rec);
+		recorder_arm_timer(rec);
 		umms_info("recording %" G_GINT64_FORMAT ": %s scheduled in %.0f s for %.0f s",
 			j->id, uri, (double)(begin - now) / 1e6, (double)duration / 1e6);
 	} else {
-		recorder_start_part(j, now);
+		recorder_start_part(j, now, 0);
 	}
 	return j;
+}
+
+/* Around a programme, at most: a film that overruns by hours is no padding's business. */
+#define MAX_PADDING_S (4 * 3600)
+
+static bool
+parse_programme_options(GVariant *options, const char **destination, GError **error)
+{
+	GVariantIter iter;
+	const char *key;
+	GVariant *value;
+	g_variant_iter_init(&iter, options);
+	while (g_variant_iter_loop(&iter, "{&sv}", &key, &value)) {
+		if (strcmp(key, "destination") == 0 &&
+				g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
+			/* A string of @options, which outlives the call. */
+			*destination = g_variant_get_string(value, NULL);
+		} else {
+			g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+				"unknown option \"%s\" of type %s (destination: s)", key,
+				g_variant_get_type_string(value));
+			g_variant_unref(value);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* AddSeriesRule, ListSeriesRules, RemoveSeriesRule. */
+static void
+rules_method(struct umms_recorder *rec, const char *method, GVariant *params,
+	GDBusMethodInvocation *invocation)
+{
+	GError *error = NULL;
+	GVariant *reply = NULL;
+	if (strcmp(method, "AddSeriesRule") == 0) {
+		g_autoptr(GVariant) dict = g_variant_get_child_value(params, 0);
+		int64_t id;
+		if (recorder_add_rule(rec, dict, &id, &error))
+			reply = g_variant_new("(x)", id);
+	} else if (strcmp(method, "ListSeriesRules") == 0) {
+		GVariant *rules = recorder_list_rules(rec, &error);
+		if (rules)
+			reply = g_variant_new_tuple(&rules, 1);
+	} else if (strcmp(method, "RemoveSeriesRule") == 0) {
+		gint64 id;
+		g_variant_get(params, "(x)", &id);
+		if (recorder_remove_rule(rec, id, &error))
+			reply = g_variant_new("()");
+	} else {
+		g_set_error(&error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no method %s", method);
+	}
+	if (!reply) {
+		umms_dbus_return_error(invocation, error);
+		return;
+	}
+	umms_dbus_iface_flush_changes(rec->iface);
+	g_dbus_method_invocation_return_value(invocation, reply);
 }
 
 static void
@@ -152,7 +212,7 @@ recorder_method(void *data, const char *sender, const char *method, GVariant *pa
 				g_set_error(&error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
 					"duration %" G_GINT64_FORMAT ": more than 0 µs", duration);
 			else
-				j = add_job(rec, uri, destination, 0, duration, &error);
+				j = recorder_add_job(rec, uri, destination, 0, duration, &error);
 		}
 	} else if (strcmp(method, "ScheduleRecording") == 0) {
 		const char *uri, *destination;
@@ -169,10 +229,25 @@ recorder_method(void *data, const char *sender, const char *method, GVariant *pa
 			g_set_error(&error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
 				"that recording would have ended already");
 		} else {
-			j = add_job(rec, uri, destination, start, duration, &error);
+			j = recorder_add_job(rec, uri, destination, start, duration, &error);
+		}
+	} else if (strcmp(method, "ScheduleProgramme") == 0) {
+		gint64 programme;
+		guint32 before, after;
+		g_autoptr(GVariant) options = NULL;
+		g_variant_get(params, "(xuu@a{sv})", &programme, &before, &after, &options);
+		const char *destination = NULL;
+		if (!parse_programme_options(options, &destination, &error)) {
+		} else if (before > MAX_PADDING_S || after > MAX_PADDING_S) {
+			g_set_error(&error, UMMS_ERROR, UMMS_ERROR_INVALID_ARGUMENT,
+				"padding %u and %u s: %u at most", before, after, MAX_PADDING_S);
+		} else {
+			j = recorder_schedule_programme(rec, programme, before, after, destination, 0,
+				&error);
 		}
 	} else {
-		g_set_error(&error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no method %s", method);
+		rules_method(rec, method, params, invocation);
+		return;
 	}
 	if (!j) {
 		umms_dbus_return_error(invocation, error);
@@ -224,17 +299,27 @@ load_row(const struct umms_schedule_row *row, void *data)
 		umms_warn("recording %" G_GINT64_FORMAT ": %s", row->id, error->message);
 		return;
 	}
-	g_auto(GStrv) parts = g_strsplit(row->parts, "\n", -1);
+	/*
+	 * Still scheduled: a file opened ahead of the start, before ummsd
+	 * stopped, holds nothing; the start writes over it.
+	 */
+	g_auto(GStrv) parts = g_strsplit(state == SCHEDULED ? "" : row->parts, "\n", -1);
 	for (char **p = parts; *p; p++) {
 		if (**p)
 			g_ptr_array_add(j->parts, g_strdup(*p));
 	}
 	j->bytes_done = row->bytes;
 	j->error = *row->error ? g_strdup(row->error) : NULL;
+	j->programme = row->programme;
+	j->rule = row->rule;
+	j->episode_key = g_strdup(row->episode_key);
+	j->padding_before_s = row->padding_before_s;
+	j->padding_after_s = row->padding_after_s;
+	j->channel = row->channel;
+	j->title = *row->title ? g_strdup(row->title) : NULL;
 	int64_t now = g_get_real_time();
 	if (state == SCHEDULED) {
 		j->fixed_window = true;
-		recorder_arm_tick(rec);
 	} else if (state == RECORDING) {
 		/* ummsd stopped during it: a new part for what is left, or done. */
 		bool left = j->duration_us < 0 || now < j->start_us + j->duration_us;
@@ -244,7 +329,7 @@ load_row(const struct umms_schedule_row *row, void *data)
 		g_free(j->error);
 		j->error = g_steal_pointer(&note);
 		if (left)
-			recorder_start_part(j, now);
+			recorder_start_part(j, now, 0);
 		else
 			recorder_set_state(j, COMPLETED, NULL);
 	}
@@ -266,10 +351,12 @@ umms_recorder_get_eit_signal(struct umms_recorder *rec)
 
 struct umms_recorder *
 umms_recorder_create(const struct umms_config *config, GDBusConnection *connection,
-	GError **error)
+	struct umms_guide *guide, GError **error)
 {
 	struct umms_recorder *rec = g_new0(struct umms_recorder, 1);
 	rec->config = config;
+	rec->guide = guide;
+	rec->timer_fd = -1;
 	rec->connection = g_object_ref(connection);
 	rec->jobs = g_ptr_array_new();
 	rec->finished = g_ptr_array_new_with_free_func((GDestroyNotify)umms_recording_destroy);
@@ -296,8 +383,12 @@ umms_recorder_create(const struct umms_config *config, GDBusConnection *connecti
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(rec->iface), connection,
 			"/org/umms", error))
 		goto fail;
+	if (!recorder_timer_init(rec, error))
+		goto fail;
 	if (!umms_schedule_db_load(rec->db, load_row, rec, error))
 		goto fail;
+	recorder_arm_timer(rec);
+	recorder_guide_init(rec);
 	return rec;
 fail:
 	umms_recorder_destroy(rec);
@@ -309,7 +400,8 @@ umms_recorder_destroy(struct umms_recorder *rec)
 {
 	if (!rec)
 		return;
-	umms_source_clear(&rec->tick);
+	recorder_guide_finish(rec);
+	recorder_timer_finish(rec);
 	umms_source_clear(&rec->reap);
 	for (guint i = 0; i < rec->jobs->len; i++)
 		recorder_job_free(rec->jobs->pdata[i]);

@@ -7,8 +7,11 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 #include <gst/gst.h>
 #include <glib/gstdio.h>
+#include <glib-unix.h>
 
 #include "dbus-iface.h"
 #include "destination.h"
@@ -44,8 +47,8 @@ job_bytes(const struct job *j)
 	return j->bytes_done + (j->running ? j->running->bytes_written : 0);
 }
 
-static void
-save(struct job *j)
+void
+recorder_save(struct job *j)
 {
 	g_autoptr(GString) parts = g_string_new(NULL);
 	for (guint i = 0; i < j->parts->len; i++)
@@ -53,7 +56,9 @@ save(struct job *j)
 	struct umms_schedule_row row = { .id = j->id, .uri = j->uri, .start_us = j->start_us,
 		.duration_us = j->duration_us, .destination = j->destination,
 		.state = job_states[j->state], .parts = parts->str, .bytes = job_bytes(j),
-		.error = j->error };
+		.error = j->error, .programme = j->programme, .rule = j->rule,
+		.episode_key = j->episode_key, .padding_before_s = j->padding_before_s,
+		.padding_after_s = j->padding_after_s, .channel = j->channel, .title = j->title };
 	umms_schedule_db_update(j->rec->db, &row);
 }
 
@@ -65,7 +70,7 @@ recorder_set_state(struct job *j, enum job_state state, const char *error)
 		g_free(j->error);
 		j->error = g_strdup(error);
 	}
-	save(j);
+	recorder_save(j);
 	umms_dbus_iface_changed(j->iface);
 }
 
@@ -106,6 +111,7 @@ on_running_changed(struct wl_listener *listener, void *data)
 		return;
 	}
 	/* This part is over: the pipeline goes once its own callback returned. */
+	umms_source_clear(&j->begin);
 	j->bytes_done += r->bytes_written;
 	umms_resource_service_untune(j->tuner);
 	j->tuner = NULL;
@@ -138,7 +144,7 @@ retry_cb(gpointer data)
 {
 	struct job *j = data;
 	umms_source_forget(&j->retry);
-	recorder_start_part(j, g_get_real_time());
+	recorder_start_part(j, g_get_real_time(), 0);
 	return G_SOURCE_REMOVE;
 }
 
@@ -174,11 +180,24 @@ part_file(const struct job *j, guint n)
 	return g_strdup_printf("%s.part%u%s", stem, n + 1, dot);
 }
 
-/* Records into a new part now, for what is left of the job's window. */
+/* A part opened ahead of the job's start: the start came. */
+static gboolean
+begin_cb(gpointer data)
+{
+	struct job *j = data;
+	umms_source_forget(&j->begin);
+	recorder_set_state(j, RECORDING, NULL);
+	return G_SOURCE_REMOVE;
+}
+
+/* Records into a new part now, for what is left of the window (@at_us: recorder-private.h). */
 void
-recorder_start_part(struct job *j, int64_t now)
+recorder_start_part(struct job *j, int64_t now, int64_t at_us)
 {
 	int64_t remaining = j->duration_us < 0 ? -1 : j->start_us + j->duration_us - now;
+	/* What was on air at the end still reaches the file (recorder-private.h). */
+	if (at_us > 0 && remaining > 0)
+		remaining += SCHEDULE_TAIL_US;
 	char *file = part_file(j, j->parts->len);
 	g_ptr_array_add(j->parts, file);
 	g_autoptr(GError) error = NULL;
@@ -197,7 +216,7 @@ recorder_start_part(struct job *j, int64_t now)
 		}
 	}
 	j->running = umms_recording_start((unsigned)j->id, engine_uri ? engine_uri : j->uri,
-		file, remaining, j->fixed_window, &error);
+		file, remaining, j->fixed_window, at_us, &error);
 	if (!j->running) {
 		umms_resource_service_untune(j->tuner);
 		j->tuner = NULL;
@@ -213,48 +232,116 @@ recorder_start_part(struct job *j, int64_t now)
 	wl_signal_add(&j->running->events.changed, &j->changed);
 	j->eit.notify = on_running_eit;
 	wl_signal_add(&j->running->events.eit, &j->eit);
-	recorder_set_state(j, RECORDING, NULL);
-}
-
-/* Scheduled jobs whose time came start (late within their window), or are missed. */
-static gboolean
-tick_cb(gpointer data)
-{
-	struct umms_recorder *rec = data;
-	int64_t now = g_get_real_time();
-	bool waiting = false;
-	for (guint i = 0; i < rec->jobs->len; i++) {
-		struct job *j = rec->jobs->pdata[i];
-		if (j->state != SCHEDULED)
-			continue;
-		if (now < j->start_us) {
-			waiting = true;
-		} else if (j->duration_us > 0 && now >= j->start_us + j->duration_us) {
-			umms_info("recording %" G_GINT64_FORMAT ": missed (ummsd was not running)",
-				j->id);
-			recorder_set_state(j, MISSED, NULL);
-		} else {
-			if (now - j->start_us > G_USEC_PER_SEC * 2)
-				umms_info("recording %" G_GINT64_FORMAT ": starts %.0f s late", j->id,
-					(double)(now - j->start_us) / 1e6);
-			recorder_start_part(j, now);
-		}
+	if (at_us <= now) {
+		recorder_set_state(j, RECORDING, NULL);
+		return;
 	}
-	if (!waiting)
-		umms_source_forget(&rec->tick);
-	return waiting ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+	/* Still "scheduled" to its clients until the start, its source open. */
+	int64_t ahead = MAX(at_us - g_get_real_time(), 0);
+	j->begin = umms_source_timeout((unsigned)((ahead + 999) / 1000), begin_cb, j);
+	umms_dbus_iface_changed(j->iface);
 }
 
 /*
- * Checked against the wall clock every second rather than armed once for
- * the start: a clock set forward or back (NTP at boot, a user) moves the
- * start with it, as a person who scheduled "20:00" means.
+ * Scheduled jobs whose time came start (late within their window), or are
+ * missed. A job's time is its start less [recording] schedule-lead: its
+ * source is opened then, and its file begins at the start itself (the key
+ * frame at or before it: recording.h).
  */
-void
-recorder_arm_tick(struct umms_recorder *rec)
+static void
+start_due(struct umms_recorder *rec)
 {
-	if (!rec->tick)
-		rec->tick = umms_source_timeout(TICK_MS, tick_cb, rec);
+	int64_t now = g_get_real_time();
+	int64_t lead = (int64_t)rec->config->recording.schedule_lead * G_USEC_PER_SEC;
+	for (guint i = 0; i < rec->jobs->len; i++) {
+		struct job *j = rec->jobs->pdata[i];
+		if (j->state != SCHEDULED || j->running || now < j->start_us - lead)
+			continue;
+		if (j->duration_us > 0 && now >= j->start_us + j->duration_us) {
+			umms_info("recording %" G_GINT64_FORMAT ": missed (ummsd was not running)",
+				j->id);
+			recorder_set_state(j, MISSED, NULL);
+			continue;
+		}
+		if (now - j->start_us > G_USEC_PER_SEC * 2)
+			umms_info("recording %" G_GINT64_FORMAT ": starts %.0f s late", j->id,
+				(double)(now - j->start_us) / 1e6);
+		recorder_start_part(j, now, j->start_us > now ? j->start_us : 0);
+	}
+}
+
+/* The timer at the next job's time (none: disarmed). */
+static void
+arm(struct umms_recorder *rec)
+{
+	int64_t lead = (int64_t)rec->config->recording.schedule_lead * G_USEC_PER_SEC;
+	int64_t next = G_MAXINT64;
+	for (guint i = 0; i < rec->jobs->len; i++) {
+		const struct job *j = rec->jobs->pdata[i];
+		if (j->state == SCHEDULED && !j->running)
+			next = MIN(next, j->start_us - lead);
+	}
+	/* 0 disarms: a time already past is a nanosecond after 1970, at once. */
+	struct itimerspec at = { 0 };
+	if (next != G_MAXINT64) {
+		next = MAX(next, 1);
+		at.it_value.tv_sec = next / G_USEC_PER_SEC;
+		at.it_value.tv_nsec = (long)(next % G_USEC_PER_SEC) * 1000;
+		if (at.it_value.tv_sec == 0 && at.it_value.tv_nsec == 0)
+			at.it_value.tv_nsec = 1;
+	}
+	if (timerfd_settime(rec->timer_fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &at,
+			NULL) != 0)
+		umms_warn("recorder: cannot set the schedule's timer: %s", g_strerror(errno));
+}
+
+/* The next job's time came, or the wall clock was set (it moves the starts with it). */
+static gboolean
+timer_cb(gint fd, GIOCondition condition, gpointer data)
+{
+	struct umms_recorder *rec = data;
+	uint64_t expirations;
+	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno == ECANCELED)
+		umms_debug("recorder: the wall clock was set; the schedule follows it");
+	start_due(rec);
+	arm(rec);
+	return G_SOURCE_CONTINUE;
+}
+
+/*
+ * A timer on the wall clock for the next job's time rather than a tick: a
+ * file that begins late loses its first seconds. The kernel wakes it when
+ * the clock is set forward or back (NTP at boot, a user), and the start
+ * moves with the clock, as a person who scheduled "20:00" means.
+ */
+bool
+recorder_timer_init(struct umms_recorder *rec, GError **error)
+{
+	rec->timer_fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (rec->timer_fd < 0) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE, "timerfd: %s",
+			g_strerror(errno));
+		return false;
+	}
+	rec->timer = g_unix_fd_source_new(rec->timer_fd, G_IO_IN);
+	g_source_set_callback(rec->timer, G_SOURCE_FUNC(timer_cb), rec, NULL);
+	g_source_attach(rec->timer, g_main_context_get_thread_default());
+	return true;
+}
+
+void
+recorder_timer_finish(struct umms_recorder *rec)
+{
+	umms_source_clear(&rec->timer);
+	if (rec->timer_fd >= 0)
+		close(rec->timer_fd);
+	rec->timer_fd = -1;
+}
+
+void
+recorder_arm_timer(struct umms_recorder *rec)
+{
+	arm(rec);
 }
 
 /* ---- Recording1 --------------------------------------------------------------------- */
@@ -263,6 +350,7 @@ recorder_arm_tick(struct umms_recorder *rec)
 static void
 stop_running(struct job *j)
 {
+	umms_source_clear(&j->begin);
 	wl_list_remove(&j->changed.link);
 	wl_list_remove(&j->eit.link);
 	j->bytes_done += j->running->bytes_written;
@@ -270,6 +358,16 @@ stop_running(struct job *j)
 	j->running = NULL;
 	umms_resource_service_untune(j->tuner);
 	j->tuner = NULL;
+}
+
+/* A part opened ahead and not begun stops: nothing was written, and no file stays. */
+void
+recorder_stop_unbegun(struct job *j)
+{
+	stop_running(j);
+	const char *file = j->parts->pdata[j->parts->len - 1];
+	if (g_unlink(file) == 0 || errno == ENOENT)
+		drop_last_part(j);
 }
 
 /*
@@ -337,7 +435,10 @@ recording_method(void *data, const char *sender, const char *method, GVariant *p
 		return;
 	}
 	if (strcmp(method, "Cancel") == 0) {
-		if (j->state == SCHEDULED || j->retry) {
+		if (j->running && j->begin) {
+			recorder_stop_unbegun(j);
+			recorder_set_state(j, CANCELLED, NULL);
+		} else if (j->state == SCHEDULED || j->retry) {
 			umms_source_clear(&j->retry);
 			g_clear_pointer(&j->error, g_free);
 			recorder_set_state(j, CANCELLED, NULL);
@@ -370,6 +471,10 @@ recording_property(void *data, const char *name, GError **error)
 		return g_variant_new_uint64(job_bytes(j));
 	if (strcmp(name, "Error") == 0)
 		return g_variant_new_string(j->error ? j->error : "");
+	if (strcmp(name, "Programme") == 0)
+		return g_variant_new_int64(j->programme);
+	if (strcmp(name, "SeriesRule") == 0)
+		return g_variant_new_int64(j->rule);
 	if (strcmp(name, "EnginePid") == 0)
 		return g_variant_new_uint32(j->running ?
 			(guint32)umms_recording_engine_pid(j->running) : 0);
@@ -418,13 +523,17 @@ void
 recorder_job_free(struct job *j)
 {
 	umms_source_clear(&j->retry);
-	if (j->running)
+	if (j->running && j->begin)
+		recorder_stop_unbegun(j);
+	else if (j->running)
 		stop_running(j);
 	umms_dbus_iface_retire(j->iface, NULL, NULL);
 	g_ptr_array_unref(j->parts);
 	g_free(j->uri);
 	g_free(j->destination);
 	g_free(j->error);
+	g_free(j->episode_key);
+	g_free(j->title);
 	g_free(j->path);
 	g_free(j);
 }

@@ -3,8 +3,10 @@
  * (/org/umms/recording/N, org.umms.Recording1): recording.h writes each
  * one, destination.h keeps them inside the recording directories.
  *
- * Recordings start now (Record); schedules, their persistence across
- * restarts and time-shift are not built yet (issue 7 note).
+ * Recordings start now (Record), at a time (ScheduleRecording: kept
+ * across restarts, the source opened ahead so the file begins at the
+ * start), or for a programme of the guide and by series rules
+ * (recorder-guide.c); time-shift rings for players (timeshift.h).
  */
 #ifndef UMMS_SERVICE_RECORDER_H
 #define UMMS_SERVICE_RECORDER_H
@@ -16,9 +18,15 @@
 struct umms_recorder;
 struct wl_signal;
 
-/* Exports Recorder1 on @connection. */
+struct umms_guide;
+
+/*
+ * Exports Recorder1 on @connection. @guide (kept by the caller until this
+ * is destroyed; NULL: none): the programmes ScheduleProgramme and series
+ * rules record, whose changes they follow.
+ */
 struct umms_recorder *umms_recorder_create(const struct umms_config *config,
-	GDBusConnection *connection, GError **error);
+	GDBusConnection *connection, struct umms_guide *guide, GError **error);
 struct umms_resource_service;
 /* Where dvb:// recordings take their tuners (NULL: they fail with NoResource). */
 void umms_recorder_set_resources(struct umms_recorder *recorder,

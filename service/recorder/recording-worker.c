@@ -173,14 +173,14 @@ watchdog_cb(gpointer data)
 }
 
 static struct recording_worker *launch(const char *uri, const char *path, const char *mux,
-	struct umms_ring_files *ring, unsigned segment_s, unsigned n_segments,
+	int64_t start_us, struct umms_ring_files *ring, unsigned segment_s, unsigned n_segments,
 	const struct recording_worker_handler *h, void *data, GError **error);
 
 struct recording_worker *
 umms_recording_worker_start(const char *uri, const char *path, const char *mux,
-	const struct recording_worker_handler *h, void *data, GError **error)
+	int64_t start_us, const struct recording_worker_handler *h, void *data, GError **error)
 {
-	return launch(uri, path, mux, NULL, 0, 0, h, data, error);
+	return launch(uri, path, mux, start_us, NULL, 0, 0, h, data, error);
 }
 
 struct recording_worker *
@@ -188,13 +188,13 @@ umms_recording_worker_start_ring(const char *uri, struct umms_ring_files *files,
 	unsigned segment_s, unsigned n_segments, const struct recording_worker_handler *h,
 	void *data, GError **error)
 {
-	return launch(uri, NULL, "hlssink2", files, segment_s, n_segments, h, data, error);
+	return launch(uri, NULL, "hlssink2", 0, files, segment_s, n_segments, h, data, error);
 }
 
 static struct recording_worker *
-launch(const char *uri, const char *path, const char *mux, struct umms_ring_files *ring,
-	unsigned segment_s, unsigned n_segments, const struct recording_worker_handler *h,
-	void *data, GError **error)
+launch(const char *uri, const char *path, const char *mux, int64_t start_us,
+	struct umms_ring_files *ring, unsigned segment_s, unsigned n_segments,
+	const struct recording_worker_handler *h, void *data, GError **error)
 {
 	const struct umms_config *config = umms_supervisor_config();
 	/* Created here: the worker's sandbox lets it create nothing (a ring's: as it asks). */
@@ -239,6 +239,7 @@ launch(const char *uri, const char *path, const char *mux, struct umms_ring_file
 		umms_ipc_put_u32(&writer, segment_s);
 		umms_ipc_put_u32(&writer, n_segments);
 	} else {
+		umms_ipc_put_i64(&writer, start_us);
 		umms_ipc_put_fd(&writer, fd);
 	}
 	if (media_fd >= 0)

@@ -11,6 +11,7 @@
 #define UMMS_SERVICE_RECORDING_WORKER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <glib.h>
 
@@ -35,11 +36,12 @@ struct recording_worker_handler {
 /*
  * Started (the file created, the worker asked); NULL with @error, the file
  * removed again if it was created here (an existing one is truncated and
- * stays).
+ * stays). @start_us > 0: the file begins then (recording.h), the source
+ * opened now.
  */
 struct recording_worker *umms_recording_worker_start(const char *uri, const char *path,
-	const char *mux, const struct recording_worker_handler *handler, void *data,
-	GError **error);
+	const char *mux, int64_t start_us, const struct recording_worker_handler *handler,
+	void *data, GError **error);
 /*
  * A time-shift ring (recording.h) in a worker: hlssink2 there, its files
  * made and deleted here through @files (ring-files.h, kept by the caller

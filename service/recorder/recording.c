@@ -197,6 +197,18 @@ umms_recording_cancel(struct umms_recording *base)
 	r->cancel_timer = umms_source_timeout(CANCEL_GRACE_MS, grace_cb, r);
 }
 
+void
+umms_recording_set_end(struct umms_recording *base, int64_t end_us)
+{
+	struct recording *r = (struct recording *)base;
+	if (base->state != UMMS_RECORDING_RECORDING || r->cancelling || !r->stop_timer)
+		return;
+	int64_t left = MAX(end_us - g_get_real_time(), 0);
+	umms_source_clear(&r->stop_timer);
+	r->stop_timer = umms_source_timeout((unsigned)MIN(left / 1000, G_MAXUINT), stop_cb, r);
+	base->duration_us = end_us - base->start_us;
+}
+
 pid_t
 umms_recording_engine_pid(const struct umms_recording *base)
 {
@@ -206,17 +218,19 @@ umms_recording_engine_pid(const struct umms_recording *base)
 
 static struct umms_recording *
 start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool firm,
-	const struct umms_gst_record_target *ring, struct umms_ring_files *ring_files,
-	GError **error)
+	int64_t at_us, const struct umms_gst_record_target *ring,
+	struct umms_ring_files *ring_files, GError **error)
 {
 	const char *container = umms_destination_container(path);
 	const char *mux_name = container && strcmp(container, "mpegts") == 0 ?
 		"mpegtsmux" : "matroskamux";
+	/* A window's end counts from now, not from when the pipeline got going. */
+	int64_t asked = g_get_monotonic_time();
 	struct recording *r = g_new0(struct recording, 1);
 	r->base.id = id;
 	r->base.uri = g_strdup(uri);
 	r->base.path = g_strdup(path);
-	r->base.start_us = g_get_real_time();
+	r->base.start_us = at_us > 0 ? at_us : g_get_real_time();
 	r->base.duration_us = duration_us;
 	r->firm = firm;
 	r->ring_files = ring_files;
@@ -227,11 +241,11 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool 
 		r->worker = umms_recording_worker_start_ring(uri, ring_files, ring->segment_s,
 			ring->n_segments, &worker_handler, r, error);
 	} else if (in_worker) {
-		r->worker = umms_recording_worker_start(uri, path, mux_name, &worker_handler, r,
-			error);
+		r->worker = umms_recording_worker_start(uri, path, mux_name, at_us, &worker_handler,
+			r, error);
 	} else {
 		const struct umms_gst_record_target file = { .mux = mux_name, .fd = -1,
-			.path = path };
+			.path = path, .start_us = at_us };
 		r->local = umms_gst_record_start(id, uri, ring ? ring : &file, &local_handler, r,
 			error);
 	}
@@ -240,19 +254,23 @@ start(unsigned id, const char *uri, const char *path, int64_t duration_us, bool 
 		return NULL;
 	}
 	r->bytes_timer = umms_source_timeout(BYTES_PERIOD_MS, bytes_cb, r);
-	if (duration_us > 0)
+	if (duration_us > 0 && firm)
+		r->stop_timer = umms_source_timeout((unsigned)(MAX(duration_us -
+			(g_get_monotonic_time() - asked), 0) / 1000), stop_cb, r);
+	else if (duration_us > 0)
 		r->stop_timer = umms_source_timeout((unsigned)(duration_us / 1000) +
-			(firm ? 0 : START_GRACE_MS), stop_cb, r);
-	umms_info("recording %u: %s into %s (%s%s)", id, uri, path, ring ? "hlssink2" : mux_name,
-		in_worker ? ", in an engine worker" : "");
+			START_GRACE_MS, stop_cb, r);
+	umms_info("recording %u: %s into %s (%s%s)%s", id, uri, path, ring ? "hlssink2" :
+		mux_name, in_worker ? ", in an engine worker" : "", at_us > 0 ?
+		", opened ahead of its start" : "");
 	return &r->base;
 }
 
 struct umms_recording *
 umms_recording_start(unsigned id, const char *uri, const char *path, int64_t duration_us,
-	bool firm, GError **error)
+	bool firm, int64_t at_us, GError **error)
 {
-	return start(id, uri, path, duration_us, firm, NULL, NULL, error);
+	return start(id, uri, path, duration_us, firm, at_us, NULL, NULL, error);
 }
 
 struct umms_recording *
@@ -267,7 +285,7 @@ umms_recording_start_ring(unsigned id, const char *uri, const char *dir, unsigne
 	const struct umms_gst_record_target ring = { .mux = "hlssink2", .fd = -1,
 		.ring_dir = dir, .playlist = playlist, .segment_s = segment_s,
 		.n_segments = n_segments, .ring_io = &files->io };
-	return start(id, uri, playlist, -1, false, &ring, files, error);
+	return start(id, uri, playlist, -1, false, 0, &ring, files, error);
 }
 
 void

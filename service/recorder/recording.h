@@ -39,7 +39,7 @@ struct umms_recording {
 	unsigned id;
 	char *uri;
 	char *path;                /* the file written (destination resolved) */
-	int64_t start_us;          /* wall clock (µs since 1970) it started */
+	int64_t start_us;          /* wall clock (µs since 1970) it started, or starts at */
 	int64_t duration_us;       /* asked for; -1: until the source ends */
 	enum umms_recording_state state;
 	uint64_t bytes_written;
@@ -61,11 +61,15 @@ const char *umms_recording_state_name(enum umms_recording_state state);
  * for @duration_us (-1: until the source ends), counted from when its first
  * data reaches the file (a worker may take a moment to start, a network
  * source to answer), or, @firm, from now: the end of a window scheduled,
- * which the worker's start-up must not push back. NULL with an error when
- * the pipeline cannot be made; failures later end in state "failed".
+ * which the worker's start-up must not push back. @at_us > 0 (wall clock,
+ * µs since 1970, later than now): a scheduled start, the source opened now
+ * and the file beginning at its key frame at or before @at_us
+ * (engines/gstreamer/gst-record-gate.h); @duration_us still counts from
+ * now. NULL with an error when the pipeline cannot be made; failures later
+ * end in state "failed".
  */
 struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,
-	int64_t duration_us, bool firm, GError **error);
+	int64_t duration_us, bool firm, int64_t at_us, GError **error);
 /*
  * A ring for time-shift: @uri remuxed (no transcoding) into MPEG-TS
  * segments of about @segment_s seconds (cut at key frames) in @dir, the
@@ -80,6 +84,11 @@ struct umms_recording *umms_recording_start_ring(unsigned id, const char *uri,
 	const char *dir, unsigned segment_s, unsigned n_segments, GError **error);
 /* The process id of its engine worker while it runs; 0 when it runs in ummsd. */
 pid_t umms_recording_engine_pid(const struct umms_recording *recording);
+/*
+ * Ends it at @end_us (wall clock, µs since 1970) instead of when its
+ * duration would; no-op unless recording with an end still to come.
+ */
+void umms_recording_set_end(struct umms_recording *recording, int64_t end_us);
 /* Ends it cleanly (the file closed); "cancelled" once done. No-op unless recording. */
 void umms_recording_cancel(struct umms_recording *recording);
 /* Stops at once (what is written stays) and frees it. */

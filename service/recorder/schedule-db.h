@@ -1,7 +1,8 @@
 /*
  * Recordings kept across restarts of ummsd: one SQLite table in
  * $XDG_STATE_HOME/umms/umms.db ([recording] database), a row per
- * recording, scheduled or made, updated at every change of state. What
+ * recording, scheduled or made, updated at every change of state, and the
+ * series rules (table series_rules). What
  * ummsd does with them at start (start, resume, mark missed) is the
  * recorder's (recorder.c).
  */
@@ -24,6 +25,12 @@ struct umms_schedule_row {
 	const char *parts;         /* every file written, separated by newlines */
 	uint64_t bytes;
 	const char *error;         /* "" when none */
+	int64_t programme;         /* the guide's programme it records (guide.h), 0: none */
+	int64_t rule;              /* the series rule that scheduled it, 0: none */
+	const char *episode_key;   /* what makes it the same episode as another, "": none */
+	int64_t padding_before_s, padding_after_s; /* around the programme's times */
+	int64_t channel;           /* the programme's channel, and */
+	const char *title;         /* its title: where to look for it once it moved */
 };
 
 /* Opens (creating the folder, the file and the table) @path. NULL with @error. */
@@ -42,5 +49,29 @@ typedef void (*umms_schedule_row_fn)(const struct umms_schedule_row *row, void *
 /* Every row, oldest first. */
 bool umms_schedule_db_load(struct umms_schedule_db *db, umms_schedule_row_fn fn, void *data,
 	GError **error);
+
+/*
+ * A series rule (org.umms.Recorder1 AddSeriesRule): the guide's
+ * programmes it records, kept in table series_rules of the same file.
+ */
+struct umms_series_rule {
+	int64_t id;
+	const char *title;         /* a title pattern (* and ?, case ignored), "": any */
+	const char *series_id;     /* the guide's series id, "": any */
+	int64_t channel;           /* the guide's channel id, 0: any */
+	bool new_only;             /* an episode recorded or scheduled already is not again */
+	int64_t padding_before_s, padding_after_s;
+};
+
+/* A new rule (its id set in @rule); false with @error. */
+bool umms_schedule_db_add_rule(struct umms_schedule_db *db, struct umms_series_rule *rule,
+	GError **error);
+/* Forgets rule @id (*@found: it was there); false with @error. */
+bool umms_schedule_db_remove_rule(struct umms_schedule_db *db, int64_t id, bool *found,
+	GError **error);
+typedef void (*umms_series_rule_fn)(const struct umms_series_rule *rule, void *data);
+/* Every rule, oldest first (strings valid during the call). */
+bool umms_schedule_db_for_each_rule(struct umms_schedule_db *db, umms_series_rule_fn fn,
+	void *data, GError **error);
 
 #endif

@@ -41,11 +41,14 @@ umms_player_seek(struct umms_player *player, int64_t offset,
 	if (!need_seekable(player, error))
 		return false;
 	int64_t now = umms_player_get_position(player);
-	int64_t position = now + offset;
+	/* Any offset a client sends (MPRIS Seek INT64_MIN too): saturated, never overflowed. */
+	int64_t position;
+	if (__builtin_add_overflow(now, offset, &position))
+		position = offset < 0 ? INT64_MIN : INT64_MAX;
 	/* Time-shifted, the window is the bound (checked below), not the media's ends. */
 	if (!umms_timeshift_enabled(player->timeshift)) {
 		int64_t duration = player->engine->info.duration;
-		position = offset < 0 && -offset > now ? 0 : position;
+		position = MAX(position, 0);
 		if (duration >= 0 && position > duration)
 			position = duration;
 	}

@@ -322,6 +322,17 @@ test_seek(struct umms_test *t, gconstpointer data)
 	assert_near(seeked_position(signals), US(2.0), FRAME / 2);
 	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", -US(100)));
 	assert_near(seeked_position(signals), 0, FRAME / 2);
+	/* The extremes a client may send: no overflow (UBSan), the start and the end. */
+	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", US(1)));
+	assert_near(seeked_position(signals), US(1), FRAME / 2);
+	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", G_MININT64));
+	assert_near(seeked_position(signals), 0, FRAME / 2);
+	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", US(1)));
+	assert_near(seeked_position(signals), US(1), FRAME / 2);
+	umms_test_player_do(t->bus, p, "Seek", g_variant_new("(x)", G_MAXINT64));
+	assert_near(seeked_position(signals), US(5), FRAME);
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", 0));
+	assert_near(seeked_position(signals), 0, FRAME / 2);
 
 	/* Outside the media is refused, saying where the media ends. */
 	g_autofree char *m1 = umms_test_call_error(t->bus, p, UMMS_PLAYER, "SetPosition",

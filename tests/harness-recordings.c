@@ -4,6 +4,7 @@
  * recorder, capture, recorder-worker and worker-sandbox tests.
  */
 #include <string.h>
+#include <gst/gst.h>
 
 #include "harness.h"
 
@@ -44,4 +45,32 @@ umms_test_proc_status(pid_t pid, const char *field)
 	while (*at == ' ' || *at == '\t')
 		at++;
 	return g_strndup(at, strcspn(at, "\n"));
+}
+
+GError *
+umms_test_decode(const char *description, GstPadProbeCallback probe, void *data)
+{
+	g_autoptr(GError) error = NULL;
+	GstElement *pipeline = gst_parse_launch(description, &error);
+	g_assert_no_error(error);
+	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+	g_assert_nonnull(sink);
+	GstPad *pad = gst_element_get_static_pad(sink, "sink");
+	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, data, NULL);
+	gst_object_unref(pad);
+	gst_object_unref(sink);
+	GstBus *bus = gst_element_get_bus(pipeline);
+	g_assert_cmpint(gst_element_set_state(pipeline, GST_STATE_PLAYING), !=,
+		GST_STATE_CHANGE_FAILURE);
+	GstMessage *end = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND,
+		GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+	g_assert_nonnull(end);
+	GError *why = NULL;
+	if (GST_MESSAGE_TYPE(end) == GST_MESSAGE_ERROR)
+		gst_message_parse_error(end, &why, NULL);
+	gst_message_unref(end);
+	gst_object_unref(bus);
+	gst_element_set_state(pipeline, GST_STATE_NULL);
+	gst_object_unref(pipeline);
+	return why;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <gio/gio.h>
+#include <gst/gst.h>
 
 #include "config.h"
 
@@ -192,6 +193,13 @@ char *umms_test_recording_string(struct umms_test *t, const char *path, const ch
 /* Waits up to @ms for its State to be @state; else fails naming State and Error. */
 void umms_test_recording_wait(struct umms_test *t, const char *path, const char *state,
 	unsigned ms);
+/*
+ * Runs pipeline @description (gst_parse_launch) to its end, at most 30 s,
+ * @probe seeing each buffer into its element named "sink": what a player
+ * would decode of a recorded file. Returns the pipeline's error, NULL at
+ * end of stream.
+ */
+GError *umms_test_decode(const char *description, GstPadProbeCallback probe, void *data);
 /* A field of /proc/@pid/status ("Seccomp") as text; caller frees. */
 char *umms_test_proc_status(pid_t pid, const char *field);
 

@@ -179,18 +179,7 @@ test_record(struct umms_test *t, gconstpointer data)
 		g_variant_new("(ss@a{sv})", uri, "vivid.mkv", g_variant_dict_end(&options)));
 	const char *rec = NULL;
 	g_variant_get(reply, "(&o)", &rec);
-	g_autofree char *state = NULL;
-	for (int i = 0; i < 600; i++) {
-		g_free(state);
-		state = umms_test_recording_string(t, rec, "State");
-		if (strcmp(state, "recording") != 0)
-			break;
-		umms_test_sleep(50);
-	}
-	g_autofree char *error = umms_test_recording_string(t, rec, "Error");
-	if (strcmp(state, "completed") != 0)
-		g_test_message("recording %s: %s", state, error);
-	g_assert_cmpstr(state, ==, "completed");
+	umms_test_recording_wait(t, rec, "completed", 30000);
 	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 
 	/* What GStreamer's discoverer makes of it: Matroska, a video stream, about 3 s. */

@@ -312,18 +312,7 @@ test_record(struct umms_test *t, gconstpointer data)
 	g_variant_get(reply, "(&o)", &rec);
 	/* The recording holds the tuner while it records. */
 	wait_holders(t, rec);
-	g_autofree char *state = NULL;
-	for (int i = 0; i < 600; i++) {
-		g_free(state);
-		state = umms_test_recording_string(t, rec, "State");
-		if (strcmp(state, "recording") != 0)
-			break;
-		umms_test_sleep(50);
-	}
-	g_autofree char *error = umms_test_recording_string(t, rec, "Error");
-	if (strcmp(state, "completed") != 0)
-		g_test_message("recording %s: %s", state, error);
-	g_assert_cmpstr(state, ==, "completed");
+	umms_test_recording_wait(t, rec, "completed", 30000);
 	wait_holders(t, "");
 	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 

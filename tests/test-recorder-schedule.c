@@ -126,28 +126,8 @@ decode(const char *file)
 	g_autofree char *uri = gst_filename_to_uri(file, NULL);
 	g_autofree char *description = g_strdup_printf("uridecodebin uri=%s ! videoconvert ! "
 		"video/x-raw,format=I420,width=160,height=120 ! fakesink name=sink", uri);
-	g_autoptr(GError) error = NULL;
-	GstElement *pipeline = gst_parse_launch(description, &error);
-	g_assert_no_error(error);
 	struct decoded d = { 0 };
-	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-	GstPad *pad = gst_element_get_static_pad(sink, "sink");
-	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, frame_cb, &d, NULL);
-	gst_object_unref(pad);
-	gst_object_unref(sink);
-	GstBus *bus = gst_element_get_bus(pipeline);
-	g_assert_cmpint(gst_element_set_state(pipeline, GST_STATE_PLAYING), !=,
-		GST_STATE_CHANGE_FAILURE);
-	GstMessage *end = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND,
-		GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-	g_assert_nonnull(end);
-	g_autoptr(GError) why = NULL;
-	if (GST_MESSAGE_TYPE(end) == GST_MESSAGE_ERROR)
-		gst_message_parse_error(end, &why, NULL);
-	gst_message_unref(end);
-	gst_object_unref(bus);
-	gst_element_set_state(pipeline, GST_STATE_NULL);
-	gst_object_unref(pipeline);
+	g_autoptr(GError) why = umms_test_decode(description, frame_cb, &d);
 	g_assert_null(why);
 	return d;
 }

@@ -126,27 +126,8 @@ assert_playable(const char *file, double seconds)
 
 	g_autofree char *description = g_strdup_printf("uridecodebin uri=%s ! video/x-raw ! "
 		"fakesink name=sink", uri);
-	GstElement *pipeline = gst_parse_launch(description, &error);
-	g_assert_no_error(error);
-	GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
 	guint64 frames = 0;
-	GstPad *pad = gst_element_get_static_pad(sink, "sink");
-	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_cb, &frames, NULL);
-	gst_object_unref(pad);
-	gst_object_unref(sink);
-	GstBus *bus = gst_element_get_bus(pipeline);
-	g_assert_cmpint(gst_element_set_state(pipeline, GST_STATE_PLAYING), !=,
-		GST_STATE_CHANGE_FAILURE);
-	GstMessage *end = gst_bus_timed_pop_filtered(bus, 30 * GST_SECOND,
-		GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-	g_assert_nonnull(end);
-	g_autoptr(GError) why = NULL;
-	if (GST_MESSAGE_TYPE(end) == GST_MESSAGE_ERROR)
-		gst_message_parse_error(end, &why, NULL);
-	gst_message_unref(end);
-	gst_object_unref(bus);
-	gst_element_set_state(pipeline, GST_STATE_NULL);
-	gst_object_unref(pipeline);
+	g_autoptr(GError) why = umms_test_decode(description, count_cb, &frames);
 	g_test_message("%s: %" G_GUINT64_FORMAT " frames decoded%s%s", file, frames,
 		why ? ", then " : "", why ? why->message : "");
 	g_assert_null(why);

@@ -281,6 +281,7 @@ struct airing {
 	int64_t start_us, stop_us;
 	const char *title;
 	const char *episode;       /* xmltv_ns ("0.4."), or NULL */
+	bool previously_shown;     /* <previously-shown/>: a repeat */
 };
 
 static char *
@@ -312,6 +313,8 @@ import_guide(struct umms_test *t, const char *name, const char *one_uri,
 		if (airings[i].episode)
 			g_string_append_printf(xml, "<episode-num system=\"xmltv_ns\">%s"
 				"</episode-num>", airings[i].episode);
+		if (airings[i].previously_shown)
+			g_string_append(xml, "<previously-shown/>");
 		g_string_append(xml, "</programme>\n");
 	}
 	g_string_append(xml, "</tv>\n");
@@ -529,9 +532,9 @@ add_rule(struct umms_test *t, GVariant *rule)
 
 /*
  * "Record every new episode": a series rule over three airings, two of
- * them the same episode, records exactly two; imported again, nothing
- * more; kept across a restart; ummsctl adds, lists and removes rules and
- * records a programme.
+ * them the same episode, records exactly two, and not a fourth the guide
+ * says is a repeat; imported again, nothing more; kept across a restart;
+ * ummsctl adds, lists and removes rules and records a programme.
  */
 static void
 test_series(struct umms_test *t, gconstpointer data)
@@ -544,11 +547,19 @@ test_series(struct umms_test *t, gconstpointer data)
 		{ "one", base + US(1800), base + US(3600), "News", NULL },
 		{ "one", base + US(3600), base + US(5400), "Quiz Night", "0.1." },
 		{ "one", base + US(7200), base + US(9000), "Quiz Night", "0.0." },
+		{ "one", base + US(9000), base + US(10800), "Quiz Night", "0.2.", true },
 	};
 	import_guide(t, "series", "udp://127.0.0.1:9", airings, G_N_ELEMENTS(airings));
 	int64_t first = programme_id(t, "One", airings[0].start_us);
 	int64_t second = programme_id(t, "One", airings[2].start_us);
 	int64_t repeat = programme_id(t, "One", airings[3].start_us);
+	int64_t shown = programme_id(t, "One", airings[4].start_us);
+	g_autoptr(GVariant) shown_v = umms_test_call_ok(t->bus, UMMS_ROOT, "org.umms.Guide1",
+		"GetProgramme", g_variant_new("(x)", shown));
+	g_autoptr(GVariant) shown_dict = g_variant_get_child_value(shown_v, 0);
+	gboolean is_repeat = FALSE;
+	g_assert_true(g_variant_lookup(shown_dict, "previously-shown", "b", &is_repeat));
+	g_assert_true(is_repeat);
 
 	/* Bad rules: named errors. */
 	g_autofree char *e1 = umms_test_call_error(t->bus, UMMS_ROOT, RECORDER1, "AddSeriesRule",
@@ -574,14 +585,15 @@ test_series(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(listed, "quiz*"));
 	g_assert_nonnull(strstr(listed, "new episodes only"));
 
-	/* Every airing, by ummsctl: the repeat too (the two others are taken). */
+	/* Every airing, by ummsctl: the repeats too (the two others are taken). */
 	g_autofree char *out = umms_test_ummsctl("series", "add", "title=Quiz Night",
 		"new-only=no", "padding=60,120", NULL);
 	int64_t all = g_ascii_strtoll(out, NULL, 10);
 	g_assert_cmpint(all, >, rule);
 	g_autoptr(GArray) repeats = rule_programmes(t, all);
-	g_assert_cmpuint(repeats->len, ==, 1);
+	g_assert_cmpuint(repeats->len, ==, 2);
 	g_assert_cmpint(g_array_index(repeats, int64_t, 0), ==, repeat);
+	g_assert_cmpint(g_array_index(repeats, int64_t, 1), ==, shown);
 
 	/* The news, by hand. */
 	int64_t news = programme_id(t, "One", airings[1].start_us);

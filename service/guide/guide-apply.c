@@ -216,6 +216,7 @@ store_xmltv_programme(struct umms_guide *guide, struct xmltv_channel *xc,
 		.min_age = pp->min_age,
 		.dvb = { -1, -1, -1 },
 		.event_id = -1,
+		.previously_shown = pp->previously_shown,
 	};
 	sqlite3_stmt *st = guide_db_stmt(guide, STMT_PROGRAMME_BY_KEY);
 	sqlite3_bind_int64(st, 1, p.channel);

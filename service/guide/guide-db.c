@@ -41,7 +41,7 @@ static const char schema[] =
 	" min_age INTEGER NOT NULL DEFAULT -1,"
 	" onid INTEGER NOT NULL DEFAULT -1, tsid INTEGER NOT NULL DEFAULT -1,"
 	" sid INTEGER NOT NULL DEFAULT -1, event_id INTEGER NOT NULL DEFAULT -1,"
-	" origin TEXT NOT NULL);"
+	" origin TEXT NOT NULL, previously_shown INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS guide_programmes_channel"
 	" ON guide_programmes (channel, start_us, title);"
 	"CREATE INDEX IF NOT EXISTS guide_programmes_start ON guide_programmes (start_us);"
@@ -79,12 +79,12 @@ static const char *const stmt_sql[STMT_COUNT] = {
 		" WHERE channel = ? AND start_us = ? AND title = ? AND origin = 'xmltv' LIMIT 1",
 	[STMT_PROGRAMME_INSERT] = "INSERT INTO guide_programmes (channel, start_us, stop_us,"
 		" title, sub_title, description, categories, episode, series_id, rating_system,"
-		" rating, min_age, onid, tsid, sid, event_id, origin)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		" rating, min_age, onid, tsid, sid, event_id, origin, previously_shown)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[STMT_PROGRAMME_UPDATE] = "UPDATE guide_programmes SET channel = ?, start_us = ?,"
 		" stop_us = ?, title = ?, sub_title = ?, description = ?, categories = ?,"
 		" episode = ?, series_id = ?, rating_system = ?, rating = ?, min_age = ?, onid = ?,"
-		" tsid = ?, sid = ?, event_id = ?, origin = ? WHERE id = ?",
+		" tsid = ?, sid = ?, event_id = ?, origin = ?, previously_shown = ? WHERE id = ?",
 	[STMT_PROGRAMME_DELETE] = "DELETE FROM guide_programmes WHERE id = ?",
 	[STMT_SEARCH_INSERT] = "INSERT INTO guide_search (rowid, title, sub_title, description)"
 		" VALUES (?, ?, ?, ?)",
@@ -208,6 +208,7 @@ guide_db_read_programme(sqlite3_stmt *st, struct umms_guide_programme *out)
 		.dvb = { sqlite3_column_int(st, 13), sqlite3_column_int(st, 14),
 			sqlite3_column_int(st, 15) },
 		.event_id = sqlite3_column_int(st, 16),
+		.previously_shown = sqlite3_column_int(st, 17) != 0,
 	};
 	if (!out->title)
 		out->title = "";
@@ -283,7 +284,7 @@ programme_unchanged(struct umms_guide *guide, const struct umms_guide_programme 
 		same(o.rating, p->rating) && o.min_age == p->min_age &&
 		o.dvb.onid == p->dvb.onid && o.dvb.tsid == p->dvb.tsid &&
 		o.dvb.sid == p->dvb.sid && o.event_id == p->event_id &&
-		same(text_or_null(st, 17), origin);
+		o.previously_shown == p->previously_shown && same(text_or_null(st, 18), origin);
 	sqlite3_reset(st);
 	return unchanged;
 }
@@ -315,8 +316,9 @@ guide_db_store_programme(struct umms_guide *guide, struct umms_guide_programme *
 	sqlite3_bind_int(st, 15, p->dvb.sid);
 	sqlite3_bind_int(st, 16, p->event_id);
 	sqlite3_bind_text(st, 17, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 18, p->previously_shown);
 	if (p->id)
-		sqlite3_bind_int64(st, 18, p->id);
+		sqlite3_bind_int64(st, 19, p->id);
 	bool ok = sqlite3_step(st) == SQLITE_DONE;
 	sqlite3_reset(st);
 	if (!ok)

@@ -71,6 +71,8 @@ guide_programme_variant(const struct umms_guide_programme *p)
 		g_variant_builder_add(&b, "{sv}", "min-age", g_variant_new_int32(p->min_age));
 	if (p->event_id >= 0)
 		g_variant_builder_add(&b, "{sv}", "event-id", g_variant_new_int32(p->event_id));
+	if (p->previously_shown)
+		g_variant_builder_add(&b, "{sv}", "previously-shown", g_variant_new_boolean(TRUE));
 	add_dvb(&b, &p->dvb);
 	return g_variant_builder_end(&b);
 }

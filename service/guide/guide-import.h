@@ -46,6 +46,8 @@ struct guide_parsed_programme {
 	char *rating_system;
 	char *rating;
 	int min_age;
+	bool previously_shown; /* <previously-shown> and no <new> */
+	bool new;              /* <new>: a first showing, whatever else it says */
 };
 
 struct guide_parsed {

@@ -72,7 +72,7 @@ sqlite3_stmt *guide_db_stmt(struct umms_guide *guide, enum guide_stmt which);
 /* Column list and reader of a programme row (SELECT GUIDE_PROGRAMME_COLUMNS FROM …). */
 #define GUIDE_PROGRAMME_COLUMNS "id, channel, start_us, stop_us, title, sub_title, " \
 	"description, categories, episode, series_id, rating_system, rating, min_age, onid, " \
-	"tsid, sid, event_id"
+	"tsid, sid, event_id, previously_shown"
 #define GUIDE_CHANNEL_COLUMNS "id, number, name, logo, groups, uri, xmltv_id, " \
 	"shift_minutes, source, onid, tsid, sid"
 void guide_db_read_programme(sqlite3_stmt *st, struct umms_guide_programme *out);

@@ -297,6 +297,11 @@ programme_child(struct parser *p, const xmlChar *name, void *data)
 			prog->series_id = text;
 		else
 			g_free(text);
+	} else if (is(name, "previously-shown")) {
+		prog->previously_shown = !prog->new;
+	} else if (is(name, "new")) {
+		prog->new = true;
+		prog->previously_shown = false;
 	} else if (is(name, "rating") && !prog->rating) {
 		g_free(prog->rating_system);
 		prog->rating_system = attribute(p, "system");

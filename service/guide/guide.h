@@ -68,6 +68,7 @@ struct umms_guide_programme {
 	int min_age;             /* the age the rating means, -1: none or unknown */
 	struct umms_guide_dvb_ids dvb;
 	int event_id;            /* EIT event_id, -1: not from EIT */
+	bool previously_shown;   /* a repeat: XMLTV <previously-shown> without <new> */
 };
 
 /* One event of an EIT section, as the EIT reader decoded it. */

@@ -345,6 +345,11 @@ apply_rule(struct umms_recorder *rec, const struct rule_copy *rule, int64_t now)
 		struct umms_guide_programme p;
 		if (!umms_guide_get_programme(rec->guide, id, &p))
 			continue;
+		if (rule->new_only && p.previously_shown) {
+			umms_debug("series rule %" G_GINT64_FORMAT ": programme %" G_GINT64_FORMAT
+				" is a repeat (previously shown)", rule->id, id);
+			continue;
+		}
 		g_autofree char *key = episode_key(&p);
 		if (rule->new_only && *key && episode_taken(rec, key)) {
 			umms_debug("series rule %" G_GINT64_FORMAT ": programme %" G_GINT64_FORMAT

@@ -13,8 +13,8 @@
 
 #include "harness.h"
 
-unsigned
-umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
+static unsigned
+engine_children_of(pid_t parent, unsigned *zombies, pid_t skip, pid_t *worker)
 {
 	unsigned n = 0;
 	*zombies = 0;
@@ -36,7 +36,7 @@ umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
 		char state = 0;
 		int ppid = 0;
 		if (!close || !open || sscanf(close + 1, " %c %d", &state, &ppid) != 2 ||
-				ppid != getpid())
+				ppid != parent)
 			continue;
 		/* Zombies of any kind; live processes only of the engine's. */
 		bool engine = g_str_has_prefix(open + 1, "umms-engine");
@@ -52,12 +52,24 @@ umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
 	return n;
 }
 
+unsigned
+umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
+{
+	return engine_children_of(getpid(), zombies, skip, worker);
+}
+
 void
 umms_test_wait_engine_workers(unsigned count)
 {
+	umms_test_wait_engine_workers_of(getpid(), count);
+}
+
+void
+umms_test_wait_engine_workers_of(pid_t parent, unsigned count)
+{
 	unsigned n = 0, zombies = 0;
 	gint64 end = g_get_monotonic_time() + 15 * G_USEC_PER_SEC;
-	while ((n = umms_test_engine_children(&zombies, 0, NULL)) != count || zombies) {
+	while ((n = engine_children_of(parent, &zombies, 0, NULL)) != count || zombies) {
 		if (g_get_monotonic_time() > end)
 			g_error("%u engine workers (%u of them zombies), not %u", n, zombies, count);
 		umms_test_sleep(20);

@@ -221,6 +221,8 @@ unsigned umms_test_engine_children(unsigned *zombies, pid_t skip, pid_t *worker)
  * that fds counted afterwards do not change when it arrives.
  */
 void umms_test_wait_engine_workers(unsigned count);
+/* The same for the workers of @parent (a spawned ummsd). */
+void umms_test_wait_engine_workers_of(pid_t parent, unsigned count);
 /*
  * The engine fork server among this program's children (comm "umms-zygote",
  * worker/zygote.h), but @not; waits up to 10 s for one, 0 if none came.

@@ -315,7 +315,14 @@ test_client_killed(void)
 	umms_test_player_do(bus, warm->path, "SetUri", g_variant_new("(s)", uri));
 	umms_test_player_do(bus, warm->path, "Play", NULL);
 	g_free(umms_test_embed_wait(warm, "frame 5", 5000));
+	pid_t warm_worker = (pid_t)umms_test_stat(bus, warm->path, "engine-pid");
 	umms_test_embed_free(warm);
+	/* Its worker gone and the next spare there (started a second after a SetUri). */
+	g_autofree char *warm_proc = g_strdup_printf("/proc/%d", (int)warm_worker);
+	for (int i = 0; i < 300 && warm_worker > 0 && g_file_test(warm_proc, G_FILE_TEST_EXISTS); i++)
+		umms_test_sleep(50);
+	g_assert_false(warm_worker > 0 && g_file_test(warm_proc, G_FILE_TEST_EXISTS));
+	umms_test_wait_engine_workers_of(pid, 1);
 	umms_test_sleep(300);
 	unsigned baseline = fd_count(pid);
 
@@ -330,6 +337,7 @@ test_client_killed(void)
 	/* Killed mid-playback: its player and every buffer it held are freed. */
 	g_subprocess_send_signal(e->process, SIGKILL);
 	g_subprocess_wait(e->process, NULL, NULL);
+	umms_test_wait_engine_workers_of(pid, 1);
 	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
 	while (fd_count(pid) > baseline && g_get_monotonic_time() < end)
 		umms_test_sleep(50);

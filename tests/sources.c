@@ -126,6 +126,26 @@ umms_test_http_stop(struct umms_test_http *server)
 	g_cond_clear(&server->cond);
 }
 
+GstPadProbeReturn
+umms_test_live_paint_time(GstPadProbeInfo *info, GstClockTime unit)
+{
+	GstBuffer *buffer = gst_buffer_make_writable(gst_pad_probe_info_get_buffer(info));
+	GST_PAD_PROBE_INFO_DATA(info) = buffer;
+	unsigned t = (unsigned)(GST_BUFFER_PTS(buffer) / unit);
+	guint8 left = (guint8)(16 + 14 * (t % 16)), right = (guint8)(16 + 14 * (t / 16 % 16));
+	GstMapInfo map;
+	if (!gst_buffer_map(buffer, &map, GST_MAP_WRITE))
+		return GST_PAD_PROBE_OK;
+	/* I420, 160x120: Y, then U and V of 80x60, grey. */
+	for (int y = 0; y < 120; y++) {
+		memset(map.data + y * 160, left, 80);
+		memset(map.data + y * 160 + 80, right, 80);
+	}
+	memset(map.data + 160 * 120, 128, 2 * 80 * 60);
+	gst_buffer_unmap(buffer, &map);
+	return GST_PAD_PROBE_OK;
+}
+
 GstElement *
 umms_test_live_udp_start(int port, unsigned key_int, GstPadProbeCallback paint)
 {

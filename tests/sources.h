@@ -42,6 +42,12 @@ void umms_test_http_stop(struct umms_test_http *server);
  * and may change it. Playing when it returns.
  */
 GstElement *umms_test_live_udp_start(int port, unsigned key_int, GstPadProbeCallback paint);
+/*
+ * For a @paint probe: paints the frame with its own time t in @unit steps,
+ * as two grey levels, the left half 16 + 14 (t mod 16) and the right half
+ * 16 + 14 (t / 16 mod 16), so a test reads the time a frame shows.
+ */
+GstPadProbeReturn umms_test_live_paint_time(GstPadProbeInfo *info, GstClockTime unit);
 void umms_test_live_udp_stop(GstElement *pipeline);
 
 /*

@@ -18,21 +18,7 @@
 static GstPadProbeReturn
 paint_cb(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
-	GstBuffer *buffer = gst_buffer_make_writable(gst_pad_probe_info_get_buffer(info));
-	GST_PAD_PROBE_INFO_DATA(info) = buffer;
-	unsigned t = (unsigned)(GST_BUFFER_PTS(buffer) / (GST_SECOND / 2));
-	guint8 left = (guint8)(16 + 14 * (t % 16)), right = (guint8)(16 + 14 * (t / 16 % 16));
-	GstMapInfo map;
-	if (!gst_buffer_map(buffer, &map, GST_MAP_WRITE))
-		return GST_PAD_PROBE_OK;
-	/* I420, 160x120: Y, then U and V of 80x60, grey. */
-	for (int y = 0; y < 120; y++) {
-		memset(map.data + y * 160, left, 80);
-		memset(map.data + y * 160 + 80, right, 80);
-	}
-	memset(map.data + 160 * 120, 128, 2 * 80 * 60);
-	gst_buffer_unmap(buffer, &map);
-	return GST_PAD_PROBE_OK;
+	return umms_test_live_paint_time(info, GST_SECOND / 2);
 }
 
 void

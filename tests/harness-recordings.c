@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include <gst/gst.h>
+#include <gst/pbutils/pbutils.h>
 
 #include "harness.h"
 
@@ -73,4 +74,16 @@ umms_test_decode(const char *description, GstPadProbeCallback probe, void *data)
 	gst_element_set_state(pipeline, GST_STATE_NULL);
 	gst_object_unref(pipeline);
 	return why;
+}
+
+GstDiscovererInfo *
+umms_test_discover(const char *file, unsigned timeout_s)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GstDiscoverer) discoverer = gst_discoverer_new(timeout_s * GST_SECOND, &error);
+	g_assert_no_error(error);
+	g_autofree char *uri = gst_filename_to_uri(file, NULL);
+	GstDiscovererInfo *info = gst_discoverer_discover_uri(discoverer, uri, &error);
+	g_assert_no_error(error);
+	return info;
 }

@@ -200,6 +200,8 @@ void umms_test_recording_wait(struct umms_test *t, const char *path, const char 
  * end of stream.
  */
 GError *umms_test_decode(const char *description, GstPadProbeCallback probe, void *data);
+/* What GStreamer's discoverer makes of @file (within @timeout_s); fails the test on an error. */
+struct _GstDiscovererInfo *umms_test_discover(const char *file, unsigned timeout_s);
 /* A field of /proc/@pid/status ("Seccomp") as text; caller frees. */
 char *umms_test_proc_status(pid_t pid, const char *field);
 

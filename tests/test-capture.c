@@ -183,13 +183,7 @@ test_record(struct umms_test *t, gconstpointer data)
 	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
 
 	/* What GStreamer's discoverer makes of it: Matroska, a video stream, about 3 s. */
-	g_autoptr(GError) gerror = NULL;
-	g_autoptr(GstDiscoverer) discoverer = gst_discoverer_new(30 * GST_SECOND, &gerror);
-	g_assert_no_error(gerror);
-	g_autofree char *file_uri = gst_filename_to_uri(file, NULL);
-	g_autoptr(GstDiscovererInfo) info = gst_discoverer_discover_uri(discoverer, file_uri,
-		&gerror);
-	g_assert_no_error(gerror);
+	g_autoptr(GstDiscovererInfo) info = umms_test_discover(file, 30);
 	GstClockTime duration = gst_discoverer_info_get_duration(info);
 	GList *videos = gst_discoverer_info_get_video_streams(info);
 	g_assert_nonnull(videos);

@@ -109,11 +109,7 @@ static double
 assert_playable(const char *file, double seconds)
 {
 	g_autofree char *uri = gst_filename_to_uri(file, NULL);
-	g_autoptr(GError) error = NULL;
-	GstDiscoverer *discoverer = gst_discoverer_new(10 * GST_SECOND, &error);
-	g_assert_no_error(error);
-	GstDiscovererInfo *info = gst_discoverer_discover_uri(discoverer, uri, &error);
-	g_assert_no_error(error);
+	GstDiscovererInfo *info = umms_test_discover(file, 10);
 	g_assert_cmpint(gst_discoverer_info_get_result(info), ==, GST_DISCOVERER_OK);
 	GList *video = gst_discoverer_info_get_video_streams(info);
 	g_assert_nonnull(video);
@@ -122,7 +118,6 @@ assert_playable(const char *file, double seconds)
 	g_assert_cmpuint(duration, >=, (GstClockTime)(seconds * GST_SECOND));
 	gst_discoverer_stream_info_list_free(video);
 	g_object_unref(info);
-	g_object_unref(discoverer);
 
 	g_autofree char *description = g_strdup_printf("uridecodebin uri=%s ! video/x-raw ! "
 		"fakesink name=sink", uri);

@@ -25,6 +25,20 @@ static void flush(struct umms_guide *guide);
 
 /* ---- now/next ----------------------------------------------------------------------------- */
 
+/* @p's strings held until the next call into the guide (guide.h). */
+static void
+hold_programme(struct umms_guide *guide, struct umms_guide_programme *p)
+{
+	p->title = guide_hold(guide, p->title);
+	p->sub_title = guide_hold(guide, p->sub_title);
+	p->description = guide_hold(guide, p->description);
+	p->categories = guide_hold(guide, p->categories);
+	p->episode = guide_hold(guide, p->episode);
+	p->series_id = guide_hold(guide, p->series_id);
+	p->rating_system = guide_hold(guide, p->rating_system);
+	p->rating = guide_hold(guide, p->rating);
+}
+
 bool
 guide_now_next(struct umms_guide *guide, int64_t channel, int64_t at_us,
 	struct umms_guide_programme *now, bool *have_now,
@@ -53,14 +67,7 @@ guide_now_next(struct umms_guide *guide, int64_t channel, int64_t at_us,
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			struct umms_guide_programme *p = out[i];
 			guide_db_read_programme(st, p);
-			p->title = guide_hold(guide, p->title);
-			p->sub_title = guide_hold(guide, p->sub_title);
-			p->description = guide_hold(guide, p->description);
-			p->categories = guide_hold(guide, p->categories);
-			p->episode = guide_hold(guide, p->episode);
-			p->series_id = guide_hold(guide, p->series_id);
-			p->rating_system = guide_hold(guide, p->rating_system);
-			p->rating = guide_hold(guide, p->rating);
+			hold_programme(guide, p);
 			*have[i] = true;
 		}
 		sqlite3_finalize(st);
@@ -459,14 +466,7 @@ umms_guide_get_programme(struct umms_guide *guide, int64_t id, struct umms_guide
 	bool found = sqlite3_step(st) == SQLITE_ROW;
 	if (found) {
 		guide_db_read_programme(st, out);
-		out->title = guide_hold(guide, out->title);
-		out->sub_title = guide_hold(guide, out->sub_title);
-		out->description = guide_hold(guide, out->description);
-		out->categories = guide_hold(guide, out->categories);
-		out->episode = guide_hold(guide, out->episode);
-		out->series_id = guide_hold(guide, out->series_id);
-		out->rating_system = guide_hold(guide, out->rating_system);
-		out->rating = guide_hold(guide, out->rating);
+		hold_programme(guide, out);
 	}
 	sqlite3_reset(st);
 	return found;

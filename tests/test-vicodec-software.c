@@ -112,8 +112,12 @@ wait_decoder(struct umms_test *t, const char *path, const char *prefix)
 		g_autofree char *decoder = umms_test_get_string(t->bus, path, "Decoder");
 		if (g_str_has_prefix(decoder, prefix))
 			return;
-		if (g_get_monotonic_time() > end)
-			g_error("%s: Decoder is \"%s\", not \"%s…\"", path, decoder, prefix);
+		if (g_get_monotonic_time() > end) {
+			g_autofree char *state = umms_test_get_string(t->bus, path, "State");
+			g_error("%s: Decoder is \"%s\", not \"%s…\" (%s at %.1f s)", path,
+				decoder, prefix, state,
+				(double)umms_test_get_int64(t->bus, path, "Position") / 1e6);
+		}
 		umms_test_sleep(50);
 	}
 }

@@ -12,6 +12,9 @@ static const GDBusErrorEntry error_entries[] = {
 	{ UMMS_ERROR_ACCESS_DENIED, "org.umms.Error.AccessDenied" },
 	{ UMMS_ERROR_ENGINE_CRASHED, "org.umms.Error.EngineCrashed" },
 	{ UMMS_ERROR_ENGINE_HUNG, "org.umms.Error.EngineHung" },
+	{ UMMS_ERROR_WRONG_PIN, "org.umms.Error.WrongPin" },
+	{ UMMS_ERROR_LOCKED_OUT, "org.umms.Error.LockedOut" },
+	{ UMMS_ERROR_NOT_ENTITLED, "org.umms.Error.NotEntitled" },
 };
 
 G_STATIC_ASSERT(G_N_ELEMENTS(error_entries) == UMMS_ERROR_N_CODES);

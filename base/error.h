@@ -23,6 +23,10 @@ enum umms_error_code {
 	UMMS_ERROR_ACCESS_DENIED,
 	UMMS_ERROR_ENGINE_CRASHED, /* the engine's worker process died or passed its memory limit */
 	UMMS_ERROR_ENGINE_HUNG,    /* the engine's worker process stopped answering */
+	UMMS_ERROR_WRONG_PIN,      /* parental control: the PIN given is not the one set */
+	UMMS_ERROR_LOCKED_OUT,     /* parental control: too many wrong PINs; the message says
+	                            * how many seconds are left */
+	UMMS_ERROR_NOT_ENTITLED,   /* no valid entitlement for the item; the message says why */
 	UMMS_ERROR_N_CODES,
 };
 

@@ -48,7 +48,7 @@
  * seek, set_rate, step, select_track, set_subtitle_uri, set_volume,
  * get_position, get_stats, set_video_output, set_video_delay. Optional: init, finish,
  * list_hardware_decoders, set_hardware_codecs, get_seek_range, set_subtitle_delay,
- * check_video_output.
+ * check_video_output. Required of every engine a player may open: set_blocked.
  */
 #ifndef UMMS_SERVICE_ENGINE_H
 #define UMMS_SERVICE_ENGINE_H
@@ -219,6 +219,18 @@ struct umms_engine_impl {
 	 * change), not to one already running.
 	 */
 	void (*set_hardware_codecs)(struct umms_engine *engine, const char *const *codecs);
+	/*
+	 * Parental control (service/parental/): while @blocked, no decoded
+	 * video frame and no audio sample leaves the engine: none reaches the
+	 * audio sink, no frame is emitted on events.frame (nor made again by a
+	 * redraw), from the next buffer on; the media goes on underneath
+	 * (the clock runs, position moves, EIT sections and subtitle cues are
+	 * still read, but cues are not emitted either). Set before open, it
+	 * holds from the first buffer. Unblocked, data flows again from the
+	 * next buffer. Kept across open/close until set again; a new engine
+	 * starts unblocked (the player sets it before it opens).
+	 */
+	void (*set_blocked)(struct umms_engine *engine, bool blocked);
 	/* µs, or -1 if unknown. */
 	int64_t (*get_position)(struct umms_engine *engine);
 	/*

@@ -38,6 +38,9 @@ void umms_player_forget_subtitles(struct umms_player *player);
 void umms_player_restore_subtitles(struct umms_player *player);
 /* Makes its time-shift, off (player-timeshift.c). */
 void umms_player_timeshift_init(struct umms_player *player);
+/* The gates' say on SetUri of @uri, on Play (player-content.c). */
+bool umms_player_ask_gates_uri(struct umms_player *player, const char *uri, GError **error);
+bool umms_player_ask_gates_play(struct umms_player *player, GError **error);
 /* Its properties may have changed: events.changed. */
 void umms_player_emit_changed(struct umms_player *player);
 

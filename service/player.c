@@ -100,11 +100,14 @@ update_timers(struct umms_player *player)
 static void
 set_state(struct umms_player *player, enum umms_player_state state)
 {
-	if (player->state != state)
-		umms_debug("player %u: %s → %s", player->id, umms_player_state_name(player->state),
+	enum umms_player_state was = player->state;
+	if (was != state)
+		umms_debug("player %u: %s → %s", player->id, umms_player_state_name(was),
 			umms_player_state_name(state));
 	player->state = state;
 	update_timers(player);
+	if (was != state)
+		wl_signal_emit_mutable(&player->events.state, &was);
 	umms_player_emit_changed(player);
 }
 
@@ -333,6 +336,8 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 		engine->impl->set_video_dmabuf(engine, !player->dmabuf_restricted,
 			player->dmabuf_formats, player->n_dmabuf_formats);
 	engine->impl->set_video_delay(engine, player->video_delay_ns);
+	if (engine->impl->set_blocked)
+		engine->impl->set_blocked(engine, player->blocked);
 	if (engine->impl->set_hardware_codecs)
 		engine->impl->set_hardware_codecs(engine,
 			(const char *const *)player->hardware_codecs);
@@ -374,6 +379,9 @@ umms_player_create(unsigned id, const struct umms_config *config,
 	wl_signal_init(&player->events.subtitle_cue);
 	wl_signal_init(&player->events.destroy);
 	wl_signal_init(&player->events.eit);
+	wl_signal_init(&player->events.blocked);
+	wl_signal_init(&player->events.state);
+	wl_list_init(&player->gates);
 	umms_player_timeshift_init(player);
 	update_timers(player);
 	umms_info("player %u created (%s, %s)", id, player->attended ? "attended" : "unattended",
@@ -400,6 +408,8 @@ umms_player_destroy(struct umms_player *player)
 	g_free(player->dmabuf_formats);
 	g_free(player->owner);
 	g_free(player->resource_note);
+	g_free(player->block_reason);
+	g_free(player->block_rating);
 	g_free(player->subtitle_uri);
 	g_strfreev(player->hardware_codecs);
 	g_free(player->uri);
@@ -478,7 +488,8 @@ umms_player_set_uri(struct umms_player *player, const char *text,
 	g_autofree char *uri = umms_player_normalize_uri(text, error);
 	if (!uri)
 		return false;
-	if (player->uri_gate && !player->uri_gate(player->uri_gate_data, player, uri, error))
+	if (!umms_player_ask_gates_uri(player, uri, error) ||
+			(player->uri_gate && !player->uri_gate(player->uri_gate_data, player, uri, error)))
 		return false;
 	umms_timeshift_stop(player->timeshift);
 	if (!open_engine(player, uri, "interrupted: another URI was set", done, data, error)) {
@@ -551,6 +562,8 @@ bool
 umms_player_play(struct umms_player *player, umms_player_done_fn done, void *data,
 	GError **error)
 {
+	if (player->uri && !umms_player_ask_gates_play(player, error))
+		return false;
 	return request_state(player, UMMS_PLAYER_PLAYING, done, data, error);
 }
 

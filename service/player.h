@@ -26,6 +26,12 @@
  *   eit      — data: const struct umms_eit * (eit.h), an EIT section of the
  *              MPEG-TS it plays, once per version (the manager gives it to
  *              the programme guide)
+ *   blocked  — Blocked changed (umms_player_set_blocked): read player->blocked,
+ *              block_reason, block_rating. Player1 says ContentBlocked or
+ *              ContentAllowed.
+ *   state    — data: const enum umms_player_state *, the state it left; the
+ *              new one is player->state (entitlements count a play when it
+ *              becomes playing)
  */
 #ifndef UMMS_SERVICE_PLAYER_H
 #define UMMS_SERVICE_PLAYER_H
@@ -132,6 +138,17 @@ struct umms_player {
 	 * took for it. Called with uri_gate_data. Set with uri_gate.
 	 */
 	char *(*engine_uri)(void *data, struct umms_player *player, const char *uri);
+	/* struct umms_player_gate.link, asked in order (umms_player_add_gate). */
+	struct wl_list gates;
+	/*
+	 * Parental control's verdict (umms_player_set_blocked): while blocked
+	 * the engine lets no frame and no sample out (engine.h set_blocked).
+	 * block_reason: "channel-locked", "rating" or "unrated"; block_rating
+	 * the rating shown to the user ("FSK 16"), "" when none. NULL when not
+	 * blocked.
+	 */
+	bool blocked;
+	char *block_reason, *block_rating;
 	/* Player1.TimeshiftEnabled, off or on (timeshift.h); made with the player. */
 	struct umms_timeshift *timeshift;
 
@@ -147,7 +164,30 @@ struct umms_player {
 		struct wl_signal subtitle_cue;
 		struct wl_signal destroy;
 		struct wl_signal eit;
+		struct wl_signal blocked;
+		struct wl_signal state;
 	} events;
+};
+
+/*
+ * A check on what a player may open or play, added by the modules that
+ * control content (entitlements, parental control): service/entitlement/,
+ * service/parental/. Gates are asked in the order they were added, before
+ * the resource manager's uri_gate; the first that says no refuses the
+ * request with its error, and nothing is opened.
+ */
+struct umms_player_gate {
+	/*
+	 * SetUri of @uri (normalised). False with @error (NotEntitled, …)
+	 * refuses it. A gate that only watches (parental control blocks, it
+	 * does not refuse) returns true; it may call umms_player_set_blocked
+	 * here, which then holds from the media's first buffer. Optional.
+	 */
+	bool (*set_uri)(struct umms_player_gate *gate, struct umms_player *player,
+		const char *uri, GError **error);
+	/* Play of the player's Uri. False with @error refuses it. Optional. */
+	bool (*play)(struct umms_player_gate *gate, struct umms_player *player, GError **error);
+	struct wl_list link;      /* umms_player.gates; the gate's owner removes it */
 };
 
 struct umms_player_resource_event {
@@ -241,6 +281,18 @@ void umms_player_report_display(struct umms_player *player, bool shown, int64_t 
 void umms_player_set_hardware_codecs(struct umms_player *player, const char *const *codecs);
 /* Whoever showed a frame had to copy its pixels: counted in Stats copies. */
 void umms_player_report_copy(struct umms_player *player);
+
+/* Adds @gate at the end of the player's gates (struct umms_player_gate). */
+void umms_player_add_gate(struct umms_player *player, struct umms_player_gate *gate);
+/*
+ * Blocks (@reason non-NULL: "channel-locked", "rating", "unrated"; @rating
+ * as shown, may be NULL) or unblocks (@reason NULL) what the player shows:
+ * the engine, now and any it opens later, lets nothing out while blocked.
+ * Emits events.blocked and events.changed when anything changed (a new
+ * reason or rating while blocked too).
+ */
+void umms_player_set_blocked(struct umms_player *player, const char *reason,
+	const char *rating);
 
 /* Any call from a client counts as activity for the ttl. */
 void umms_player_touch(struct umms_player *player);

@@ -33,5 +33,6 @@ void kiosk_test_assert_video(const struct umms_test_image *image, int x, int y,
 
 /* The cases in files of their own. */
 void kiosk_test_guide(struct umms_test *t, gconstpointer data);
+void kiosk_test_parental(struct umms_test *t, gconstpointer data);
 
 #endif

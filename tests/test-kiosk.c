@@ -628,6 +628,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kiosk/errors", test_errors);
 	UMMS_TEST_ADD("/kiosk/demo", test_demo);
 	UMMS_TEST_ADD("/kiosk/guide", kiosk_test_guide);
+	UMMS_TEST_ADD("/kiosk/parental", kiosk_test_parental);
 	UMMS_TEST_ADD("/kiosk/subtitles", test_subtitles);
 	UMMS_TEST_ADD("/kiosk/bitmap-subtitles", test_bitmap_subtitles);
 	/* Every test starts ummsd configured for it (start()). */

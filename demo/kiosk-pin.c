@@ -1,14 +1,13 @@
 /*
  * The kiosk's PIN prompt (kiosk-pin.h), to read top to bottom: watch the
  * player's Blocked state, take digits while it is blocked, send them to
- * Parental1.Unlock, and draw the prompt with pango on cairo.
+ * Parental1.Unlock, and draw the prompt (kiosk-text.c).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include <pango/pangocairo.h>
-
 #include "kiosk-pin.h"
+#include "kiosk-text.h"
 
 #define SERVICE "org.umms.Service1"
 #define ROOT "/org/umms"
@@ -229,28 +228,6 @@ kiosk_pin_draw(struct kiosk_pin *pin, uint32_t *pixels, int stride, int x, int y
 	if (pin->message)
 		g_string_append_printf(text, "\n%s", pin->message);
 
-	/* As kiosk-guide.c: cairo draws into our ARGB8888 buffer, only inside the rectangle. */
-	unsigned char *corner = (unsigned char *)pixels + (size_t)y * (size_t)stride +
-		(size_t)x * 4;
-	cairo_surface_t *surface = cairo_image_surface_create_for_data(corner,
-		CAIRO_FORMAT_ARGB32, width, height, stride);
-	cairo_t *cr = cairo_create(surface);
-	PangoLayout *layout = pango_cairo_create_layout(cr);
-	PangoFontDescription *font = pango_font_description_from_string("Sans Bold");
-	pango_font_description_set_absolute_size(font, MAX(height / 14, 6) * PANGO_SCALE);
-	pango_layout_set_font_description(layout, font);
-	pango_font_description_free(font);
-	pango_layout_set_width(layout, width * PANGO_SCALE);
-	pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
-	pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
-	pango_layout_set_text(layout, text->str, -1);
-	int text_width, text_height;
-	pango_layout_get_pixel_size(layout, &text_width, &text_height);
-	cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_move_to(cr, 0, MAX(0, (height - text_height) / 2));
-	pango_cairo_show_layout(cr, layout);
-	g_object_unref(layout);
-	cairo_destroy(cr);
-	cairo_surface_finish(surface);
-	cairo_surface_destroy(surface);
+	kiosk_text_draw(pixels, stride, x, y, width, height, text->str, MAX(height / 14, 6),
+		true);
 }

@@ -81,17 +81,10 @@ kiosk_test_parental(struct umms_test *t, gconstpointer data)
 	parental(t, "SetThreshold", g_variant_new("(ssi)", PIN, "age", 12));
 	parental(t, "SetEnabled", g_variant_new("(sb)", PIN, TRUE));
 
-	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
-		NULL);
-	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
-		G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY", "umms-0", TRUE);
+	const char *const args[] = { "--seconds", "60", "--channel", "7", NULL };
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autoptr(GSubprocess) kiosk = kiosk_test_demo_spawn(args, &out);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) kiosk = g_subprocess_launcher_spawn(launcher, &error, demo,
-		"--seconds", "60", "--channel", "7", NULL);
-	g_assert_no_error(error);
-	g_autoptr(GDataInputStream) out = g_data_input_stream_new(
-		g_subprocess_get_stdout_pipe(kiosk));
 
 	/* Blocked for its rating: the prompt, dark red, fills the video's window. */
 	int window[4] = { 0 };

@@ -179,6 +179,68 @@ test_pin(struct umms_test *t, gconstpointer data)
 	g_assert_true(get_bool(t->bus, "BlockUnrated"));
 }
 
+struct pending {
+	unsigned replies, refused;
+	GString *errors;
+};
+
+static void
+pending_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	struct pending *pending = data;
+	GError *error = NULL;
+	GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result, &error);
+	pending->replies++;
+	if (reply) {
+		g_variant_unref(reply);
+		return;
+	}
+	g_autofree char *name = g_dbus_error_get_remote_error(error);
+	if (g_strcmp0(name, "org.umms.Error.NoResource") == 0)
+		pending->refused++;
+	else
+		g_string_append_printf(pending->errors, "%s: %s; ", name, error->message);
+	g_error_free(error);
+}
+
+/*
+ * Checks run beside the main loop, one at a time, from a queue of 8: the
+ * service answers a property while the PIN is hashed, and 12 calls at once
+ * get 1 running, 8 waiting and 3 NoResource.
+ */
+static void
+test_queue(struct umms_test *t, gconstpointer data)
+{
+	(void)data;
+	g_autofree char *db = fresh(t, "queue");
+	struct pending pending = { .errors = g_string_new(NULL) };
+	g_dbus_connection_call(t->bus, UMMS_NAME, UMMS_ROOT, PARENTAL1, "SetPin",
+		g_variant_new("(ss)", "", PIN), NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL,
+		pending_done, &pending);
+	/* Argon2id takes a tenth of a second or more: PinSet is still false. */
+	g_assert_false(get_bool(t->bus, "PinSet"));
+	while (pending.replies < 1)
+		g_main_context_iteration(NULL, true);
+	g_assert_cmpstr(pending.errors->str, ==, "");
+	g_assert_true(get_bool(t->bus, "PinSet"));
+
+	pending.replies = 0;
+	int64_t start = g_get_monotonic_time();
+	for (int i = 0; i < 12; i++)
+		g_dbus_connection_call(t->bus, UMMS_NAME, UMMS_ROOT, PARENTAL1, "SetBlockUnrated",
+			g_variant_new("(sb)", PIN, i % 2 == 0), NULL, G_DBUS_CALL_FLAGS_NONE, 60000,
+			NULL, pending_done, &pending);
+	while (pending.replies < 12)
+		g_main_context_iteration(NULL, true);
+	g_test_message("12 calls at once: %u refused, the others answered in %.0f ms",
+		pending.refused, (g_get_monotonic_time() - start) / 1000.0);
+	g_assert_cmpstr(pending.errors->str, ==, "");
+	g_assert_cmpuint(pending.refused, ==, 3);
+	/* The 9th call, the last one run, set it (i = 8: true). */
+	g_assert_true(get_bool(t->bus, "BlockUnrated"));
+	g_string_free(pending.errors, true);
+}
+
 /* "… N seconds left": N. */
 static int
 seconds_left(const char *message)
@@ -693,6 +755,7 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/parental/pin", test_pin);
 	UMMS_TEST_ADD("/parental/lockout", test_lockout);
 	UMMS_TEST_ADD("/parental/bad-arguments", test_bad_arguments);
+	UMMS_TEST_ADD("/parental/queue", test_queue);
 	g_test_add_func("/parental/rating-table", test_rating_table);
 	g_test_add_func("/parental/verdicts", test_verdicts);
 	g_test_add_func("/parental/kiosk-pin", test_kiosk_pin);

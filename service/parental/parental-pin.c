@@ -225,6 +225,11 @@ run_next(struct parental_pin *pin)
 	while (!pin->running && (check = g_queue_pop_head(&pin->waiting))) {
 		struct parental_pin_state *state = &parental->pin;
 		int64_t now = g_get_real_time();
+		if (state->locked_until_us - now > (int64_t)PARENTAL_LOCKOUT_MAX_S * G_USEC_PER_SEC) {
+			/* The clock went back: no lockout lasts longer than the longest. */
+			state->locked_until_us = now + (int64_t)PARENTAL_LOCKOUT_MAX_S * G_USEC_PER_SEC;
+			save(parental);
+		}
 		if (state->hash && state->locked_until_us > now) {
 			finish(check, locked_out_error(state->locked_until_us, now));
 			continue;

@@ -13,6 +13,7 @@
  */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +293,31 @@ test_lockout(struct umms_test *t, gconstpointer data)
 	g_assert_false(get_bool(t->bus, "Enabled"));
 	g_autoptr(GString) bytes = database_bytes(db);
 	g_assert_false(bytes_contain(bytes, PIN));
+
+	/*
+	 * The lockout's end moved into the past while ummsd is stopped (no
+	 * waiting a minute): 5 more wrong PINs lock it out for twice as long.
+	 */
+	umms_test_service_stop(t->service);
+	t->service = NULL;
+	sqlite3 *sql = NULL;
+	g_assert_cmpint(sqlite3_open(db, &sql), ==, SQLITE_OK);
+	g_assert_cmpint(sqlite3_exec(sql, "UPDATE parental_settings SET value = 1"
+		" WHERE key = 'locked-until'", NULL, NULL, NULL), ==, SQLITE_OK);
+	g_assert_cmpint(sqlite3_changes(sql), ==, 1);
+	sqlite3_close(sql);
+	umms_test_restart(t, overrides);
+	for (int i = 0; i < 4; i++)
+		g_free(call_error(t->bus, "SetEnabled", g_variant_new("(sb)", "0000", true),
+			"org.umms.Error.WrongPin"));
+	g_autofree char *fifth = call_error(t->bus, "SetEnabled",
+		g_variant_new("(sb)", "0000", true), "org.umms.Error.WrongPin");
+	g_assert_nonnull(strstr(fifth, "locked out for 120 seconds"));
+	g_autofree char *locked4 = call_error(t->bus, "SetEnabled",
+		g_variant_new("(sb)", PIN, true), "org.umms.Error.LockedOut");
+	g_test_message("the second lockout: %s", locked4);
+	g_assert_cmpint(seconds_left(locked4), >, 100);
+	g_assert_cmpint(seconds_left(locked4), <=, 120);
 }
 
 static void

@@ -8,7 +8,8 @@
 # setpriv as existing users with their groups set (no account is created or
 # changed): one in no group, one in group video. The first creates a player and plays a clip but is refused
 # (org.freedesktop.DBus.Error.AccessDenied, from the bus) every Display1,
-# Recorder1, Recording1 and Resources1 call, Guide1's imports and every
+# Recorder1, Recording1 and Resources1 call, Guide1's imports, Entitlement1's
+# Grant and Revoke, and every
 # property Set on the display; the second is let through.
 set -u
 src=${UMMS_TEST_SOURCE_ROOT:?}
@@ -176,6 +177,11 @@ denied "Recorder1.Record (no group)" 1 none /org/umms org.umms.Recorder1.Record 
 denied "Resources1 call (no group)" 1 none /org/umms org.umms.Resources1.Anything
 denied "Guide1.ImportM3U (no group)" 1 none /org/umms org.umms.Guide1.ImportM3U "$tmp/none.m3u"
 denied "Guide1.ImportXMLTV (no group)" 1 none /org/umms org.umms.Guide1.ImportXMLTV "$tmp/none.xml"
+denied "Entitlement1.Grant (no group)" 1 none /org/umms org.umms.Entitlement1.Grant \
+	"file://$clips/av.mkv" "@a{sv} {}"
+denied "Entitlement1.Revoke (no group)" 1 none /org/umms org.umms.Entitlement1.Revoke \
+	"file://$clips/av.mkv"
+ok "Entitlement1.List (no group)" 1 none /org/umms org.umms.Entitlement1.List >/dev/null
 zoom=$(call 1 none $D $P.Get org.umms.Display1 Zoom)
 [ "$zoom" = "(<'letterbox'>,)" ] || fail "Zoom changed to $zoom"
 [ -e "$tmp/capture/no.png" ] && fail "a refused Capture wrote its file"
@@ -185,6 +191,11 @@ ok "Set Display1.Zoom (video)" 2 video $D $P.Set org.umms.Display1 Zoom "<'fill'
 zoom=$(call 1 none $D $P.Get org.umms.Display1 Zoom)
 [ "$zoom" = "(<'fill'>,)" ] || fail "Zoom after Set: $zoom"
 ok "Display1.ShowPlayer (video)" 2 video $D org.umms.Display1.ShowPlayer "$player" >/dev/null
+ok "Entitlement1.Grant (video)" 2 video /org/umms org.umms.Entitlement1.Grant \
+	"file://$tmp/entitled.mkv" "@a{sv} {'max-plays': <uint32 1>}" >/dev/null
+out=$(ok "Entitlement1.Get (no group)" 1 none /org/umms org.umms.Entitlement1.Get \
+	"file://$tmp/entitled.mkv")
+grep -q "'max-plays': <uint32 1>" <<<"$out" || fail "Get after Grant: $out"
 ok "Display1.Capture (video)" 2 video $D org.umms.Display1.Capture "$tmp/capture/video.png" >/dev/null
 [ "$(head -c 8 "$tmp/capture/video.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
 	fail "Capture wrote no PNG"

@@ -52,8 +52,12 @@ entitlement_db_open(struct umms_entitlement *entitlement, const char *path, GErr
 		return db_fail(entitlement, path, error);
 	/* The guide and the recorder write the same file from their connections. */
 	sqlite3_busy_timeout(entitlement->db, 5000);
-	if (sqlite3_exec(entitlement->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL) !=
-			SQLITE_OK)
+	/*
+	 * WAL and synchronous=NORMAL, as the guide's: a counted play is kept
+	 * when ummsd is killed, and a check costs no fsync.
+	 */
+	if (sqlite3_exec(entitlement->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+			NULL, NULL, NULL) != SQLITE_OK)
 		umms_warn("entitlements database %s: no WAL journal: %s", path,
 			sqlite3_errmsg(entitlement->db));
 	if (sqlite3_exec(entitlement->db, schema, NULL, NULL, NULL) != SQLITE_OK)
@@ -116,7 +120,7 @@ entitlement_db_load(struct umms_entitlement *entitlement, GError **error)
 			-1, &st, NULL) != SQLITE_OK)
 		return db_fail(entitlement, "reading the clock", error);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		entitlement->clock_high = sqlite3_column_int64(st, 0);
+		entitlement->clock_high = entitlement->clock_stored = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	umms_info("entitlements: %u items, highest time seen %" G_GINT64_FORMAT,
 		g_hash_table_size(entitlement->items), entitlement->clock_high);

@@ -93,7 +93,8 @@ item_variant(struct umms_entitlement *entitlement, struct entitlement_item *item
 		g_variant_builder_add(&b, "{sv}", "first-play", g_variant_new_int64(item->first_play));
 	g_variant_builder_add(&b, "{sv}", "revoked", g_variant_new_boolean(item->revoked));
 	GError *why = NULL;
-	bool valid = entitlement_check(entitlement, item, false, &why);
+	bool valid = entitlement_check(entitlement, item, false,
+		entitlement_starting(entitlement, item, NULL), &why);
 	g_variant_builder_add(&b, "{sv}", "valid", g_variant_new_boolean(valid));
 	g_variant_builder_add(&b, "{sv}", "why", g_variant_new_string(valid ? "" : why->message));
 	g_clear_error(&why);

@@ -44,8 +44,8 @@ struct umms_entitlement {
 	sqlite3 *db;
 	/* char *item → struct entitlement_item * (owns both). */
 	GHashTable *items;
-	/* The highest wall-clock time seen (µs), as stored. */
-	int64_t clock_high;
+	/* The highest wall-clock time seen (µs), and the last one stored. */
+	int64_t clock_high, clock_stored;
 	struct wl_list players;  /* struct entitlement_player.link */
 	GSource *clock_timer;    /* while a player plays */
 	struct entitlement_dbus *dbus;
@@ -57,13 +57,18 @@ int64_t entitlement_now(struct umms_entitlement *entitlement);
 /* The item covering @uri: the item @uri itself, else the longest prefix; NULL: none. */
 struct entitlement_item *entitlement_find(struct umms_entitlement *entitlement,
 	const char *uri);
+struct entitlement_player;
 /*
  * Whether @item may be played now; false with NotEntitled naming why.
  * @counted: the playback was counted already (a pause and Play again),
- * so the plays left do not matter.
+ * so the plays left do not matter. @starting: plays other players are
+ * about to take (entitlement_starting).
  */
 bool entitlement_check(struct umms_entitlement *entitlement, struct entitlement_item *item,
-	bool counted, GError **error);
+	bool counted, uint32_t starting, GError **error);
+/* Players but @except (may be NULL) whose Play of @item passed and is not counted yet. */
+uint32_t entitlement_starting(struct umms_entitlement *entitlement,
+	struct entitlement_item *item, const struct entitlement_player *except);
 /* An item as stored: a URI (an absolute path made one), or a prefix ending in '*'. */
 char *entitlement_normalize_item(const char *text, GError **error);
 /* Replaces @item's terms, plays start anew; false with @error (the database, too many). */

@@ -11,7 +11,7 @@
  *
  * The clock: every check asks entitlement_now(), the wall clock or the
  * highest time ever seen if that is later, and stores a new highest time
- * at once; a timer does the same every ENTITLEMENT_CLOCK_INTERVAL_MS while
+ * (a second apart at most, and at exit); a timer does the same every ENTITLEMENT_CLOCK_INTERVAL_MS while
  * a player plays, so a clock set back while ummsd runs, or while it does
  * not, reopens no window and brings no not-after back. The same timer
  * stops a playback whose entitlement ended meanwhile (not-after, the
@@ -36,6 +36,14 @@ struct entitlement_player {
 	bool counted;
 	unsigned counted_serial;
 	GSource *stop_idle;      /* stops a playback no longer entitled */
+	/*
+	 * A Play passed the gate and the playback is not counted yet: the item
+	 * (a copy) whose play it is about to take, held while a request is in
+	 * flight in the same track (reserved_serial), so two players cannot
+	 * both start the last play.
+	 */
+	char *reserved;
+	unsigned reserved_serial;
 	struct wl_list link;     /* umms_entitlement.players */
 };
 
@@ -43,15 +51,20 @@ int64_t
 entitlement_now(struct umms_entitlement *entitlement)
 {
 	int64_t real = g_get_real_time();
-	if (real > entitlement->clock_high) {
+	if (real <= entitlement->clock_high)
+		return entitlement->clock_high;
+	entitlement->clock_high = real;
+	/* Written a second apart at most: a burst of checks is not a burst of writes. */
+	if (real >= entitlement->clock_stored + G_USEC_PER_SEC) {
 		GError *error = NULL;
-		if (!entitlement_db_store_clock(entitlement, real, &error)) {
+		if (entitlement_db_store_clock(entitlement, real, &error)) {
+			entitlement->clock_stored = real;
+		} else {
 			umms_warn("%s", error->message);
 			g_error_free(error);
 		}
-		entitlement->clock_high = real;
 	}
-	return entitlement->clock_high;
+	return real;
 }
 
 struct entitlement_item *
@@ -102,9 +115,24 @@ entitlement_format_time(int64_t us)
 	return g_date_time_format(t, "%Y-%m-%d %H:%M:%S UTC");
 }
 
+uint32_t
+entitlement_starting(struct umms_entitlement *entitlement, struct entitlement_item *item,
+	const struct entitlement_player *except)
+{
+	uint32_t n = 0;
+	const struct entitlement_player *ep;
+	wl_list_for_each(ep, &entitlement->players, link) {
+		if (ep != except && ep->reserved && strcmp(ep->reserved, item->item) == 0 &&
+				ep->reserved_serial == ep->player->track_serial &&
+				ep->player->pending.length > 0)
+			n++;
+	}
+	return n;
+}
+
 bool
 entitlement_check(struct umms_entitlement *entitlement, struct entitlement_item *item,
-	bool counted, GError **error)
+	bool counted, uint32_t starting, GError **error)
 {
 	const struct entitlement_terms *terms = &item->terms;
 	int64_t now = entitlement_now(entitlement);
@@ -132,6 +160,12 @@ entitlement_check(struct umms_entitlement *entitlement, struct entitlement_item 
 	if (!counted && terms->max_plays && item->plays >= terms->max_plays) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_ENTITLED,
 			"no plays left: %u of %u used", item->plays, terms->max_plays);
+		return false;
+	}
+	if (!counted && terms->max_plays && item->plays + starting >= terms->max_plays) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_ENTITLED,
+			"no plays left: %u of %u used, %u starting in other players", item->plays,
+			terms->max_plays, starting);
 		return false;
 	}
 	return true;
@@ -193,7 +227,7 @@ sweep(struct umms_entitlement *entitlement)
 			continue;
 		struct entitlement_item *item = entitlement_find(entitlement, ep->player->uri);
 		GError *error = NULL;
-		if (!item || entitlement_check(entitlement, item, true, &error))
+		if (!item || entitlement_check(entitlement, item, true, 0, &error))
 			continue;
 		umms_info("player %u: %s no longer entitled (%s): stopped", ep->player->id,
 			ep->player->uri, error->message);
@@ -272,14 +306,35 @@ entitlement_revoke(struct umms_entitlement *entitlement, const char *text, GErro
 }
 
 /* @what ("SetUri", "Play") of @uri by the player: refused NotEntitled naming why. */
+static void
+unreserve(struct entitlement_player *ep)
+{
+	g_clear_pointer(&ep->reserved, g_free);
+}
+
+/* A Play passed the gate: the play is @ep's until it counts it (or does not start). */
+static void
+reserve(struct entitlement_player *ep, const struct entitlement_item *item)
+{
+	unreserve(ep);
+	ep->reserved = g_strdup(item->item);
+	ep->reserved_serial = ep->player->track_serial;
+}
+
 static bool
 check_player(struct entitlement_player *ep, const char *what, const char *uri, bool counted,
 	GError **error)
 {
 	struct entitlement_item *item = entitlement_find(ep->entitlement, uri);
 	GError *refused = NULL;
-	if (!item || entitlement_check(ep->entitlement, item, counted, &refused))
+	if (!item)
 		return true;
+	if (entitlement_check(ep->entitlement, item, counted,
+			entitlement_starting(ep->entitlement, item, ep), &refused)) {
+		if (!counted && strcmp(what, "Play") == 0 && item->terms.max_plays)
+			reserve(ep, item);
+		return true;
+	}
 	umms_info("player %u: %s of %s refused: %s", ep->player->id, what, uri,
 		refused->message);
 	g_propagate_prefixed_error(error, refused, "not entitled to %s: ", uri);
@@ -317,12 +372,17 @@ count_play(struct entitlement_player *ep)
 	struct umms_player *player = ep->player;
 	ep->counted = true;
 	ep->counted_serial = player->track_serial;
+	unreserve(ep);
 	struct entitlement_item *item = entitlement_find(entitlement, player->uri);
 	if (!item)
 		return;
 	GError *error = NULL;
-	/* Another player took the last play between this one's Play and now. */
-	if (!entitlement_check(entitlement, item, false, &error)) {
+	/*
+	 * Another player took the last play between this one's Play and now
+	 * (a play that started without Play: after a reopen, a timeshift).
+	 */
+	if (!entitlement_check(entitlement, item, false,
+			entitlement_starting(entitlement, item, ep), &error)) {
 		umms_info("player %u: %s no longer entitled (%s): stopped", player->id,
 			player->uri, error->message);
 		g_error_free(error);
@@ -347,8 +407,10 @@ on_state(struct wl_listener *listener, void *data)
 {
 	struct entitlement_player *ep = wl_container_of(listener, ep, state);
 	(void)data;
-	if (ep->player->state == UMMS_PLAYER_STOPPED)
+	if (ep->player->state == UMMS_PLAYER_STOPPED) {
 		ep->counted = false;
+		unreserve(ep);
+	}
 	else if (ep->player->state == UMMS_PLAYER_PLAYING && !playback_counted(ep))
 		count_play(ep);
 	update_clock_timer(ep->entitlement);
@@ -362,6 +424,7 @@ player_forget(struct entitlement_player *ep)
 	wl_list_remove(&ep->destroy.link);
 	wl_list_remove(&ep->link);
 	umms_source_clear(&ep->stop_idle);
+	unreserve(ep);
 	g_free(ep);
 }
 
@@ -426,8 +489,11 @@ umms_entitlement_destroy(struct umms_entitlement *entitlement)
 		player_forget(ep);
 	umms_source_clear(&entitlement->clock_timer);
 	entitlement_dbus_destroy(entitlement->dbus);
-	if (entitlement->db)
+	if (entitlement->db) {
 		entitlement_now(entitlement);
+		if (entitlement->clock_stored < entitlement->clock_high)
+			entitlement_db_store_clock(entitlement, entitlement->clock_high, NULL);
+	}
 	entitlement_db_close(entitlement);
 	g_hash_table_unref(entitlement->items);
 	g_object_unref(entitlement->connection);

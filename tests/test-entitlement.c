@@ -181,6 +181,75 @@ test_max_plays(struct umms_test *t, gconstpointer data)
 	refused(t->bus, after, "SetUri", g_variant_new("(s)", uri), "no plays left: 1 of 1 used");
 }
 
+struct answer {
+	GError *error;
+	bool done;
+};
+
+static void
+play_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	struct answer *answer = data;
+	GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result,
+		&answer->error);
+	if (reply)
+		g_variant_unref(reply);
+	answer->done = true;
+}
+
+/*
+ * One play left and two players asking at once: the first Play holds the
+ * play while its pipeline starts, so the second is refused ("1 starting
+ * in other players"); were both let through, the one that reached playing
+ * second would be stopped. Either way the item plays no more often than
+ * granted.
+ */
+static void
+test_two_players(struct umms_test *t, gconstpointer data)
+{
+	(void)data;
+	fresh(t, "two-players");
+	g_autofree char *uri = media("two", "film.mkv");
+	grant(t->bus, uri, "{'max-plays': <uint32 2>}");
+	g_autofree char *a = umms_test_create_player(t->bus, NULL);
+	g_autofree char *b = umms_test_create_player(t->bus, NULL);
+	g_autofree char *c = umms_test_create_player(t->bus, NULL);
+	play_once(t->bus, a, uri);
+	/* Stopped: each Play has to start the pipeline again, which takes a while. */
+	umms_test_player_do(t->bus, b, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, c, "SetUri", g_variant_new("(s)", uri));
+	umms_test_player_do(t->bus, b, "Stop", NULL);
+	umms_test_player_do(t->bus, c, "Stop", NULL);
+	umms_test_sleep(500);
+	struct answer answers[2] = { { NULL, false }, { NULL, false } };
+	const char *players[] = { b, c };
+	for (int i = 0; i < 2; i++)
+		g_dbus_connection_call(t->bus, UMMS_NAME, players[i], UMMS_PLAYER, "Play", NULL, NULL,
+			G_DBUS_CALL_FLAGS_NONE, 30000, NULL, play_done, &answers[i]);
+	while (!answers[0].done || !answers[1].done)
+		g_main_context_iteration(NULL, TRUE);
+	for (int i = 0; i < 2; i++)
+		g_test_message("Play of %s: %s", players[i],
+			answers[i].error ? answers[i].error->message : "ok");
+	/* Whichever way it went: one plays, the other ends stopped, 2 plays in all. */
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	unsigned playing = 0, stopped = 0;
+	while (g_get_monotonic_time() < end) {
+		g_autofree char *sb = umms_test_get_string(t->bus, b, "State");
+		g_autofree char *sc = umms_test_get_string(t->bus, c, "State");
+		playing = (strcmp(sb, "playing") == 0) + (strcmp(sc, "playing") == 0);
+		stopped = (strcmp(sb, "stopped") == 0) + (strcmp(sc, "stopped") == 0);
+		if (playing == 1 && stopped == 1)
+			break;
+		umms_test_sleep(50);
+	}
+	g_assert_cmpuint(playing, ==, 1);
+	g_assert_cmpuint(stopped, ==, 1);
+	g_assert_cmpuint(plays(t->bus, uri), ==, 2);
+	for (int i = 0; i < 2; i++)
+		g_clear_error(&answers[i].error);
+}
+
 /* not-after in the past, not-before in the future: refused, and nothing counted. */
 static void
 test_times(struct umms_test *t, gconstpointer data)
@@ -487,6 +556,7 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	umms_test_fixture_without_service();
 	UMMS_TEST_ADD("/entitlement/max-plays", test_max_plays);
+	UMMS_TEST_ADD("/entitlement/two-players", test_two_players);
 	UMMS_TEST_ADD("/entitlement/times", test_times);
 	UMMS_TEST_ADD("/entitlement/revoke-prefix", test_revoke_prefix);
 	UMMS_TEST_ADD("/entitlement/bad-input", test_bad_input);

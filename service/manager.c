@@ -6,6 +6,7 @@
 #include "dbus-iface.h"
 #include "engine.h"
 #include "eit-guide.h"
+#include "entitlement.h"
 #include "error.h"
 #include "guide.h"
 #include "parental.h"
@@ -59,6 +60,7 @@ struct umms_manager {
 	guint recording_ghosts;
 	struct umms_guide *guide;
 	struct umms_parental *parental;
+	struct umms_entitlement *entitlement;
 	struct umms_eit_guide recorder_eit;
 };
 
@@ -255,6 +257,7 @@ add_entry(struct umms_manager *manager, const struct umms_player_options *opts,
 	if (opts->attended && opts->owner)
 		entry->client = client_ref(manager, opts->owner);
 	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
+	umms_entitlement_add_player(manager->entitlement, entry->player);
 	umms_resource_service_add_player(manager->resources, entry->player, entry->path);
 	if (manager->config->service.mpris)
 		entry->mpris = umms_mpris_create(entry->player, entry->path, manager->bus_address);
@@ -405,7 +408,8 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 		umms_manager1_interface_info(), umms_player1_interface_info(),
 		umms_display1_interface_info(), umms_resources1_interface_info(),
 		umms_recorder1_interface_info(), umms_recording1_interface_info(),
-		umms_guide1_interface_info(), umms_parental1_interface_info(), NULL,
+		umms_guide1_interface_info(), umms_parental1_interface_info(),
+		umms_entitlement1_interface_info(), NULL,
 	};
 	GDBusInterfaceInfo *const recording_interfaces[] = { umms_recording1_interface_info(),
 		NULL };
@@ -441,6 +445,9 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 		goto fail;
 	umms_recorder_set_resources(manager->recorder, manager->resources);
 	umms_eit_guide_watch_recorder(&manager->recorder_eit, manager->guide, manager->recorder);
+	manager->entitlement = umms_entitlement_create(config, connection, error);
+	if (!manager->entitlement)
+		goto fail;
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);
 	return manager;
 
@@ -456,6 +463,7 @@ umms_manager_destroy(struct umms_manager *manager)
 		return;
 	while (manager->entries->len > 0)
 		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
+	umms_entitlement_destroy(manager->entitlement);
 	umms_resource_service_destroy(manager->resources);
 	umms_eit_guide_finish(&manager->recorder_eit);
 	umms_recorder_destroy(manager->recorder);

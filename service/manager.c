@@ -417,9 +417,9 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->guard = umms_dbus_guard_install(connection, interfaces, config);
 
 	manager->objects = g_dbus_object_manager_server_new(ROOT_PATH);
-	manager->iface = umms_dbus_iface_new(umms_manager1_interface_info(), &manager_ops, manager);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(manager->iface),
-			connection, ROOT_PATH, error))
+	manager->iface = umms_dbus_iface_export(umms_manager1_interface_info(), &manager_ops,
+		manager, connection, ROOT_PATH, error);
+	if (!manager->iface)
 		goto fail;
 	manager->ghosts = umms_dbus_guard_ghosts(connection, PLAYER_PREFIX, "player",
 		player_interfaces, error);
@@ -473,12 +473,7 @@ umms_manager_destroy(struct umms_manager *manager)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->recording_ghosts);
 	if (manager->ghosts)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->ghosts);
-	if (manager->iface) {
-		umms_dbus_iface_detach(manager->iface);
-		if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(manager->iface)))
-			g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(manager->iface));
-		g_object_unref(manager->iface);
-	}
+	umms_dbus_iface_unexport(&manager->iface);
 	if (manager->objects) {
 		g_dbus_object_manager_server_set_connection(manager->objects, NULL);
 		g_object_unref(manager->objects);

@@ -181,10 +181,9 @@ entitlement_dbus_create(struct umms_entitlement *entitlement, GError **error)
 {
 	struct entitlement_dbus *dbus = g_new0(struct entitlement_dbus, 1);
 	dbus->entitlement = entitlement;
-	dbus->iface = umms_dbus_iface_new(umms_entitlement1_interface_info(), &entitlement_ops,
-		dbus);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(dbus->iface),
-			entitlement->connection, "/org/umms", error)) {
+	dbus->iface = umms_dbus_iface_export(umms_entitlement1_interface_info(), &entitlement_ops, dbus,
+		entitlement->connection, "/org/umms", error);
+	if (!dbus->iface) {
 		entitlement_dbus_destroy(dbus);
 		return NULL;
 	}
@@ -196,10 +195,7 @@ entitlement_dbus_destroy(struct entitlement_dbus *dbus)
 {
 	if (!dbus)
 		return;
-	umms_dbus_iface_detach(dbus->iface);
-	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(dbus->iface)))
-		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(dbus->iface));
-	g_object_unref(dbus->iface);
+	umms_dbus_iface_unexport(&dbus->iface);
 	g_free(dbus);
 }
 

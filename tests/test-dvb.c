@@ -380,10 +380,11 @@ runs_on(struct umms_test *t, const char *player, const char *what)
  * its ring on the tuner the player holds (no second tuner: Resources1
  * shows the player alone holding vidtv's), its SMPTE 302M audio, which
  * MPEG-TS as GStreamer 1.22 muxes it cannot carry, encoded again for the
- * ring. Paused 6 s, then playing: on from where it paused, the ring's
- * window reaching on seconds past it (the broadcast went on), the audio
- * position running; to the window's end (the live edge) and back to the
- * broadcast itself with time-shift off, the tuner still the player's.
+ * ring. Paused 6 s, then playing: behind the ring's newest (the
+ * broadcast went on), the audio position running; to the window's end
+ * (the live edge) and back to the broadcast itself with time-shift off,
+ * the tuner still the player's. Time-shifted again, a recording takes the
+ * tuner: the ring lets go of it, and the player plays live once it is back.
  */
 static void
 test_timeshift(struct umms_test *t, gconstpointer data)
@@ -483,6 +484,44 @@ test_timeshift(struct umms_test *t, gconstpointer data)
 	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("playing"), 90000);
 	runs_on(t, player, "live again");
 	wait_holders(t, player);
+
+	/*
+	 * Time-shifted again, its tuner taken by a recording (a higher
+	 * priority): time-shift goes off with the ring, which let go of the
+	 * tuner, so the recording records; the player stops, and plays the
+	 * broadcast again once the tuner is back.
+	 */
+	if (!umms_test_set(t->bus, player, "TimeshiftEnabled", g_variant_new_boolean(true), &error))
+		g_error("TimeshiftEnabled again: %s", error->message);
+	asked = g_get_monotonic_time();
+	do {
+		if (g_get_monotonic_time() - asked > 90 * G_USEC_PER_SEC)
+			g_error("time-shift gave no window in 90 s the second time");
+		umms_test_sleep(200);
+		ts_window(t, player, &s, &e);
+	} while (s < 0);
+	GVariantDict options;
+	g_variant_dict_init(&options, NULL);
+	g_variant_dict_insert(&options, "duration", "x", US(3));
+	g_autoptr(GVariant) recorded = umms_test_call_ok(t->bus, UMMS_ROOT, RECORDER1, "Record",
+		g_variant_new("(ss@a{sv})", "dvb://Beethoven", "taken.ts",
+			g_variant_dict_end(&options)));
+	const char *rec = NULL;
+	g_variant_get(recorded, "(&o)", &rec);
+	wait_holders(t, rec);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("stopped"), 30000);
+	g_assert_false(umms_test_get_bool(t->bus, player, "TimeshiftEnabled"));
+	umms_test_recording_wait(t, rec, "completed", 60000);
+	g_autofree char *file = umms_test_recording_string(t, rec, "Destination");
+	struct stat st;
+	g_assert_cmpint(g_stat(file, &st), ==, 0);
+	g_test_message("the recording that took the tuner: %s, %" G_GINT64_FORMAT " bytes", file,
+		(gint64)st.st_size);
+	g_assert_cmpint(st.st_size, >, 100000);
+	wait_holders(t, player);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("playing"), 90000);
+	runs_on(t, player, "the tuner back");
+
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, UMMS_MANAGER,
 		"DestroyPlayer", g_variant_new("(o)", player));
 	wait_holders(t, "");

@@ -192,7 +192,8 @@ umms_test_rtsp_start(struct umms_test_rtsp *rtsp, unsigned seconds)
 	g_autofree char *launch = g_strdup_printf("( videotestsrc is-live=true num-buffers=%d ! "
 		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
 		"x264enc tune=zerolatency key-int-max=10 speed-preset=ultrafast ! "
-		"rtph264pay name=pay0 pt=96 config-interval=-1 )", seconds ? (int)seconds * 25 : -1);
+		"rtph264pay name=pay0 pt=96 config-interval=-1 )",
+		seconds ? (int)seconds * 25 : -1);
 	umms_test_rtsp_start_launch(rtsp, launch);
 }
 

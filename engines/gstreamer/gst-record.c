@@ -141,8 +141,8 @@ onwards_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	if (!GST_CLOCK_TIME_IS_VALID(time) || (gint64)time < o->last) {
 		/* Said once as a warning: a stream may do it every frame. */
 		umms_log(o->told ? UMMS_LOG_DEBUG : UMMS_LOG_WARNING, "recording: dropped audio of "
-			"running time %" GST_TIME_FORMAT " after %" GST_TIME_FORMAT, GST_TIME_ARGS(time),
-			GST_TIME_ARGS((GstClockTime)o->last));
+			"running time %" GST_TIME_FORMAT " after %" GST_TIME_FORMAT,
+			GST_TIME_ARGS(time), GST_TIME_ARGS((GstClockTime)o->last));
 		o->told = true;
 		return GST_PAD_PROBE_DROP;
 	}

@@ -21,6 +21,15 @@ host_uri(void *data)
 	return player->uri;
 }
 
+/* A dvb:// channel's tuning on the player's tuner (resources-service.c), or NULL. */
+static char *
+host_source_uri(void *data)
+{
+	struct umms_player *player = data;
+	return player->engine_uri && player->uri ?
+		player->engine_uri(player->uri_gate_data, player, player->uri) : NULL;
+}
+
 static int64_t
 host_position(void *data)
 {
@@ -56,6 +65,7 @@ umms_player_timeshift_init(struct umms_player *player)
 		.config = player->config,
 		.engine = host_engine,
 		.uri = host_uri,
+		.source_uri = host_source_uri,
 		.position = host_position,
 		.reopen = host_reopen,
 		.changed = host_changed,

@@ -189,6 +189,17 @@ rtsp_thread(gpointer data)
 void
 umms_test_rtsp_start(struct umms_test_rtsp *rtsp, unsigned seconds)
 {
+	g_autofree char *launch = g_strdup_printf("( videotestsrc is-live=true num-buffers=%d ! "
+		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
+		"x264enc tune=zerolatency key-int-max=10 speed-preset=ultrafast ! "
+		"rtph264pay name=pay0 pt=96 config-interval=-1 )",
+		seconds ? (int)seconds * 25 : -1);
+	umms_test_rtsp_start_launch(rtsp, launch);
+}
+
+void
+umms_test_rtsp_start_launch(struct umms_test_rtsp *rtsp, const char *launch)
+{
 	memset(rtsp, 0, sizeof(*rtsp));
 	rtsp->context = g_main_context_new();
 	rtsp->loop = g_main_loop_new(rtsp->context, FALSE);
@@ -196,10 +207,6 @@ umms_test_rtsp_start(struct umms_test_rtsp *rtsp, unsigned seconds)
 	gst_rtsp_server_set_address(rtsp->server, "127.0.0.1");
 	gst_rtsp_server_set_service(rtsp->server, "0");
 	GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
-	g_autofree char *launch = g_strdup_printf("( videotestsrc is-live=true num-buffers=%d ! "
-		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
-		"x264enc tune=zerolatency key-int-max=10 speed-preset=ultrafast ! "
-		"rtph264pay name=pay0 pt=96 config-interval=-1 )", seconds ? (int)seconds * 25 : -1);
 	gst_rtsp_media_factory_set_launch(factory, launch);
 	gst_rtsp_media_factory_set_shared(factory, TRUE);
 	GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(rtsp->server);

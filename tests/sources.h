@@ -64,6 +64,8 @@ struct umms_test_rtsp {
 
 /* @seconds > 0: the stream ends after that long (from its first viewer on). */
 void umms_test_rtsp_start(struct umms_test_rtsp *rtsp, unsigned seconds);
+/* Another stream: @launch, gst-rtsp-server's "( … ! rtp…pay name=pay0 … )". */
+void umms_test_rtsp_start_launch(struct umms_test_rtsp *rtsp, const char *launch);
 void umms_test_rtsp_stop(struct umms_test_rtsp *rtsp);
 
 #endif

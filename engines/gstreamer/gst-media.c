@@ -44,6 +44,7 @@ static const struct codec_name codec_names[] = {
 	{ "audio/x-flac", NULL, 0, "flac" },
 	{ "audio/mpeg", "mpegversion", 2, "aac" },
 	{ "audio/mpeg", "mpegversion", 4, "aac" },
+	{ "audio/mpeg", "layer", 2, "mp2" },   /* MPEG-1 Layer II: DVB's, a time-shift ring's */
 	{ "audio/mpeg", "mpegversion", 1, "mp3" },
 	{ "audio/x-ac3", NULL, 0, "ac3" },
 	{ "audio/x-eac3", NULL, 0, "eac3" },

@@ -1,6 +1,7 @@
 /*
  * The remux pipeline of a recording (gst-record.h), in ummsd or in an
- * engine worker: urisourcebin ! parsebin ! (queue ! parser !) muxer ! sink.
+ * engine worker: urisourcebin ! parsebin ! (queue ! parser !) muxer ! sink,
+ * or for a ring's audio the muxer cannot carry queue ! decoder ! encoder.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -99,6 +100,126 @@ bus_cb(GstBus *bus, GstMessage *message, gpointer data)
 
 static void link_stream(struct umms_gst_record *r, GstPad *pad);
 
+/* An element made and never added (a floating reference), dropped; NULL is fine. */
+static void
+drop_element(GstElement *element)
+{
+	if (element)
+		gst_object_unref(gst_object_ref_sink(element));
+}
+
+/* What onwards_probe knows of its pad's stream. */
+struct onwards {
+	GstSegment segment;
+	gint64 last;               /* running time let through last, or -1 */
+	bool told;                 /* a drop was logged as a warning */
+};
+
+/*
+ * Streaming thread, on a transcoder's output: a frame whose running time
+ * goes back (or has none) is dropped. hlssink2's splitmuxsink fails the
+ * whole ring on one ("Timestamping error on input streams"), as a
+ * broadcast's audio made it do (vidtv's under emulation, after a minute:
+ * its PTS stepping back, the decoder and encoder keeping the step).
+ * Forward steps pass: a gap is silence, not filled.
+ */
+static GstPadProbeReturn
+onwards_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	struct onwards *o = data;
+	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
+		if (GST_EVENT_TYPE(event) == GST_EVENT_SEGMENT)
+			gst_event_copy_segment(event, &o->segment);
+		else if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP)
+			o->last = -1;
+		return GST_PAD_PROBE_OK;
+	}
+	GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+	GstClockTime time = o->segment.format == GST_FORMAT_TIME ? gst_segment_to_running_time(
+		&o->segment, GST_FORMAT_TIME, GST_BUFFER_DTS_OR_PTS(buffer)) : GST_CLOCK_TIME_NONE;
+	if (!GST_CLOCK_TIME_IS_VALID(time) || (gint64)time < o->last) {
+		/* Said once as a warning: a stream may do it every frame. */
+		umms_log(o->told ? UMMS_LOG_DEBUG : UMMS_LOG_WARNING, "recording: dropped audio of "
+			"running time %" GST_TIME_FORMAT " after %" GST_TIME_FORMAT,
+			GST_TIME_ARGS(time), GST_TIME_ARGS((GstClockTime)o->last));
+		o->told = true;
+		return GST_PAD_PROBE_DROP;
+	}
+	o->last = (gint64)time;
+	return GST_PAD_PROBE_OK;
+}
+
+/*
+ * Encoders of what a ring's audio becomes, best first. MPEG-1 Layer II,
+ * the audio DVB itself broadcasts, which every player decodes, costs the
+ * least: 60 s of 48 kHz stereo took 0.25 s of a CPU, AAC 1.35 s with
+ * avenc_aac and 0.87 s with voaacenc, and a ring under emulation (the
+ * VM's vidtv) fell behind the broadcast with avenc_aac.
+ */
+static const char *const ring_audio_encoders[] = { "avenc_mp2", "voaacenc", "avenc_aac", NULL };
+/* Bits per second of the ring's audio: a broadcast's MPEG-1 Layer II stereo. */
+#define RING_AUDIO_BITRATE 192000
+
+/*
+ * A ring's audio stream hlssink2's mpegtsmux cannot carry (a DVB
+ * channel's SMPTE 302M: no muxer of GStreamer 1.22 takes it), decoded and
+ * encoded again: the decoder of the highest rank for @caps (in an engine
+ * worker, one its sandbox allows), audioconvert, audioresample and the
+ * first encoder of ring_audio_encoders there is (its output through
+ * onwards_probe). Appended to @chain, not added to the pipeline; false
+ * (nothing appended) if not needed or no decoder or encoder is there: the
+ * stream is left out.
+ */
+static bool
+ring_transcoder(struct umms_gst_record *r, GstCaps *caps, GPtrArray *chain)
+{
+	GstElementFactory *mux = gst_element_factory_find("mpegtsmux");
+	bool carried = !mux || gst_element_factory_can_sink_any_caps(mux, caps);
+	g_clear_object(&mux);
+	if (carried)
+		return false;
+	GList *all = gst_element_factory_list_get_elements(GST_ELEMENT_FACTORY_TYPE_DECODER |
+		GST_ELEMENT_FACTORY_TYPE_MEDIA_AUDIO, GST_RANK_MARGINAL);
+	GList *decoders = gst_element_factory_list_filter(all, caps, GST_PAD_SINK, FALSE);
+	decoders = g_list_sort(decoders, gst_plugin_feature_rank_compare_func);
+	GstElement *decoder = decoders ? gst_element_factory_create(decoders->data, NULL) : NULL;
+	gst_plugin_feature_list_free(decoders);
+	gst_plugin_feature_list_free(all);
+	GstElement *encoder = NULL;
+	for (const char *const *e = ring_audio_encoders; *e && !encoder; e++)
+		encoder = gst_element_factory_make(*e, NULL);
+	if (encoder && g_object_class_find_property(G_OBJECT_GET_CLASS(encoder), "bitrate"))
+		g_object_set(encoder, "bitrate", RING_AUDIO_BITRATE, NULL);
+	GstElement *convert = gst_element_factory_make("audioconvert", NULL);
+	GstElement *resample = gst_element_factory_make("audioresample", NULL);
+	if (!decoder || !encoder || !convert || !resample) {
+		umms_info("recording %u: no %s for audio MPEG-TS cannot carry", r->id,
+			!decoder ? "decoder" : "encoder");
+		drop_element(decoder);
+		drop_element(encoder);
+		drop_element(convert);
+		drop_element(resample);
+		return false;
+	}
+	umms_info("recording %u: audio MPEG-TS cannot carry (%s) decoded by %s, encoded again by "
+		"%s", r->id, gst_structure_get_name(gst_caps_get_structure(caps, 0)),
+		GST_OBJECT_NAME(gst_element_get_factory(decoder)),
+		GST_OBJECT_NAME(gst_element_get_factory(encoder)));
+	g_ptr_array_add(chain, decoder);
+	g_ptr_array_add(chain, convert);
+	g_ptr_array_add(chain, resample);
+	g_ptr_array_add(chain, encoder);
+	GstPad *out = gst_element_get_static_pad(encoder, "src");
+	struct onwards *o = g_new0(struct onwards, 1);
+	gst_segment_init(&o->segment, GST_FORMAT_UNDEFINED);
+	o->last = -1;
+	gst_pad_add_probe(out, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+		onwards_probe, o, g_free);
+	gst_object_unref(out);
+	return true;
+}
+
 /* Streaming thread: a parsed stream; into the muxer if it takes it, else dropped. */
 static void
 pad_added_cb(GstElement *parsebin, GstPad *pad, gpointer data)
@@ -121,6 +242,10 @@ link_stream(struct umms_gst_record *r, GstPad *pad)
 	const char *media = gst_structure_get_name(gst_caps_get_structure(caps, 0));
 	const char *parser = strcmp(media, "video/x-h264") == 0 ? "h264parse" :
 		strcmp(media, "video/x-h265") == 0 ? "h265parse" : NULL;
+	/* What comes between the queue and the muxer: a parser, or a transcoder. */
+	g_autoptr(GPtrArray) chain = g_ptr_array_new();
+	bool transcode = r->ring && g_str_has_prefix(media, "audio/") &&
+		ring_transcoder(r, caps, chain);
 	g_autoptr(GstCaps) kind = gst_caps_new_empty_simple(media);
 	GstPadTemplate *wanted = gst_pad_template_new("stream", GST_PAD_SRC, GST_PAD_ALWAYS,
 		parser ? kind : caps);
@@ -142,6 +267,9 @@ link_stream(struct umms_gst_record *r, GstPad *pad)
 	if (!sink) {
 		g_autofree char *text = gst_caps_to_string(caps);
 		umms_info("recording %u: left out a stream the muxer cannot carry: %s", r->id, text);
+		for (guint i = 0; i < chain->len; i++)
+			drop_element(chain->pdata[i]);
+		g_ptr_array_set_size(chain, 0);
 	}
 	gst_bin_add(GST_BIN(r->pipeline), queue);
 	/*
@@ -151,12 +279,13 @@ link_stream(struct umms_gst_record *r, GstPad *pad)
 	 */
 	if (sink && r->gate)
 		umms_gst_record_gate_add(r->gate, queue, g_str_has_prefix(media, "video/"));
+	if (sink && parser && !transcode)
+		g_ptr_array_add(chain, gst_element_factory_make(parser, NULL));
 	GstElement *last = queue;
-	GstElement *convert = sink && parser ? gst_element_factory_make(parser, NULL) : NULL;
-	if (convert) {
-		gst_bin_add(GST_BIN(r->pipeline), convert);
-		gst_element_link(queue, convert);
-		last = convert;
+	for (guint i = 0; i < chain->len; i++) {
+		gst_bin_add(GST_BIN(r->pipeline), chain->pdata[i]);
+		gst_element_link(last, chain->pdata[i]);
+		last = chain->pdata[i];
 	}
 	if (sink) {
 		GstPad *src = gst_element_get_static_pad(last, "src");
@@ -165,8 +294,8 @@ link_stream(struct umms_gst_record *r, GstPad *pad)
 		gst_object_unref(src);
 		gst_object_unref(sink);
 	}
-	if (convert)
-		gst_element_sync_state_with_parent(convert);
+	for (guint i = chain->len; i > 0; i--)
+		gst_element_sync_state_with_parent(chain->pdata[i - 1]);
 	gst_element_sync_state_with_parent(queue);
 	GstPad *queue_sink = gst_element_get_static_pad(queue, "sink");
 	gst_pad_link(pad, queue_sink);

@@ -5,9 +5,12 @@
  * over (fdsink: whoever runs this need not create files), a path
  * (filesink), or for a ring hlssink2, which muxes and cuts its segments
  * itself. Streams the muxer cannot carry are left out, and the log says
- * which. Matroska is written a cluster a second at most and MPEG-TS packet
- * by packet, with no buffer in between: a process killed mid-way leaves a
- * file that plays up to its last second.
+ * which, but for a ring's audio: decoded and encoded again (MPEG-1 Layer
+ * II, else AAC), so that a DVB channel's SMPTE 302M, which no muxer of
+ * GStreamer 1.22 takes, is heard time-shifted too. Matroska is written a
+ * cluster a second at most and MPEG-TS packet by packet, with no buffer
+ * in between: a process killed mid-way leaves a file that plays up to its
+ * last second.
  *
  * Runs on the thread-default main context's bus watch; the handler is
  * called from it, once: the source ended (after umms_gst_record_eos too)

@@ -71,11 +71,12 @@ const char *umms_recording_state_name(enum umms_recording_state state);
 struct umms_recording *umms_recording_start(unsigned id, const char *uri, const char *path,
 	int64_t duration_us, bool firm, int64_t at_us, GError **error);
 /*
- * A ring for time-shift: @uri remuxed (no transcoding) into MPEG-TS
- * segments of about @segment_s seconds (cut at key frames) in @dir, the
- * newest @n_segments listed in the HLS playlist @dir/live.m3u8 (path), a
- * few more kept on disk, older ones deleted. Runs until the source ends or
- * it is destroyed; one video and one audio stream are kept.
+ * A ring for time-shift: @uri remuxed into MPEG-TS segments of about
+ * @segment_s seconds (cut at key frames) in @dir, the newest @n_segments
+ * listed in the HLS playlist @dir/live.m3u8 (path), a few more kept on
+ * disk, older ones deleted. Runs until the source ends or it is
+ * destroyed; one video and one audio stream are kept, audio MPEG-TS
+ * cannot carry (SMPTE 302M) encoded again (engines/gstreamer/gst-record.h).
  */
 #define UMMS_RECORDING_RING_PLAYLIST "live.m3u8"
 /* The next playlist, while written. */

@@ -329,10 +329,12 @@ start_ring(struct shift *ts)
 	const struct umms_timeshift_host *host = &ts->owner->host;
 	const struct umms_config *config = host->config;
 	const char *uri = host->uri(host->data);
+	g_autofree char *source = host->source_uri ? host->source_uri(host->data) : NULL;
 	g_autoptr(GError) error = NULL;
 	unsigned segment = config->recording.timeshift_segment;
 	unsigned n = MAX(config->recording.timeshift_window / segment, 3u);
-	ts->ring = umms_recording_start_ring(host->id, uri, ts->dir, segment, n, &error);
+	ts->ring = umms_recording_start_ring(host->id, source ? source : uri, ts->dir, segment, n,
+		&error);
 	if (!ts->ring) {
 		umms_warn("player %u: no time-shift: %s", host->id, error->message);
 		return false;

@@ -11,7 +11,8 @@
  * move within the window, and a position outside it is refused with
  * InvalidArgument naming the window. Play, Pause or Stop while the engine
  * waits for the ring's files become the state the ring is played in.
- * Uri stays the live source's. The
+ * Uri stays the live source's; a dvb:// channel's ring is recorded on the
+ * player's own tuner (umms_timeshift_host.source_uri). The
  * newest moment playable ("the live edge") is about three files behind the
  * source: the HLS demuxer keeps that margin. A player paused for longer than
  * the window resumes a file after its oldest moment (the oldest file may
@@ -53,6 +54,13 @@ struct umms_timeshift_host {
 	/* The player's engine now (NULL: none), and its Uri (NULL: none). */
 	struct umms_engine *(*engine)(void *data);
 	const char *(*uri)(void *data);
+	/*
+	 * Optional: what the ring records for that Uri (g_free), NULL: the Uri
+	 * itself. A dvb:// channel's is its tuning on the tuner the player
+	 * holds (player.h engine_uri): the ring takes the player's tuner over
+	 * while the engine has let go of it, and asks for no other.
+	 */
+	char *(*source_uri)(void *data);
 	/* Its Position, µs. */
 	int64_t (*position)(void *data);
 	/* The engine opens @uri (the ring, or the source again) in the player's State. */

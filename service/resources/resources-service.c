@@ -44,6 +44,13 @@ struct player_holder {
 	bool busy;                 /* inside our own change: no recursion */
 	GSource *replug_idle;      /* a reopening for other decoders, due */
 	GSource *resume_idle;      /* playing again on a capture device given back, due */
+	/*
+	 * It lost its tuner time-shifted: the ring went with it (it recorded on
+	 * that tuner) and the engine still has the ring's playlist, gone: the
+	 * source is opened again when the tuner is back.
+	 */
+	bool reopen_source;
+	bool resume_playing;       /* resume_idle plays (else only reopens the source) */
 	bool reopening;            /* under way: what it holds or waits for stays */
 };
 
@@ -210,6 +217,15 @@ holder_lost(struct umms_resource_holder *base, const char *kind, const char *by)
 		h->capture_playing = h->player->state == UMMS_PLAYER_PLAYING ||
 			h->resume_idle != NULL;
 		umms_source_clear(&h->resume_idle);
+		if (g_str_has_prefix(kind, "tuner:") &&
+				umms_timeshift_enabled(h->player->timeshift)) {
+			/* Its ring records on that tuner: it goes now, for the taker to tune. */
+			umms_info("resources: %s: time-shift off, its ring lost %s", h->path, kind);
+			h->busy = true;
+			umms_timeshift_stop(h->player->timeshift);
+			h->busy = false;
+			h->reopen_source = true;
+		}
 		umms_player_stop(h->player, NULL, NULL, NULL);
 	} else {
 		/* Software decoding stands in: the player goes on. */
@@ -232,7 +248,16 @@ resume_cb(void *data)
 	struct player_holder *h = data;
 	umms_source_forget(&h->resume_idle);
 	g_autoptr(GError) error = NULL;
-	if (!umms_player_play(h->player, NULL, NULL, &error))
+	struct umms_player *player = h->player;
+	bool reopen = h->reopen_source && player->uri;
+	h->reopen_source = false;
+	bool ok = true;
+	if (reopen)
+		ok = umms_player_reopen(player, player->uri, h->resume_playing ?
+			UMMS_PLAYER_PLAYING : UMMS_PLAYER_STOPPED, NULL, NULL, &error);
+	else if (h->resume_playing)
+		ok = umms_player_play(player, NULL, NULL, &error);
+	if (!ok)
 		umms_warn("resources: %s could not play again: %s", h->path, error->message);
 	return G_SOURCE_REMOVE;
 }
@@ -242,7 +267,8 @@ holder_restored(struct umms_resource_holder *base, const char *kind)
 {
 	struct player_holder *h = wl_container_of(base, h, base);
 	if (g_str_has_prefix(kind, "capture:") || g_str_has_prefix(kind, "tuner:")) {
-		if (h->capture_playing && !h->resume_idle)
+		h->resume_playing = h->capture_playing;
+		if ((h->capture_playing || h->reopen_source) && !h->resume_idle)
 			h->resume_idle = umms_source_idle(resume_cb, h);
 		h->capture_playing = false;
 	} else {
@@ -331,6 +357,7 @@ release_tuner(struct player_holder *h)
 	if (!h->tuner)
 		return;
 	umms_resources_release(h->service->resources, &h->base, h->tuner);
+	h->reopen_source = false;
 	g_clear_pointer(&h->tuner, g_free);
 	g_clear_pointer(&h->tuned_uri, g_free);
 	g_clear_pointer(&h->engine_uri, g_free);

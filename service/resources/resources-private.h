@@ -1,4 +1,4 @@
-/* What resources-service.c and tuner-scan.c share. */
+/* What resources-service.c, tuners.c and tuner-scan.c share. */
 #ifndef UMMS_SERVICE_RESOURCES_PRIVATE_H
 #define UMMS_SERVICE_RESOURCES_PRIVATE_H
 
@@ -23,6 +23,20 @@ struct umms_resource_service {
 	struct wl_list scans;      /* struct tuner_scan.link, under way */
 	struct wl_list tunings;    /* struct umms_tuner_hold.link: recordings' tuners */
 };
+
+struct umms_dvb_channel;
+struct umms_dvb_frontend;
+
+/*
+ * A tuner for @channel: one @holder holds already, else a free one that
+ * receives its delivery system, else one taken from a lower priority
+ * (told). Its kind in @kind (g_free). NULL with NoResource (tuners.c).
+ */
+const struct umms_dvb_frontend *umms_resource_service_take_tuner(
+	struct umms_resource_service *s, struct umms_resource_holder *holder,
+	const struct umms_dvb_channel *channel, char **kind, GError **error);
+/* The recordings' tuner holds end (their owners free them later); at destroy. */
+void umms_resource_service_tunings_finish(struct umms_resource_service *s);
 
 /* Resources1's properties may have changed. */
 void umms_resource_service_changed(struct umms_resource_service *s);

@@ -74,6 +74,8 @@ struct umms_engine_stats {
 	uint64_t dropped;    /* frames dropped late, by the decoder or the output */
 	uint64_t copies;     /* frames copied on their way to the output */
 	uint64_t dmabuf;     /* frames handed on as the decoder's own dma-buf */
+	uint64_t audio_buffers; /* audio buffers that reached the audio sink (none while blocked) */
+	uint64_t audio_bytes;   /* ... their bytes */
 };
 
 struct umms_engine;

@@ -1,0 +1,237 @@
+/*
+ * Parental control's enforcement (parental.h): for each player the manager
+ * makes, what it shows now and whether that may be shown.
+ *
+ * What it shows comes from its Uri: the guide's channel whose URI it is
+ * (dvb://NAME, a playlist's URL: a locked channel is blocked however it
+ * is reached), and the programme on that channel now by the guide's times
+ * (XMLTV, or EIT present/following read from the stream itself). A URI
+ * that is no channel is the user's own media: not TV, never "unrated".
+ *
+ * When it is looked at again:
+ *  - SetUri, through a gate (player.h umms_player_gate), before anything
+ *    is opened: the engine is blocked from the first buffer;
+ *  - the policy changed (Parental1 settings, locks, an Unlock);
+ *  - the programme ends or the next begins: a timer at that time, not a tick;
+ *  - the guide says now/next of the channel changed (EIT present/following
+ *    of the stream, an import), or its content changed.
+ * The verdict goes to umms_player_set_blocked, which changes nothing when
+ * it is the same.
+ *
+ * Not done here yet: time-shift by the moment shown (the ring's wall-clock
+ * time), and recordings by the rating stored with them.
+ */
+#define UMMS_LOG_SCOPE UMMS_SCOPE_PLAYER
+
+#include "guide.h"
+#include "log.h"
+#include "parental.h"
+#include "player.h"
+#include "source.h"
+
+/* A timer further out than this is set again when it fires (g_timeout's range). */
+#define MAX_TIMER_MS (60u * 60u * 1000u)
+
+struct umms_parental_enforcer {
+	struct umms_parental *parental;
+	struct umms_guide *guide;
+	struct umms_recorder *recorder;
+	struct wl_list players;        /* struct watched.link */
+	struct wl_listener policy_changed, guide_changed, now_next;
+};
+
+struct watched {
+	struct umms_parental_enforcer *enforcer;
+	struct umms_player *player;
+	char *path;
+	char *uri;                     /* what it shows (the gate's), NULL none yet */
+	int64_t channel;               /* the guide's, 0 none */
+	GSource *timer;                /* at the programme's end or the next one's start */
+	struct umms_player_gate gate;
+	struct wl_listener destroy;
+	struct wl_list link;
+};
+
+static gboolean timer_cb(gpointer data);
+
+/* Looks at what @w shows at the wall-clock time now and blocks or allows it. */
+static void
+check(struct watched *w)
+{
+	struct umms_parental_enforcer *enforcer = w->enforcer;
+	umms_source_clear(&w->timer);
+	if (!w->uri)
+		return;
+	int64_t now = g_get_real_time();
+	struct umms_parental_content content = {
+		.uri = w->uri,
+		.min_age = -1,
+	};
+	/* The guide's strings live until its next call: copied. */
+	g_autofree char *system = NULL, *rating = NULL;
+	int64_t change_at = -1;
+	w->channel = umms_guide_find_channel_by_uri(enforcer->guide, w->uri);
+	if (w->channel) {
+		content.channel = w->channel;
+		content.tv = true;
+		struct umms_guide_programme p;
+		int64_t next_start = -1;
+		if (umms_guide_programme_at(enforcer->guide, w->channel, now, &p, &next_start)) {
+			content.programme = p.id;
+			system = g_strdup(p.rating_system);
+			rating = g_strdup(p.rating);
+			content.min_age = p.min_age;
+			change_at = p.stop_us;
+		}
+		if (next_start > 0 && (change_at < 0 || next_start < change_at))
+			change_at = next_start;
+	}
+	content.rating_system = system;
+	content.rating = rating;
+
+	struct umms_parental_verdict verdict = { 0 };
+	umms_parental_check(enforcer->parental, w->path, &content, &verdict);
+	umms_debug("parental: %s shows %s (channel %" G_GINT64_FORMAT ", programme %"
+		G_GINT64_FORMAT ", %s %s, age %d): %s", w->path, w->uri, content.channel,
+		content.programme, system ? system : "-", rating ? rating : "-", content.min_age,
+		verdict.blocked ? verdict.reason : "allowed");
+	umms_player_set_blocked(w->player, verdict.blocked ? verdict.reason : NULL,
+		verdict.blocked ? verdict.rating : NULL);
+
+	if (change_at > 0) {
+		int64_t ms = (change_at - now + 999) / 1000;
+		ms = CLAMP(ms, 1, (int64_t)MAX_TIMER_MS);
+		w->timer = umms_source_timeout((unsigned)ms, timer_cb, w);
+	}
+}
+
+static gboolean
+timer_cb(gpointer data)
+{
+	struct watched *w = data;
+	umms_source_forget(&w->timer);
+	check(w);
+	return G_SOURCE_REMOVE;
+}
+
+static bool
+gate_set_uri(struct umms_player_gate *gate, struct umms_player *player, const char *uri,
+	GError **error)
+{
+	struct watched *w = wl_container_of(gate, w, gate);
+	g_free(w->uri);
+	w->uri = g_strdup(uri);
+	check(w);
+	/* Parental control blocks; it does not refuse. */
+	return true;
+}
+
+static void
+watched_free(struct watched *w)
+{
+	wl_list_remove(&w->link);
+	wl_list_remove(&w->destroy.link);
+	wl_list_remove(&w->gate.link);
+	umms_source_clear(&w->timer);
+	umms_parental_forget_player(w->enforcer->parental, w->path);
+	g_free(w->uri);
+	g_free(w->path);
+	g_free(w);
+}
+
+static void
+on_player_destroy(struct wl_listener *listener, void *data)
+{
+	struct watched *w = wl_container_of(listener, w, destroy);
+	watched_free(w);
+}
+
+static void
+check_all(struct umms_parental_enforcer *enforcer)
+{
+	struct watched *w, *tmp;
+	wl_list_for_each_safe(w, tmp, &enforcer->players, link)
+		check(w);
+}
+
+static void
+on_policy_changed(struct wl_listener *listener, void *data)
+{
+	struct umms_parental_enforcer *enforcer =
+		wl_container_of(listener, enforcer, policy_changed);
+	check_all(enforcer);
+}
+
+static void
+on_guide_changed(struct wl_listener *listener, void *data)
+{
+	struct umms_parental_enforcer *enforcer =
+		wl_container_of(listener, enforcer, guide_changed);
+	check_all(enforcer);
+}
+
+/* EIT present/following (or an import) changed what is on @data's channel. */
+static void
+on_now_next(struct wl_listener *listener, void *data)
+{
+	struct umms_parental_enforcer *enforcer = wl_container_of(listener, enforcer, now_next);
+	int64_t channel = *(const int64_t *)data;
+	struct watched *w, *tmp;
+	wl_list_for_each_safe(w, tmp, &enforcer->players, link) {
+		if (w->channel == channel)
+			check(w);
+	}
+}
+
+struct umms_parental_enforcer *
+umms_parental_enforcer_create(struct umms_parental *parental, struct umms_guide *guide,
+	struct umms_recorder *recorder)
+{
+	struct umms_parental_enforcer *enforcer = g_new0(struct umms_parental_enforcer, 1);
+	enforcer->parental = parental;
+	enforcer->guide = guide;
+	enforcer->recorder = recorder;
+	wl_list_init(&enforcer->players);
+	enforcer->policy_changed.notify = on_policy_changed;
+	wl_signal_add(&umms_parental_get_events(parental)->changed, &enforcer->policy_changed);
+	struct umms_guide_events *events = umms_guide_get_events(guide);
+	enforcer->guide_changed.notify = on_guide_changed;
+	wl_signal_add(&events->changed, &enforcer->guide_changed);
+	enforcer->now_next.notify = on_now_next;
+	wl_signal_add(&events->now_next, &enforcer->now_next);
+	return enforcer;
+}
+
+void
+umms_parental_enforcer_destroy(struct umms_parental_enforcer *enforcer)
+{
+	if (!enforcer)
+		return;
+	struct watched *w, *tmp;
+	wl_list_for_each_safe(w, tmp, &enforcer->players, link)
+		watched_free(w);
+	wl_list_remove(&enforcer->policy_changed.link);
+	wl_list_remove(&enforcer->guide_changed.link);
+	wl_list_remove(&enforcer->now_next.link);
+	g_free(enforcer);
+}
+
+void
+umms_parental_enforcer_add_player(struct umms_parental_enforcer *enforcer,
+	struct umms_player *player, const char *path)
+{
+	struct watched *w = g_new0(struct watched, 1);
+	w->enforcer = enforcer;
+	w->player = player;
+	w->path = g_strdup(path);
+	w->gate.set_uri = gate_set_uri;
+	umms_player_add_gate(player, &w->gate);
+	w->destroy.notify = on_player_destroy;
+	wl_signal_add(&player->events.destroy, &w->destroy);
+	wl_list_insert(&enforcer->players, &w->link);
+	/* A player made with a Uri already (none is, today) is looked at now. */
+	if (player->uri) {
+		w->uri = g_strdup(player->uri);
+		check(w);
+	}
+}

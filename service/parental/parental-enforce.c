@@ -18,8 +18,12 @@
  * The verdict goes to umms_player_set_blocked, which changes nothing when
  * it is the same.
  *
+ * A recording's file played back (file:// of one of its parts) is judged
+ * by what the recorder stored with it (recorder.h umms_recorder_find_rating):
+ * its channel (a lock holds) and the highest rating it covered.
+ *
  * Not done here yet: time-shift by the moment shown (the ring's wall-clock
- * time), and recordings by the rating stored with them.
+ * time); a player in time-shift is judged by the wall-clock time now.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_PLAYER
 
@@ -27,6 +31,7 @@
 #include "log.h"
 #include "parental.h"
 #include "player.h"
+#include "recorder.h"
 #include "source.h"
 
 /* A timer further out than this is set again when it fires (g_timeout's range). */
@@ -85,6 +90,18 @@ check(struct watched *w)
 		}
 		if (next_start > 0 && (change_at < 0 || next_start < change_at))
 			change_at = next_start;
+	} else if (g_str_has_prefix(w->uri, "file:")) {
+		/* A recording's file: the rating stored with it (recorder.h). */
+		g_autofree char *path = g_filename_from_uri(w->uri, NULL, NULL);
+		struct umms_recorder_rating stored;
+		if (path && umms_recorder_find_rating(enforcer->recorder, path, &stored)) {
+			content.channel = stored.channel;
+			content.tv = true;
+			system = g_steal_pointer(&stored.rating_system);
+			rating = g_steal_pointer(&stored.rating);
+			content.min_age = stored.min_age;
+			umms_recorder_rating_clear(&stored);
+		}
 	}
 	content.rating_system = system;
 	content.rating = rating;

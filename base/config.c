@@ -120,6 +120,7 @@ static const struct key keys[] = {
 	UKEY("guide", "max-import-size", guide.max_import_size, 1, 4096),
 	KEY("dvb", "channels", KEY_STRING, dvb.channels),
 	KEY("dvb", "scan-file", KEY_STRING, dvb.scan_file),
+	KEY("parental", "ratings", KEY_STRING, parental.ratings),
 };
 
 const char *const umms_resource_codecs[UMMS_RESOURCE_CODECS] = {
@@ -247,6 +248,7 @@ umms_config_finish(struct umms_config *config)
 	g_free(config->guide.xmltv_timezone);
 	g_free(config->dvb.channels);
 	g_free(config->dvb.scan_file);
+	g_free(config->parental.ratings);
 	g_free(config->loaded_file);
 	memset(config, 0, sizeof(*config));
 }

@@ -140,6 +140,9 @@ struct umms_config {
 		char *channels;           /* the channel list; NULL: $XDG_STATE_HOME/umms/dvb-channels.conf */
 		char *scan_file;          /* the initial tuning file a scan without one uses, or NULL */
 	} dvb;
+	struct {
+		char *ratings;           /* "SYSTEM:RATING=AGE,…" over the built-in table, or NULL */
+	} parental;
 	char *loaded_file; /* the file the keys came from, or NULL */
 };
 

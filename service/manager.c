@@ -8,6 +8,7 @@
 #include "eit-guide.h"
 #include "error.h"
 #include "guide.h"
+#include "parental.h"
 #include "log.h"
 #include "manager.h"
 #include "mpris.h"
@@ -57,6 +58,7 @@ struct umms_manager {
 	struct umms_recorder *recorder;
 	guint recording_ghosts;
 	struct umms_guide *guide;
+	struct umms_parental *parental;
 	struct umms_eit_guide recorder_eit;
 };
 
@@ -401,7 +403,7 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 		umms_manager1_interface_info(), umms_player1_interface_info(),
 		umms_display1_interface_info(), umms_resources1_interface_info(),
 		umms_recorder1_interface_info(), umms_recording1_interface_info(),
-		umms_guide1_interface_info(), NULL,
+		umms_guide1_interface_info(), umms_parental1_interface_info(), NULL,
 	};
 	GDBusInterfaceInfo *const recording_interfaces[] = { umms_recording1_interface_info(),
 		NULL };
@@ -429,6 +431,9 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	if (!manager->guide)
 		goto fail;
 	umms_resource_service_set_guide(manager->resources, manager->guide);
+	manager->parental = umms_parental_create(config, connection, error);
+	if (!manager->parental)
+		goto fail;
 	manager->recorder = umms_recorder_create(config, connection, manager->guide, error);
 	if (!manager->recorder)
 		goto fail;
@@ -452,6 +457,7 @@ umms_manager_destroy(struct umms_manager *manager)
 	umms_resource_service_destroy(manager->resources);
 	umms_eit_guide_finish(&manager->recorder_eit);
 	umms_recorder_destroy(manager->recorder);
+	umms_parental_destroy(manager->parental);
 	umms_guide_destroy(manager->guide);
 	if (manager->recording_ghosts)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->recording_ghosts);
@@ -491,4 +497,10 @@ struct umms_guide *
 umms_manager_get_guide(struct umms_manager *manager)
 {
 	return manager->guide;
+}
+
+struct umms_parental *
+umms_manager_get_parental(struct umms_manager *manager)
+{
+	return manager->parental;
 }

@@ -25,6 +25,7 @@ void umms_manager_destroy(struct umms_manager *manager);
 unsigned umms_manager_player_count(struct umms_manager *manager);
 
 struct umms_player;
+struct umms_parental;
 /* The player at D-Bus object path @path, or NULL. */
 struct umms_player *umms_manager_find_player(struct umms_manager *manager, const char *path);
 const char *umms_manager_player_path(struct umms_manager *manager, struct umms_player *player);
@@ -32,6 +33,8 @@ const char *umms_manager_player_path(struct umms_manager *manager, struct umms_p
 struct umms_resource_service *umms_manager_get_resources(struct umms_manager *manager);
 /* The programme guide in ummsd (service/guide/guide.h); created before the recorder. */
 struct umms_guide *umms_manager_get_guide(struct umms_manager *manager);
+/* Parental control in ummsd (service/parental/parental.h); created after the guide. */
+struct umms_parental *umms_manager_get_parental(struct umms_manager *manager);
 /*
  * A player with default options owned by the caller (the video server, for
  * a Wayland client): no bus name or ttl ends it; the caller destroys it.

@@ -1,0 +1,322 @@
+/*
+ * Parental control's enforcement through ummsd (issue 18): channels from an
+ * M3U and programmes with ratings from an XMLTV the test writes, the
+ * policy set over org.umms.Parental1 (threshold age 12), players opened
+ * over Player1. What a user checks: Blocked and ContentBlocked, and that
+ * no video frame left the engine (Stats frames-presented) and no audio
+ * byte reached the sink (Stats audio-buffers, audio-bytes) while the
+ * clock runs (Position moves); Unlock lets data flow; the next 18-rated
+ * programme blocks again at its start (the delay is logged); a locked
+ * channel reached by its URL; block-unrated on a channel and not on a
+ * file of one's own; a recording of an 18-rated programme played back.
+ */
+#include <string.h>
+
+#include "harness.h"
+
+#define GUIDE "org.umms.Guide1"
+#define PARENTAL "org.umms.Parental1"
+#define S ((int64_t)G_USEC_PER_SEC)
+
+static char *
+xmltv_time(int64_t us)
+{
+	g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(us / S);
+	return g_date_time_format(t, "%Y%m%d%H%M%S +0000");
+}
+
+struct programme {
+	const char *channel;
+	int64_t start, stop;     /* µs, whole seconds */
+	const char *title;
+	const char *fsk;         /* FSK rating, NULL: unrated */
+};
+
+/*
+ * A service of its own database; channels "film" (long.mkv), "locked"
+ * (av.mkv) and "plain" (av.ts) from an M3U; @programmes from an XMLTV.
+ */
+static void
+fresh(struct umms_test *t, const char *name, const struct programme *programmes, size_t n)
+{
+	g_autofree char *db = g_strdup_printf("recording.database=%s/%s.db", umms_test_tmpdir(),
+		name);
+	const char *const overrides[] = { db, NULL };
+	umms_test_restart(t, overrides);
+
+	g_autofree char *film = umms_test_clip_uri("long.mkv");
+	g_autofree char *locked = umms_test_clip_uri("av.mkv");
+	g_autofree char *plain = umms_test_clip_uri("av.ts");
+	g_autofree char *m3u = g_strdup_printf("%s/%s.m3u", umms_test_tmpdir(), name);
+	g_autofree char *m3u_text = g_strdup_printf("#EXTM3U\n"
+		"#EXTINF:-1 tvg-id=\"film\",Film\n%s\n"
+		"#EXTINF:-1 tvg-id=\"locked\",Locked\n%s\n"
+		"#EXTINF:-1 tvg-id=\"plain\",Plain\n%s\n", film, locked, plain);
+	g_assert_true(g_file_set_contents(m3u, m3u_text, -1, NULL));
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ImportM3U",
+		g_variant_new("(s)", m3u)));
+
+	GString *xml = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tv>\n"
+		"<channel id=\"film\"><display-name>Film</display-name></channel>\n"
+		"<channel id=\"locked\"><display-name>Locked</display-name></channel>\n"
+		"<channel id=\"plain\"><display-name>Plain</display-name></channel>\n");
+	for (size_t i = 0; i < n; i++) {
+		g_autofree char *start = xmltv_time(programmes[i].start);
+		g_autofree char *stop = xmltv_time(programmes[i].stop);
+		g_string_append_printf(xml, "<programme channel=\"%s\" start=\"%s\" stop=\"%s\">"
+			"<title>%s</title>", programmes[i].channel, start, stop,
+			programmes[i].title);
+		if (programmes[i].fsk)
+			g_string_append_printf(xml, "<rating system=\"FSK\"><value>%s</value>"
+				"</rating>", programmes[i].fsk);
+		g_string_append(xml, "</programme>\n");
+	}
+	g_string_append(xml, "</tv>\n");
+	g_autofree char *file = g_strdup_printf("%s/%s.xml", umms_test_tmpdir(), name);
+	g_assert_true(g_file_set_contents(file, xml->str, -1, NULL));
+	g_string_free(xml, TRUE);
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ImportXMLTV",
+		g_variant_new("(s)", file)));
+
+	/* No PIN set: any PIN is right. */
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "SetEnabled",
+		g_variant_new("(sb)", "", TRUE)));
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "SetThreshold",
+		g_variant_new("(ssi)", "", "age", 12)));
+}
+
+static int64_t
+channel_id(struct umms_test *t, const char *name)
+{
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ListChannels", NULL);
+	g_autoptr(GVariant) channels = g_variant_get_child_value(r, 0);
+	for (gsize i = 0; i < g_variant_n_children(channels); i++) {
+		g_autoptr(GVariant) c = g_variant_get_child_value(channels, i);
+		const char *n;
+		int64_t id;
+		if (g_variant_lookup(c, "name", "&s", &n) && strcmp(n, name) == 0 &&
+				g_variant_lookup(c, "id", "x", &id))
+			return id;
+	}
+	g_error("no channel %s", name);
+}
+
+/* What left the engine so far. */
+struct flow {
+	guint64 frames, audio_buffers, audio_bytes;
+};
+
+static struct flow
+flow_now(struct umms_test *t, const char *player)
+{
+	/* One reading of Stats: the three counts of the same moment. */
+	g_autoptr(GVariant) stats = umms_test_get(t->bus, player, UMMS_PLAYER, "Stats");
+	struct flow f = { 0 };
+	g_assert_true(g_variant_lookup(stats, "frames-presented", "t", &f.frames));
+	g_assert_true(g_variant_lookup(stats, "audio-buffers", "t", &f.audio_buffers));
+	g_assert_true(g_variant_lookup(stats, "audio-bytes", "t", &f.audio_bytes));
+	g_test_message("%s: frames-presented %" G_GUINT64_FORMAT ", audio-buffers %"
+		G_GUINT64_FORMAT ", audio-bytes %" G_GUINT64_FORMAT, player, f.frames,
+		f.audio_buffers, f.audio_bytes);
+	return f;
+}
+
+/* Video and sound both come through within @ms. */
+static void
+wait_flowing(struct umms_test *t, const char *player, struct flow since, unsigned ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+	for (;;) {
+		struct flow f = flow_now(t, player);
+		if (f.frames > since.frames && f.audio_bytes > since.audio_bytes)
+			return;
+		if (g_get_monotonic_time() > end)
+			g_error("%s: no frame or no audio within %u ms of being allowed", player, ms);
+		umms_test_sleep(100);
+	}
+}
+
+/* Blocked: ContentBlocked(@reason, …) comes within @ms; Blocked says so. */
+static void
+wait_blocked(struct umms_test *t, struct umms_test_signals *signals, const char *player,
+	const char *reason, unsigned ms)
+{
+	g_autoptr(GVariant) params = umms_test_signals_wait(signals, "ContentBlocked", ms);
+	const char *got_reason, *rating;
+	g_variant_get(params, "(&s&s)", &got_reason, &rating);
+	g_test_message("%s: ContentBlocked(%s, %s)", player, got_reason, rating);
+	g_assert_cmpstr(got_reason, ==, reason);
+	g_assert_true(umms_test_get_bool(t->bus, player, "Blocked"));
+	g_autofree char *property = umms_test_get_string(t->bus, player, "BlockReason");
+	g_assert_cmpstr(property, ==, reason);
+}
+
+/* Plays on for @ms while nothing leaves: the clock moves, the counts stand. */
+static void
+assert_nothing_leaves(struct umms_test *t, const char *player, unsigned ms)
+{
+	struct flow before = flow_now(t, player);
+	int64_t from = umms_test_get_int64(t->bus, player, "Position");
+	umms_test_sleep(ms);
+	struct flow after = flow_now(t, player);
+	int64_t to = umms_test_get_int64(t->bus, player, "Position");
+	g_test_message("%s: position %" G_GINT64_FORMAT " → %" G_GINT64_FORMAT " µs while blocked",
+		player, from, to);
+	g_assert_cmpint(to - from, >, (int64_t)ms * 1000 / 2);
+	g_assert_cmpuint(after.frames, ==, before.frames);
+	g_assert_cmpuint(after.audio_buffers, ==, before.audio_buffers);
+	g_assert_cmpuint(after.audio_bytes, ==, before.audio_bytes);
+}
+
+/*
+ * Threshold 12, the film channel's programme now FSK 18: blocked from
+ * SetUri, nothing out while it plays; Unlock (programme) lets it flow; an
+ * FSK 0 programme next stays allowed; the FSK 18 one after blocks at its
+ * start.
+ */
+static void
+test_rating(struct umms_test *t, gconstpointer data)
+{
+	int64_t now = g_get_real_time() / S * S;
+	int64_t allowed_at = now + 9 * S, blocked_at = now + 13 * S;
+	const struct programme programmes[] = {
+		{ "film", now - 60 * S, allowed_at, "Night Film", "18" },
+		{ "film", allowed_at, blocked_at, "Cartoons", "0" },
+		{ "film", blocked_at, now + 3600 * S, "Late Film", "18" },
+	};
+	fresh(t, "parental-rating", programmes, G_N_ELEMENTS(programmes));
+
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	wait_blocked(t, signals, player, "rating", 2000);
+	g_autofree char *rating = umms_test_get_string(t->bus, player, "BlockRating");
+	g_assert_nonnull(strstr(rating, "18"));
+
+	/* Play changes nothing: the clock runs, nothing leaves from the first buffer on. */
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_wait_position(t->bus, player, 1500 * 1000, false, 10000);
+	g_assert_true(umms_test_get_bool(t->bus, player, "Blocked"));
+	struct flow blocked = flow_now(t, player);
+	g_assert_cmpuint(blocked.frames, ==, 0);
+	g_assert_cmpuint(blocked.audio_buffers, ==, 0);
+	g_assert_cmpuint(blocked.audio_bytes, ==, 0);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "frames-decoded"), >, 0);
+	assert_nothing_leaves(t, player, 1000);
+
+	/* The right PIN (none set: any), scope programme. */
+	umms_test_signals_clear(signals);
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "Unlock",
+		g_variant_new("(ossu)", player, "", "programme", 0)));
+	g_variant_unref(umms_test_signals_wait(signals, "ContentAllowed", 2000));
+	g_assert_false(umms_test_get_bool(t->bus, player, "Blocked"));
+	wait_flowing(t, player, flow_now(t, player), 3000);
+
+	/* The FSK 0 programme: still allowed once it began. */
+	while (g_get_real_time() < allowed_at + S)
+		umms_test_sleep(100);
+	g_assert_false(umms_test_get_bool(t->bus, player, "Blocked"));
+
+	/* The FSK 18 one after it: blocked again at its start, audio included. */
+	wait_blocked(t, signals, player, "rating", (unsigned)((blocked_at -
+		g_get_real_time()) / 1000) + 2000);
+	int64_t latency_ms = (g_get_real_time() - blocked_at) / 1000;
+	g_test_message("blocked %" G_GINT64_FORMAT " ms after the 18-rated programme began",
+		latency_ms);
+	g_assert_cmpint(latency_ms, <, 2000);
+	/* What was already inside a sink when the block came is let be. */
+	umms_test_sleep(300);
+	assert_nothing_leaves(t, player, 1500);
+	umms_test_signals_free(signals);
+}
+
+/* A locked channel is blocked when its URL is opened as such. */
+static void
+test_locked_channel(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "parental-locked", NULL, 0);
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "LockChannel",
+		g_variant_new("(sxb)", "", channel_id(t, "Locked"), TRUE)));
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	g_autofree char *uri = umms_test_clip_uri("av.mkv");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	wait_blocked(t, signals, player, "channel-locked", 2000);
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_wait_position(t->bus, player, 1000 * 1000, false, 10000);
+	struct flow f = flow_now(t, player);
+	g_assert_cmpuint(f.frames, ==, 0);
+	g_assert_cmpuint(f.audio_bytes, ==, 0);
+	umms_test_signals_free(signals);
+}
+
+/* Block-unrated: a channel with no rated programme is blocked, a file of one's own is not. */
+static void
+test_unrated(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "parental-unrated", NULL, 0);
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "SetBlockUnrated",
+		g_variant_new("(sb)", "", TRUE)));
+	g_autofree char *channel = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, channel);
+	g_autofree char *uri = umms_test_clip_uri("av.ts");
+	umms_test_player_do(t->bus, channel, "SetUri", g_variant_new("(s)", uri));
+	wait_blocked(t, signals, channel, "unrated", 2000);
+	umms_test_signals_free(signals);
+
+	g_autofree char *own = umms_test_open(t->bus, "av.mp4");
+	umms_test_player_do(t->bus, own, "Play", NULL);
+	g_assert_false(umms_test_get_bool(t->bus, own, "Blocked"));
+	wait_flowing(t, own, (struct flow){ 0 }, 5000);
+	g_assert_false(umms_test_get_bool(t->bus, own, "Blocked"));
+}
+
+/*
+ * Recording the 18-rated film is allowed; playing the file back is
+ * blocked by the rating stored with it.
+ */
+static void
+test_recording(struct umms_test *t, gconstpointer data)
+{
+	int64_t now = g_get_real_time() / S * S;
+	const struct programme programmes[] = {
+		{ "film", now - 60 * S, now + 3600 * S, "Night Film", "18" },
+	};
+	fresh(t, "parental-recording", programmes, G_N_ELEMENTS(programmes));
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	GVariantDict options;
+	g_variant_dict_init(&options, NULL);
+	g_variant_dict_insert(&options, "duration", "x", (int64_t)2 * S);
+	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, "org.umms.Recorder1",
+		"Record", g_variant_new("(ss@a{sv})", uri, "parental-film.mkv",
+			g_variant_dict_end(&options)));
+	g_autofree char *recording = NULL;
+	g_variant_get(r, "(o)", &recording);
+	umms_test_recording_wait(t, recording, "completed", 30000);
+	g_autofree char *file = umms_test_recording_string(t, recording, "Destination");
+	g_test_message("recorded %s", file);
+
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	g_autofree char *file_uri = g_filename_to_uri(file, NULL, NULL);
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", file_uri));
+	wait_blocked(t, signals, player, "rating", 2000);
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_wait_position(t->bus, player, 1000 * 1000, false, 10000);
+	struct flow f = flow_now(t, player);
+	g_assert_cmpuint(f.frames, ==, 0);
+	g_assert_cmpuint(f.audio_bytes, ==, 0);
+	umms_test_signals_free(signals);
+}
+
+int
+main(int argc, char **argv)
+{
+	umms_test_init(&argc, &argv);
+	UMMS_TEST_ADD("/parental-block/rating", test_rating);
+	UMMS_TEST_ADD("/parental-block/locked-channel", test_locked_channel);
+	UMMS_TEST_ADD("/parental-block/unrated", test_unrated);
+	UMMS_TEST_ADD("/parental-block/recording", test_recording);
+	return g_test_run();
+}

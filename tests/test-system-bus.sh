@@ -8,8 +8,9 @@
 # setpriv as existing users with their groups set (no account is created or
 # changed): one in no group, one in group video. The first creates a player and plays a clip but is refused
 # (org.freedesktop.DBus.Error.AccessDenied, from the bus) every Display1,
-# Recorder1, Recording1 and Resources1 call, Guide1's imports and every
-# property Set on the display; the second is let through.
+# Recorder1, Recording1 and Resources1 call, Guide1's imports, Parental1's
+# settings and every property Set on the display; the second is let
+# through. Parental1.Unlock (guarded by the PIN) is everyone's.
 set -u
 src=${UMMS_TEST_SOURCE_ROOT:?}
 build=${UMMS_TEST_BUILD_ROOT:?}
@@ -176,6 +177,17 @@ denied "Recorder1.Record (no group)" 1 none /org/umms org.umms.Recorder1.Record 
 denied "Resources1 call (no group)" 1 none /org/umms org.umms.Resources1.Anything
 denied "Guide1.ImportM3U (no group)" 1 none /org/umms org.umms.Guide1.ImportM3U "$tmp/none.m3u"
 denied "Guide1.ImportXMLTV (no group)" 1 none /org/umms org.umms.Guide1.ImportXMLTV "$tmp/none.xml"
+denied "Parental1.SetPin (no group)" 1 none /org/umms org.umms.Parental1.SetPin "''" "'1234'"
+denied "Parental1.SetEnabled (no group)" 1 none /org/umms org.umms.Parental1.SetEnabled "''" true
+denied "Parental1.SetBlockUnrated (no group)" 1 none /org/umms \
+	org.umms.Parental1.SetBlockUnrated "''" true
+denied "Parental1.SetThreshold (no group)" 1 none /org/umms org.umms.Parental1.SetThreshold \
+	"''" "'age'" 12
+denied "Parental1.LockChannel (no group)" 1 none /org/umms org.umms.Parental1.LockChannel \
+	"''" 1 true
+ok "Get Parental1.PinSet (no group)" 1 none /org/umms $P.Get org.umms.Parental1 PinSet >/dev/null
+ok "Parental1.Unlock (no group)" 1 none /org/umms org.umms.Parental1.Unlock "$player" "''" \
+	"'time'" 10 >/dev/null
 zoom=$(call 1 none $D $P.Get org.umms.Display1 Zoom)
 [ "$zoom" = "(<'letterbox'>,)" ] || fail "Zoom changed to $zoom"
 [ -e "$tmp/capture/no.png" ] && fail "a refused Capture wrote its file"
@@ -205,6 +217,10 @@ out=$(call 2 video /org/umms org.umms.Guide1.ImportXMLTV "$tmp/none.xml") &&
 grep -q 'org.umms.Error.NotFound' <<<"$out" ||
 	fail "Guide1.ImportXMLTV (video) did not reach ummsd: $out"
 echo "ok: Guide1.ImportXMLTV (video) reaches ummsd (NotFound)" >&2
+ok "Parental1.SetEnabled (video)" 2 video /org/umms org.umms.Parental1.SetEnabled "''" true \
+	>/dev/null
+enabled=$(call 1 none /org/umms $P.Get org.umms.Parental1 Enabled)
+[ "$enabled" = "(<true>,)" ] || fail "Parental1.Enabled after SetEnabled (video): $enabled"
 ok "DestroyPlayer (no group)" 1 none /org/umms org.umms.Manager1.DestroyPlayer "$player" >/dev/null
 
 kill -0 "$ummsd_pid" 2>/dev/null || fail "ummsd exited"

@@ -362,7 +362,7 @@ static const struct umms_ctl_command *
 find_command(const char *name)
 {
 	const struct umms_ctl_command *const tables[] = { umms_ctl_player_commands, commands,
-		umms_ctl_guide_commands, umms_ctl_series_commands };
+		umms_ctl_guide_commands, umms_ctl_series_commands, umms_ctl_parental_commands };
 	for (size_t i = 0; i < G_N_ELEMENTS(tables); i++) {
 		for (const struct umms_ctl_command *command = tables[i]; command->name; command++) {
 			if (strcmp(command->name, name) == 0)
@@ -417,6 +417,7 @@ int
 main(int argc, char **argv)
 {
 	g_autofree char *player = NULL, *address = NULL, *clip = NULL;
+	g_autofree char *pin = NULL, *new_pin = NULL;
 	gboolean system = FALSE, wait = FALSE, over = FALSE, hidden = FALSE;
 	int z = G_MININT;
 	const GOptionEntry entries[] = {
@@ -434,6 +435,10 @@ main(int argc, char **argv)
 			"place: over the window, not under it", NULL },
 		{ "hidden", 0, 0, G_OPTION_ARG_NONE, &hidden,
 			"place: keep the placement but hide the video", NULL },
+		{ "pin", 0, 0, G_OPTION_ARG_STRING, &pin,
+			"parental: the PIN (else asked for on stdin)", "PIN" },
+		{ "new-pin", 0, 0, G_OPTION_ARG_STRING, &new_pin,
+			"parental set-pin: the new PIN (else asked for on stdin)", "PIN" },
 		{ NULL },
 	};
 	GError *error = NULL;
@@ -488,8 +493,11 @@ main(int argc, char **argv)
 	bool place = strcmp(command->name, "place") == 0;
 	if (!place && (clip || z != G_MININT || over || hidden))
 		return umms_ctl_usage_error("--clip, --z, --over and --hidden are for place");
+	if ((pin || new_pin) && strcmp(command->name, "parental") != 0)
+		return umms_ctl_usage_error("--pin and --new-pin are for parental");
 	struct ctl ctl = { .player_arg = player, .wait = wait, .clip = clip, .z = z,
-		.z_set = z != G_MININT, .over = over, .hidden = hidden };
+		.z_set = z != G_MININT, .over = over, .hidden = hidden, .pin = pin,
+		.new_pin = new_pin };
 	int status = run(&ctl, command, system, address, cmd_args, n_rest);
 	g_clear_object(&ctl.player);
 	g_clear_object(&ctl.manager);

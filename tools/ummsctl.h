@@ -45,6 +45,9 @@ struct ctl {
 	const char *clip;       /* --clip X,Y,W,H */
 	int z;                  /* --z */
 	bool z_set, over, hidden;
+	/* parental's options */
+	const char *pin;        /* --pin */
+	const char *new_pin;    /* --new-pin */
 };
 
 /* A command: its name and arguments; @run returns the exit status. */
@@ -60,6 +63,8 @@ struct umms_ctl_command {
 extern const struct umms_ctl_command umms_ctl_player_commands[];
 /* ummsctl-guide.c: channels, guide, search, import-m3u, import-xmltv. */
 extern const struct umms_ctl_command umms_ctl_guide_commands[];
+/* ummsctl-parental.c: parental; ends with { NULL }. */
+extern const struct umms_ctl_command umms_ctl_parental_commands[];
 /* ummsctl-series.c: record-programme, series; ends with { NULL }. */
 extern const struct umms_ctl_command umms_ctl_series_commands[];
 

@@ -309,6 +309,8 @@ struct umms_parental *
 umms_parental_create(const struct umms_config *config, GDBusConnection *connection,
 	GError **error)
 {
+	g_autofree char *db = config->recording.database ? g_strdup(config->recording.database) :
+		g_build_filename(g_get_user_state_dir(), "umms", "umms.db", NULL);
 	struct umms_parental *parental = g_new0(struct umms_parental, 1);
 	parental->config = config;
 	parental->connection = g_object_ref(connection);
@@ -318,8 +320,6 @@ umms_parental_create(const struct umms_config *config, GDBusConnection *connecti
 	parental->grants = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, grant_free);
 	if (!load_ratings(parental, error))
 		goto fail;
-	g_autofree char *db = config->recording.database ? g_strdup(config->recording.database) :
-		g_build_filename(g_get_user_state_dir(), "umms", "umms.db", NULL);
 	if (!parental_db_open(parental, db, error) || !parental_db_load(parental, error))
 		goto fail;
 	parental->checks = parental_pin_create(parental, error);

@@ -73,7 +73,7 @@ struct umms_parental_events {
 /* Opens its tables in @config's database and exports Parental1 on @connection. */
 struct umms_parental *umms_parental_create(const struct umms_config *config,
 	GDBusConnection *connection, GError **error);
-/* NULL: no-op. */
+/* NULL: no-op. Every events.changed listener must be removed first (asserted). */
 void umms_parental_destroy(struct umms_parental *parental);
 
 struct umms_parental_events *umms_parental_get_events(struct umms_parental *parental);
@@ -84,6 +84,17 @@ struct umms_parental_events *umms_parental_get_events(struct umms_parental *pare
  * unlocked, channel while content->channel is, time until it runs out).
  * Disabled: never blocked. Order: a locked channel, then the rating above
  * its threshold, then unrated (BlockUnrated and content->tv).
+ *
+ * Grants (the policy's choice): Unlock keeps one grant per player path,
+ * not yet bound to any content, and emits events.changed; the first
+ * check of that player after it (the enforcement checking every player
+ * on changed) binds a programme grant to content->programme and a channel
+ * grant to content->channel (to content->uri where that id is 0). The
+ * first check that shows another programme (channel, URI) ends the grant,
+ * so coming back to it needs the PIN again; a time grant allows anything
+ * on that player until it runs out. The rating's age: the table's for
+ * rating_system/rating, else content->min_age, else unrated. Never emits
+ * changed itself, so it may be called from a changed listener.
  */
 void umms_parental_check(struct umms_parental *parental, const char *player,
 	const struct umms_parental_content *content, struct umms_parental_verdict *out);

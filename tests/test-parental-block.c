@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "video-raw.h"
 
 #define GUIDE "org.umms.Guide1"
 #define PARENTAL "org.umms.Parental1"
@@ -310,6 +311,48 @@ test_recording(struct umms_test *t, gconstpointer data)
 	umms_test_signals_free(signals);
 }
 
+/*
+ * A umms_video_v1 viewer of a channel being watched: when the channel gets
+ * locked mid-stream, the viewer is told to take the picture off (clear,
+ * version 5) and gets no frame after it; Stats say nothing left since.
+ */
+static void
+test_viewer_cleared(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "parental-viewer", NULL, 0);
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	const uint32_t formats[] = { 1 /* XRGB8888 */, 0 };
+	struct raw_client *viewer = raw_connect_version(formats, 5);
+	viewer->auto_release = true;
+	raw_player(viewer, player);
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	raw_wait_shows(viewer, 10, 10000);
+	g_assert_false(umms_test_get_bool(t->bus, player, "Blocked"));
+
+	int64_t film = channel_id(t, "Film");
+	gint64 asked = g_get_monotonic_time();
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "LockChannel",
+		g_variant_new("(sxb)", "", film, TRUE)));
+	wait_blocked(t, signals, player, "channel-locked", 2000);
+	g_test_message("ContentBlocked %.1f ms after LockChannel was called, at most",
+		(double)(g_get_monotonic_time() - asked) / 1000);
+	gint64 end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+	while (viewer->clears == 0 && g_get_monotonic_time() < end)
+		raw_pump(viewer, 20);
+	g_assert_cmpuint(viewer->clears, ==, 1);
+	unsigned shows = viewer->shows;
+	raw_pump(viewer, 1500);
+	g_test_message("viewer: %u shows before the clear, %u after", shows,
+		viewer->shows - shows);
+	g_assert_cmpuint(viewer->shows, ==, shows);
+	assert_nothing_leaves(t, player, 1000);
+	raw_free(viewer);
+	umms_test_signals_free(signals);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -318,5 +361,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/parental-block/locked-channel", test_locked_channel);
 	UMMS_TEST_ADD("/parental-block/unrated", test_unrated);
 	UMMS_TEST_ADD("/parental-block/recording", test_recording);
+	UMMS_TEST_ADD("/parental-block/viewer-cleared", test_viewer_cleared);
 	return g_test_run();
 }

@@ -12,6 +12,9 @@
  */
 #include <string.h>
 
+#include <gst/gst.h>
+
+#include "eit-gen.h"
 #include "harness.h"
 #include "video-raw.h"
 
@@ -353,6 +356,169 @@ test_viewer_cleared(struct umms_test *t, gconstpointer data)
 	umms_test_signals_free(signals);
 }
 
+/* ---- a live stream whose EIT changes the rating mid-stream ------------------------ */
+
+struct live {
+	GMutex lock;
+	GByteArray *eit;          /* the section sent over and over, in packets (lock) */
+	size_t next;              /* its next packet (lock) */
+	unsigned cc, buffers;
+	GstElement *pipeline;
+	char *uri;
+};
+
+/* The muxer's output: an EIT packet after every third, as a carousel. */
+static GstPadProbeReturn
+inject_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+	struct live *live = data;
+	if (live->buffers++ % 3 != 0)
+		return GST_PAD_PROBE_OK;
+	uint8_t *packet = g_malloc(EIT_GEN_PACKET);
+	g_mutex_lock(&live->lock);
+	size_t n = live->eit->len / EIT_GEN_PACKET;
+	memcpy(packet, live->eit->data + (live->next % n) * EIT_GEN_PACKET, EIT_GEN_PACKET);
+	live->next = (live->next + 1) % n;
+	packet[3] = (uint8_t)((packet[3] & 0xf0) | live->cc);
+	live->cc = (live->cc + 1) & 0x0f;
+	g_mutex_unlock(&live->lock);
+	GstBuffer *eit = gst_buffer_new_wrapped(packet, EIT_GEN_PACKET);
+	if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+		GstBufferList *list = gst_buffer_list_make_writable(
+			GST_PAD_PROBE_INFO_BUFFER_LIST(info));
+		gst_buffer_list_add(list, eit);
+		GST_PAD_PROBE_INFO_DATA(info) = list;
+	} else {
+		GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+		gst_buffer_append(buffer, eit);
+		GST_PAD_PROBE_INFO_DATA(info) = buffer;
+	}
+	return GST_PAD_PROBE_OK;
+}
+
+/* Present/following version @version: now @now (rating byte @rating), then a news. */
+static void
+live_set(struct live *live, unsigned version, unsigned event_id, const char *now,
+	int rating)
+{
+	int64_t start = g_get_real_time() / (60 * S) * 60 * S - 10 * 60 * S;
+	const struct eit_gen_event events[2] = {
+		{ .event_id = event_id, .start_us = start, .duration_s = 3600,
+			.running_status = 4, .title = now, .rating = rating, .content = -1 },
+		{ .event_id = event_id + 1, .start_us = start + 3600 * S, .duration_s = 600,
+			.running_status = 1, .title = "News", .rating = -1, .content = -1 },
+	};
+	struct eit_gen_section section = { .table_id = 0x4e, .sid = 1, .tsid = 0x0457,
+		.onid = 0x2174, .version = version, .events = events, .n_events = 2 };
+	uint8_t bytes[EIT_GEN_MAX_SECTION];
+	size_t size = eit_gen_section(&section, bytes);
+	unsigned cc = 0;
+	g_autoptr(GByteArray) packets = g_byte_array_new();
+	eit_gen_packets(bytes, size, &cc, packets);
+	g_mutex_lock(&live->lock);
+	g_byte_array_set_size(live->eit, 0);
+	g_byte_array_append(live->eit, packets->data, packets->len);
+	live->next = 0;
+	g_mutex_unlock(&live->lock);
+}
+
+/* Live H.264 and AAC in MPEG-TS to udp://127.0.0.1:PORT, the EIT in it. */
+static void
+live_start(struct live *live)
+{
+	*live = (struct live){ .eit = g_byte_array_new() };
+	g_mutex_init(&live->lock);
+	live_set(live, 0, 0x1001, "Quiz", 0x05);
+	int port = umms_test_free_udp_port();
+	g_autofree char *description = g_strdup_printf(
+		"videotestsrc is-live=true ! "
+		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
+		"x264enc tune=zerolatency key-int-max=5 speed-preset=ultrafast ! h264parse ! "
+		"queue ! mpegtsmux name=mux alignment=6 ! udpsink host=127.0.0.1 port=%d "
+		"audiotestsrc is-live=true ! audio/x-raw,channels=2,rate=48000 ! avenc_aac ! "
+		"aacparse ! queue ! mux.", port);
+	GError *error = NULL;
+	live->pipeline = gst_parse_launch(description, &error);
+	g_assert_no_error(error);
+	GstElement *mux = gst_bin_get_by_name(GST_BIN(live->pipeline), "mux");
+	GstPad *src = gst_element_get_static_pad(mux, "src");
+	gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+		inject_probe, live, NULL);
+	gst_object_unref(src);
+	gst_object_unref(mux);
+	g_assert_cmpint(gst_element_set_state(live->pipeline, GST_STATE_PLAYING), !=,
+		GST_STATE_CHANGE_FAILURE);
+	live->uri = g_strdup_printf("udp://127.0.0.1:%d", port);
+}
+
+static void
+live_stop(struct live *live)
+{
+	gst_element_set_state(live->pipeline, GST_STATE_NULL);
+	gst_object_unref(live->pipeline);
+	g_byte_array_unref(live->eit);
+	g_mutex_clear(&live->lock);
+	g_free(live->uri);
+}
+
+/* Waits until the guide's now on @channel is titled @title (the stream's EIT read). */
+static void
+wait_now(struct umms_test *t, int64_t channel, const char *title, unsigned ms)
+{
+	gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+	for (;;) {
+		g_autoptr(GVariant) reply = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE,
+			"GetNowNext", g_variant_new("(xx)", channel, (gint64)0));
+		g_autoptr(GVariant) now = g_variant_get_child_value(reply, 0);
+		const char *got = NULL;
+		if (g_variant_lookup(now, "title", "&s", &got) && strcmp(got, title) == 0)
+			return;
+		if (g_get_monotonic_time() > end)
+			g_error("the guide's now on channel %" G_GINT64_FORMAT " is not \"%s\"",
+				channel, title);
+		umms_test_sleep(100);
+	}
+}
+
+/*
+ * An IPTV channel whose stream's EIT says the programme on now is an
+ * 8-rated quiz; the broadcaster changes it (a new version) to an 18-rated
+ * film mid-stream: blocked within 2 s, video and audio.
+ */
+static void
+test_eit_mid_stream(struct umms_test *t, gconstpointer data)
+{
+	fresh(t, "parental-eit", NULL, 0);
+	struct live live;
+	live_start(&live);
+	g_autofree char *m3u = g_strdup_printf("%s/parental-live.m3u", umms_test_tmpdir());
+	g_autofree char *m3u_text = g_strdup_printf("#EXTM3U\n#EXTINF:-1,Live\n%s\n",
+		live.uri);
+	g_assert_true(g_file_set_contents(m3u, m3u_text, -1, NULL));
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ImportM3U",
+		g_variant_new("(s)", m3u)));
+	int64_t channel = channel_id(t, "Live");
+
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", live.uri));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	wait_now(t, channel, "Quiz", 20000);
+	wait_flowing(t, player, flow_now(t, player), 10000);
+	g_assert_false(umms_test_get_bool(t->bus, player, "Blocked"));
+
+	gint64 changed = g_get_monotonic_time();
+	live_set(&live, 1, 0x2001, "Horror Night", 0x0f);
+	wait_blocked(t, signals, player, "rating", 5000);
+	double latency_ms = (double)(g_get_monotonic_time() - changed) / 1000;
+	g_test_message("blocked %.0f ms after the stream's EIT changed the rating", latency_ms);
+	g_assert_cmpfloat(latency_ms, <, 2000);
+	umms_test_sleep(300);
+	assert_nothing_leaves(t, player, 1500);
+	umms_test_signals_free(signals);
+	live_stop(&live);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -362,5 +528,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/parental-block/unrated", test_unrated);
 	UMMS_TEST_ADD("/parental-block/recording", test_recording);
 	UMMS_TEST_ADD("/parental-block/viewer-cleared", test_viewer_cleared);
+	UMMS_TEST_ADD("/parental-block/eit-mid-stream", test_eit_mid_stream);
 	return g_test_run();
 }

@@ -41,11 +41,12 @@ struct programme {
  * (av.mkv) and "plain" (av.ts) from an M3U; @programmes from an XMLTV.
  */
 static void
-fresh(struct umms_test *t, const char *name, const struct programme *programmes, size_t n)
+fresh_with(struct umms_test *t, const char *name, const struct programme *programmes, size_t n,
+	const char *extra_uri, const char *extra_override)
 {
 	g_autofree char *db = g_strdup_printf("recording.database=%s/%s.db", umms_test_tmpdir(),
 		name);
-	const char *const overrides[] = { db, NULL };
+	const char *const overrides[] = { db, extra_override, NULL };
 	umms_test_restart(t, overrides);
 
 	g_autofree char *film = umms_test_clip_uri("long.mkv");
@@ -55,7 +56,9 @@ fresh(struct umms_test *t, const char *name, const struct programme *programmes,
 	g_autofree char *m3u_text = g_strdup_printf("#EXTM3U\n"
 		"#EXTINF:-1 tvg-id=\"film\",Film\n%s\n"
 		"#EXTINF:-1 tvg-id=\"locked\",Locked\n%s\n"
-		"#EXTINF:-1 tvg-id=\"plain\",Plain\n%s\n", film, locked, plain);
+		"#EXTINF:-1 tvg-id=\"plain\",Plain\n%s\n"
+		"#EXTINF:-1 tvg-id=\"live\",Live\n%s\n", film, locked, plain,
+		extra_uri ? extra_uri : "udp://127.0.0.1:9");
 	g_assert_true(g_file_set_contents(m3u, m3u_text, -1, NULL));
 	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ImportM3U",
 		g_variant_new("(s)", m3u)));
@@ -63,7 +66,8 @@ fresh(struct umms_test *t, const char *name, const struct programme *programmes,
 	GString *xml = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tv>\n"
 		"<channel id=\"film\"><display-name>Film</display-name></channel>\n"
 		"<channel id=\"locked\"><display-name>Locked</display-name></channel>\n"
-		"<channel id=\"plain\"><display-name>Plain</display-name></channel>\n");
+		"<channel id=\"plain\"><display-name>Plain</display-name></channel>\n"
+		"<channel id=\"live\"><display-name>Live</display-name></channel>\n");
 	for (size_t i = 0; i < n; i++) {
 		g_autofree char *start = xmltv_time(programmes[i].start);
 		g_autofree char *stop = xmltv_time(programmes[i].stop);
@@ -87,6 +91,12 @@ fresh(struct umms_test *t, const char *name, const struct programme *programmes,
 		g_variant_new("(sb)", "", TRUE)));
 	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "SetThreshold",
 		g_variant_new("(ssi)", "", "age", 12)));
+}
+
+static void
+fresh(struct umms_test *t, const char *name, const struct programme *programmes, size_t n)
+{
+	fresh_with(t, name, programmes, n, NULL, NULL);
 }
 
 static int64_t
@@ -374,9 +384,14 @@ inject_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	struct live *live = data;
 	if (live->buffers++ % 3 != 0)
 		return GST_PAD_PROBE_OK;
-	uint8_t *packet = g_malloc(EIT_GEN_PACKET);
 	g_mutex_lock(&live->lock);
 	size_t n = live->eit->len / EIT_GEN_PACKET;
+	if (n == 0) {
+		/* No EIT in this stream. */
+		g_mutex_unlock(&live->lock);
+		return GST_PAD_PROBE_OK;
+	}
+	uint8_t *packet = g_malloc(EIT_GEN_PACKET);
 	memcpy(packet, live->eit->data + (live->next % n) * EIT_GEN_PACKET, EIT_GEN_PACKET);
 	live->next = (live->next + 1) % n;
 	packet[3] = (uint8_t)((packet[3] & 0xf0) | live->cc);
@@ -492,12 +507,12 @@ test_eit_mid_stream(struct umms_test *t, gconstpointer data)
 	struct live live;
 	live_start(&live);
 	g_autofree char *m3u = g_strdup_printf("%s/parental-live.m3u", umms_test_tmpdir());
-	g_autofree char *m3u_text = g_strdup_printf("#EXTM3U\n#EXTINF:-1,Live\n%s\n",
+	g_autofree char *m3u_text = g_strdup_printf("#EXTM3U\n#EXTINF:-1,Live EIT\n%s\n",
 		live.uri);
 	g_assert_true(g_file_set_contents(m3u, m3u_text, -1, NULL));
 	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ImportM3U",
 		g_variant_new("(s)", m3u)));
-	int64_t channel = channel_id(t, "Live");
+	int64_t channel = channel_id(t, "Live EIT");
 
 	g_autofree char *player = umms_test_create_player(t->bus, NULL);
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
@@ -519,6 +534,68 @@ test_eit_mid_stream(struct umms_test *t, gconstpointer data)
 	live_stop(&live);
 }
 
+/*
+ * Time-shift judges the moment shown: the live channel's 18-rated
+ * programme begins at @change; a player paused 8 s in time-shift (files of
+ * 1 s: about 3 s more behind the source) is not blocked when the live
+ * broadcast reaches it, but once the moment it shows does.
+ */
+static void
+test_timeshift(struct umms_test *t, gconstpointer data)
+{
+	struct live live;
+	live_start(&live);
+	g_mutex_lock(&live.lock);
+	g_byte_array_set_size(live.eit, 0);
+	g_mutex_unlock(&live.lock);
+	int64_t now = g_get_real_time() / S * S;
+	int64_t change = now + 25 * S;
+	const struct programme programmes[] = {
+		{ "live", now - 60 * S, change, "Quiz", "0" },
+		{ "live", change, now + 3600 * S, "Late Film", "18" },
+	};
+	fresh_with(t, "parental-timeshift", programmes, G_N_ELEMENTS(programmes), live.uri,
+		"recording.timeshift-segment=1");
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", live.uri));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	wait_flowing(t, player, flow_now(t, player), 10000);
+	GError *error = NULL;
+	g_assert_true(umms_test_set(t->bus, player, "TimeshiftEnabled",
+		g_variant_new_boolean(TRUE), &error));
+	g_assert_no_error(error);
+	for (gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;;) {
+		g_autoptr(GVariant) v = umms_test_get(t->bus, player, UMMS_PLAYER,
+			"TimeshiftWindow");
+		int64_t start_us = -1, end_us = -1;
+		g_variant_get(v, "(xx)", &start_us, &end_us);
+		if (start_us >= 0)
+			break;
+		g_assert_cmpint(g_get_monotonic_time(), <, end);
+		umms_test_sleep(100);
+	}
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	umms_test_sleep(8000);
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	g_assert_cmpint(g_get_real_time(), <, change);
+
+	/* Live, it would be blocked now; what it shows is still the quiz. */
+	while (g_get_real_time() < change + 2 * S)
+		umms_test_sleep(100);
+	g_assert_false(umms_test_get_bool(t->bus, player, "Blocked"));
+	wait_blocked(t, signals, player, "rating", 20000);
+	double late_s = (double)(g_get_real_time() - change) / S;
+	g_test_message("time-shifted player blocked %.1f s after the programme began live "
+		"(paused 8 s, files of 1 s)", late_s);
+	g_assert_cmpfloat(late_s, >, 6.0);
+	g_assert_cmpfloat(late_s, <, 16.0);
+	umms_test_sleep(300);
+	assert_nothing_leaves(t, player, 1000);
+	umms_test_signals_free(signals);
+	live_stop(&live);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -529,5 +606,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/parental-block/recording", test_recording);
 	UMMS_TEST_ADD("/parental-block/viewer-cleared", test_viewer_cleared);
 	UMMS_TEST_ADD("/parental-block/eit-mid-stream", test_eit_mid_stream);
+	UMMS_TEST_ADD("/parental-block/timeshift", test_timeshift);
 	return g_test_run();
 }

@@ -22,8 +22,12 @@
  * by what the recorder stored with it (recorder.h umms_recorder_find_rating):
  * its channel (a lock holds) and the highest rating it covered.
  *
- * Not done here yet: time-shift by the moment shown (the ring's wall-clock
- * time); a player in time-shift is judged by the wall-clock time now.
+ * Time-shift: a player that plays its ring shows a moment of the past: its
+ * wall-clock time is taken as now less how far Position is behind the
+ * window's end (TimeshiftWindow) less the HLS demuxer's margin of three
+ * files ([recording] timeshift-segment), an estimate within about a file.
+ * The programme of that moment is judged, the timer set by it, and a seek
+ * or time-shift starting or ending looks again.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_PLAYER
 
@@ -33,6 +37,7 @@
 #include "player.h"
 #include "recorder.h"
 #include "source.h"
+#include "timeshift.h"
 
 /* A timer further out than this is set again when it fires (g_timeout's range). */
 #define MAX_TIMER_MS (60u * 60u * 1000u)
@@ -52,12 +57,32 @@ struct watched {
 	char *uri;                     /* what it shows (the gate's), NULL none yet */
 	int64_t channel;               /* the guide's, 0 none */
 	GSource *timer;                /* at the programme's end or the next one's start */
+	bool shifted;                  /* it plays its time-shift ring: shows the past */
+	bool opening;                  /* in the gate: a new URI, shown live (SetUri ends time-shift) */
 	struct umms_player_gate gate;
-	struct wl_listener destroy;
+	struct wl_listener destroy, seeked, changed;
 	struct wl_list link;
 };
 
 static gboolean timer_cb(gpointer data);
+
+/*
+ * The wall-clock time of what @w's player shows at @now: @now, or in
+ * time-shift the moment of its ring it is at (see the top of the file).
+ */
+static int64_t
+moment_shown(struct watched *w, int64_t now)
+{
+	struct umms_player *player = w->player;
+	int64_t start, end;
+	w->shifted = !w->opening && umms_timeshift_enabled(player->timeshift) &&
+		umms_timeshift_get_window(player->timeshift, &start, &end);
+	if (!w->shifted)
+		return now;
+	int64_t position = umms_player_get_position(player);
+	int64_t margin = 3 * (int64_t)player->config->recording.timeshift_segment * G_USEC_PER_SEC;
+	return now - MAX(end - position, 0) - margin;
+}
 
 /* Looks at what @w shows at the wall-clock time now and blocks or allows it. */
 static void
@@ -67,7 +92,7 @@ check(struct watched *w)
 	umms_source_clear(&w->timer);
 	if (!w->uri)
 		return;
-	int64_t now = g_get_real_time();
+	int64_t now = moment_shown(w, g_get_real_time());
 	struct umms_parental_content content = {
 		.uri = w->uri,
 		.min_age = -1,
@@ -108,14 +133,16 @@ check(struct watched *w)
 
 	struct umms_parental_verdict verdict = { 0 };
 	umms_parental_check(enforcer->parental, w->path, &content, &verdict);
-	umms_debug("parental: %s shows %s (channel %" G_GINT64_FORMAT ", programme %"
-		G_GINT64_FORMAT ", %s %s, age %d): %s", w->path, w->uri, content.channel,
+	umms_debug("parental: %s shows %s%s (channel %" G_GINT64_FORMAT ", programme %"
+		G_GINT64_FORMAT ", %s %s, age %d): %s", w->path, w->uri,
+		w->shifted ? " in time-shift" : "", content.channel,
 		content.programme, system ? system : "-", rating ? rating : "-", content.min_age,
 		verdict.blocked ? verdict.reason : "allowed");
 	umms_player_set_blocked(w->player, verdict.blocked ? verdict.reason : NULL,
 		verdict.blocked ? verdict.rating : NULL);
 
 	if (change_at > 0) {
+		/* In time-shift the moment shown moves at the clock's pace too (while playing). */
 		int64_t ms = (change_at - now + 999) / 1000;
 		ms = CLAMP(ms, 1, (int64_t)MAX_TIMER_MS);
 		w->timer = umms_source_timeout((unsigned)ms, timer_cb, w);
@@ -138,9 +165,31 @@ gate_set_uri(struct umms_player_gate *gate, struct umms_player *player, const ch
 	struct watched *w = wl_container_of(gate, w, gate);
 	g_free(w->uri);
 	w->uri = g_strdup(uri);
+	w->opening = true;
 	check(w);
+	w->opening = false;
 	/* Parental control blocks; it does not refuse. */
 	return true;
+}
+
+/* A seek moves the moment shown. */
+static void
+on_seeked(struct wl_listener *listener, void *data)
+{
+	struct watched *w = wl_container_of(listener, w, seeked);
+	check(w);
+}
+
+/* Time-shift started or stopped playing the ring: the moment shown jumped. */
+static void
+on_changed(struct wl_listener *listener, void *data)
+{
+	struct watched *w = wl_container_of(listener, w, changed);
+	int64_t start, end;
+	bool shifted = umms_timeshift_enabled(w->player->timeshift) &&
+		umms_timeshift_get_window(w->player->timeshift, &start, &end);
+	if (shifted != w->shifted)
+		check(w);
 }
 
 static void
@@ -148,6 +197,8 @@ watched_free(struct watched *w)
 {
 	wl_list_remove(&w->link);
 	wl_list_remove(&w->destroy.link);
+	wl_list_remove(&w->seeked.link);
+	wl_list_remove(&w->changed.link);
 	wl_list_remove(&w->gate.link);
 	umms_source_clear(&w->timer);
 	umms_parental_forget_player(w->enforcer->parental, w->path);
@@ -245,6 +296,10 @@ umms_parental_enforcer_add_player(struct umms_parental_enforcer *enforcer,
 	umms_player_add_gate(player, &w->gate);
 	w->destroy.notify = on_player_destroy;
 	wl_signal_add(&player->events.destroy, &w->destroy);
+	w->seeked.notify = on_seeked;
+	wl_signal_add(&player->events.seeked, &w->seeked);
+	w->changed.notify = on_changed;
+	wl_signal_add(&player->events.changed, &w->changed);
 	wl_list_insert(&enforcer->players, &w->link);
 	/* A player made with a Uri already (none is, today) is looked at now. */
 	if (player->uri) {

@@ -257,8 +257,19 @@ test_locked_channel(struct umms_test *t, gconstpointer data)
 	g_autofree char *uri = umms_test_clip_uri("av.mkv");
 	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
 	wait_blocked(t, signals, player, "channel-locked", 2000);
+	/*
+	 * A SetUri that is refused after parental control said yes (no such
+	 * file) lets nothing of the locked channel out.
+	 */
+	g_autofree char *missing = g_strdup_printf("file://%s/no-such-clip.mkv",
+		umms_test_tmpdir());
+	g_autofree char *message = umms_test_call_error(t->bus, player, UMMS_PLAYER, "SetUri",
+		g_variant_new("(s)", missing), "org.umms.Error.NotFound");
+	umms_test_sleep(200);
+	g_assert_true(umms_test_get_bool(t->bus, player, "Blocked"));
 	umms_test_player_do(t->bus, player, "Play", NULL);
 	umms_test_wait_position(t->bus, player, 1000 * 1000, false, 10000);
+	g_assert_true(umms_test_get_bool(t->bus, player, "Blocked"));
 	struct flow f = flow_now(t, player);
 	g_assert_cmpuint(f.frames, ==, 0);
 	g_assert_cmpuint(f.audio_bytes, ==, 0);

@@ -59,6 +59,8 @@ struct watched {
 	GSource *timer;                /* at the programme's end or the next one's start */
 	bool shifted;                  /* it plays its time-shift ring: shows the past */
 	bool opening;                  /* in the gate: a new URI, shown live (SetUri ends time-shift) */
+	bool allow_pending;            /* allowed, but the URI not taken yet: still blocked */
+	GSource *settle;               /* after SetUri: settle_cb */
 	struct umms_player_gate gate;
 	struct wl_listener destroy, seeked, changed;
 	struct wl_list link;
@@ -84,9 +86,13 @@ moment_shown(struct watched *w, int64_t now)
 	return now - MAX(end - position, 0) - margin;
 }
 
-/* Looks at what @w shows at the wall-clock time now and blocks or allows it. */
+/*
+ * Looks at what @w shows at the wall-clock time now and blocks or allows
+ * it; with !@may_allow (a URI not opened yet) it only blocks, and an
+ * allowed verdict waits for settle().
+ */
 static void
-check(struct watched *w)
+judge(struct watched *w, bool may_allow)
 {
 	struct umms_parental_enforcer *enforcer = w->enforcer;
 	umms_source_clear(&w->timer);
@@ -138,8 +144,10 @@ check(struct watched *w)
 		w->shifted ? " in time-shift" : "", content.channel,
 		content.programme, system ? system : "-", rating ? rating : "-", content.min_age,
 		verdict.blocked ? verdict.reason : "allowed");
-	umms_player_set_blocked(w->player, verdict.blocked ? verdict.reason : NULL,
-		verdict.blocked ? verdict.rating : NULL);
+	w->allow_pending = !may_allow && !verdict.blocked && w->player->blocked;
+	if (!w->allow_pending)
+		umms_player_set_blocked(w->player, verdict.blocked ? verdict.reason : NULL,
+			verdict.blocked ? verdict.rating : NULL);
 
 	if (change_at > 0) {
 		/* In time-shift the moment shown moves at the clock's pace too (while playing). */
@@ -147,6 +155,12 @@ check(struct watched *w)
 		ms = CLAMP(ms, 1, (int64_t)MAX_TIMER_MS);
 		w->timer = umms_source_timeout((unsigned)ms, timer_cb, w);
 	}
+}
+
+static void
+check(struct watched *w)
+{
+	judge(w, true);
 }
 
 static gboolean
@@ -158,6 +172,26 @@ timer_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/*
+ * After SetUri returned: the URI refused (the player's is another), what
+ * it shows is judged again; taken, an allowed verdict applies now.
+ */
+static gboolean
+settle_cb(gpointer data)
+{
+	struct watched *w = data;
+	umms_source_forget(&w->settle);
+	const char *uri = w->player->uri;
+	if (g_strcmp0(uri, w->uri) != 0) {
+		g_free(w->uri);
+		w->uri = g_strdup(uri);
+		check(w);
+	} else if (w->allow_pending) {
+		check(w);
+	}
+	return G_SOURCE_REMOVE;
+}
+
 static bool
 gate_set_uri(struct umms_player_gate *gate, struct umms_player *player, const char *uri,
 	GError **error)
@@ -165,9 +199,18 @@ gate_set_uri(struct umms_player_gate *gate, struct umms_player *player, const ch
 	struct watched *w = wl_container_of(gate, w, gate);
 	g_free(w->uri);
 	w->uri = g_strdup(uri);
+	/*
+	 * Blocked now, before anything opens; allowed only once the URI is the
+	 * player's: a later gate, the resource manager or the open may still
+	 * refuse it, and what plays now must not be let out meanwhile.
+	 */
 	w->opening = true;
-	check(w);
+	judge(w, false);
 	w->opening = false;
+	if (!w->settle) {
+		w->settle = umms_source_idle(settle_cb, w);
+		g_source_set_priority(w->settle, G_PRIORITY_HIGH);
+	}
 	/* Parental control blocks; it does not refuse. */
 	return true;
 }

@@ -16,6 +16,7 @@
 
 #include "eit-gen.h"
 #include "harness.h"
+#include "image.h"
 #include "video-raw.h"
 
 #define GUIDE "org.umms.Guide1"
@@ -42,12 +43,16 @@ struct programme {
  */
 static void
 fresh_with(struct umms_test *t, const char *name, const struct programme *programmes, size_t n,
-	const char *extra_uri, const char *extra_override)
+	const char *extra_uri, const char *const *extra)
 {
 	g_autofree char *db = g_strdup_printf("recording.database=%s/%s.db", umms_test_tmpdir(),
 		name);
-	const char *const overrides[] = { db, extra_override, NULL };
-	umms_test_restart(t, overrides);
+	g_autoptr(GPtrArray) overrides = g_ptr_array_new();
+	g_ptr_array_add(overrides, db);
+	for (const char *const *e = extra; e && *e; e++)
+		g_ptr_array_add(overrides, (char *)*e);
+	g_ptr_array_add(overrides, NULL);
+	umms_test_restart(t, (const char *const *)overrides->pdata);
 
 	g_autofree char *film = umms_test_clip_uri("long.mkv");
 	g_autofree char *locked = umms_test_clip_uri("av.mkv");
@@ -377,6 +382,84 @@ test_viewer_cleared(struct umms_test *t, gconstpointer data)
 	umms_test_signals_free(signals);
 }
 
+/* ---- ummsd's own screen ------------------------------------------------------------ */
+
+#define SCREEN_W 320
+#define SCREEN_H 240
+#define DISPLAY "/org/umms/display/0"
+#define DISPLAY1 "org.umms.Display1"
+
+/* The screen now, captured to @name.png. */
+static struct umms_test_image *
+capture(struct umms_test *t, const char *name)
+{
+	g_autofree char *path = g_strdup_printf("%s/%s.png", umms_test_tmpdir(), name);
+	g_variant_unref(umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "Capture",
+		g_variant_new("(s)", path)));
+	return umms_test_image_load(path);
+}
+
+/* How many of a grid of points over @image are not black. */
+static unsigned
+lit_points(const struct umms_test_image *image)
+{
+	unsigned lit = 0;
+	for (int y = SCREEN_H / 10; y < SCREEN_H; y += SCREEN_H / 5) {
+		for (int x = SCREEN_W / 16; x < SCREEN_W; x += SCREEN_W / 8) {
+			if (!umms_test_color_near(umms_test_image_pixel(image, x, y), 0x000000, 16))
+				lit++;
+		}
+	}
+	return lit;
+}
+
+/*
+ * The film channel full screen on ummsd's headless screen (SMPTE bars);
+ * locked mid-stream, the screen shows black and nothing of it after.
+ */
+static void
+test_screen_cleared(struct umms_test *t, gconstpointer data)
+{
+	g_autofree char *mode = g_strdup_printf("display.mode=%dx%d", SCREEN_W, SCREEN_H);
+	const char *const extra[] = { "display.enabled=true", "display.headless=true",
+		"display.renderer=pixman", mode, "display.compositor=false", "display.input=false",
+		NULL };
+	fresh_with(t, "parental-screen", NULL, 0, NULL, extra);
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	g_variant_unref(umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", player)));
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	for (gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+			umms_test_stat(t->bus, player, "frames-displayed") < 10;)
+		g_assert_cmpint(g_get_monotonic_time(), <, end);
+	struct umms_test_image *before = capture(t, "parental-screen-before");
+	unsigned lit_before = lit_points(before);
+	umms_test_image_free(before);
+	g_test_message("before the lock: %u of 40 points lit", lit_before);
+	g_assert_cmpuint(lit_before, >, 20);
+
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "LockChannel",
+		g_variant_new("(sxb)", "", channel_id(t, "Film"), TRUE)));
+	wait_blocked(t, signals, player, "channel-locked", 2000);
+	umms_test_sleep(200);
+	guint64 displayed = umms_test_stat(t->bus, player, "frames-displayed");
+	struct umms_test_image *after = capture(t, "parental-screen-after");
+	unsigned lit_after = lit_points(after);
+	umms_test_image_free(after);
+	umms_test_sleep(1000);
+	struct umms_test_image *later = capture(t, "parental-screen-later");
+	unsigned lit_later = lit_points(later);
+	umms_test_image_free(later);
+	g_test_message("blocked: %u, then %u of 40 points lit", lit_after, lit_later);
+	g_assert_cmpuint(lit_after, ==, 0);
+	g_assert_cmpuint(lit_later, ==, 0);
+	g_assert_cmpuint(umms_test_stat(t->bus, player, "frames-displayed"), ==, displayed);
+	umms_test_signals_free(signals);
+}
+
 /* ---- a live stream whose EIT changes the rating mid-stream ------------------------ */
 
 struct live {
@@ -565,8 +648,9 @@ test_timeshift(struct umms_test *t, gconstpointer data)
 		{ "live", now - 60 * S, change, "Quiz", "0" },
 		{ "live", change, now + 3600 * S, "Late Film", "18" },
 	};
+	const char *const extra[] = { "recording.timeshift-segment=1", NULL };
 	fresh_with(t, "parental-timeshift", programmes, G_N_ELEMENTS(programmes), live.uri,
-		"recording.timeshift-segment=1");
+		extra);
 	g_autofree char *player = umms_test_create_player(t->bus, NULL);
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
 	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", live.uri));
@@ -616,6 +700,7 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/parental-block/unrated", test_unrated);
 	UMMS_TEST_ADD("/parental-block/recording", test_recording);
 	UMMS_TEST_ADD("/parental-block/viewer-cleared", test_viewer_cleared);
+	UMMS_TEST_ADD("/parental-block/screen-cleared", test_screen_cleared);
 	UMMS_TEST_ADD("/parental-block/eit-mid-stream", test_eit_mid_stream);
 	UMMS_TEST_ADD("/parental-block/timeshift", test_timeshift);
 	return g_test_run();

@@ -254,7 +254,10 @@ test_rating(struct umms_test *t, gconstpointer data)
 static void
 test_locked_channel(struct umms_test *t, gconstpointer data)
 {
-	fresh(t, "parental-locked", NULL, 0);
+	/* @data: "in-process", the engine inside ummsd (no worker, no proxy). */
+	const char *const in_process[] = { "engine.isolation=in-process", NULL };
+	fresh_with(t, data ? "parental-locked-in-process" : "parental-locked", NULL, 0, NULL,
+		data ? in_process : NULL);
 	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "LockChannel",
 		g_variant_new("(sxb)", "", channel_id(t, "Locked"), TRUE)));
 	g_autofree char *player = umms_test_create_player(t->bus, NULL);
@@ -272,6 +275,9 @@ test_locked_channel(struct umms_test *t, gconstpointer data)
 		g_variant_new("(s)", missing), "org.umms.Error.NotFound");
 	umms_test_sleep(200);
 	g_assert_true(umms_test_get_bool(t->bus, player, "Blocked"));
+	/* What ummsctl tells a user. */
+	g_autofree char *info = umms_test_ummsctl("--player", player, "info", NULL);
+	g_assert_nonnull(strstr(info, "Blocked:          yes (channel-locked)"));
 	umms_test_player_do(t->bus, player, "Play", NULL);
 	umms_test_wait_position(t->bus, player, 1000 * 1000, false, 10000);
 	g_assert_true(umms_test_get_bool(t->bus, player, "Blocked"));
@@ -697,6 +703,8 @@ main(int argc, char **argv)
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/parental-block/rating", test_rating);
 	UMMS_TEST_ADD("/parental-block/locked-channel", test_locked_channel);
+	g_test_add("/parental-block/locked-channel-in-process", struct umms_test, "in-process",
+		umms_test_setup, test_locked_channel, umms_test_teardown);
 	UMMS_TEST_ADD("/parental-block/unrated", test_unrated);
 	UMMS_TEST_ADD("/parental-block/recording", test_recording);
 	UMMS_TEST_ADD("/parental-block/viewer-cleared", test_viewer_cleared);

@@ -48,8 +48,7 @@
  * Keys (remote controls appear as keyboards too): Up/Down move the menu's
  * selection, Return or f toggles windowed/fullscreen, space pauses or plays,
  * q or Escape quits (SIGTERM too). --cycle S toggles by itself every S
- * seconds (from "ready" on); --seconds N exits after N seconds. Content
- * blocked by parental control: the PIN entry (kiosk-pin.h) under the menu.
+ * seconds (from "ready" on); --seconds N exits after N seconds.
  *
  * What it prints (tests read these lines, each flushed at once):
  *
@@ -83,7 +82,6 @@
 
 #include "demo-keys.h"
 #include "kiosk-guide.h"
-#include "kiosk-pin.h"
 #include "socket-name.h"
 #include "umms-client.h"
 #include "xdg-shell-client-protocol.h"
@@ -134,7 +132,6 @@ struct app {
 	/* --channel: the guide's now/next, in the header. */
 	struct kiosk_guide *guide;
 	char *guide_line;              /* "now-next ...", to print once it is drawn */
-	struct kiosk_pin *pin;         /* the parental PIN entry, once there is a player */
 
 	bool running;
 	int status;
@@ -214,8 +211,6 @@ draw(struct app *app)
 	 * Windowed: the frame, and the hole the video shows through. Full
 	 * screen: nothing; the video covers it all, this is what is under it.
 	 */
-	kiosk_pin_draw(app->pin, pixels, stride, w / 20, h / 5 + ITEMS * (h / 10 + h / 40),
-		w * 3 / 10, h / 10);
 	if (!app->fullscreen) {
 		const int *r = app->window;
 		fill(app, pixels, r[0] - FRAME, r[1] - FRAME, r[2] + 2 * FRAME, r[3] + 2 * FRAME,
@@ -420,23 +415,11 @@ play_or_pause(struct app *app)
 	player_call(app, app->paused ? "Pause" : "Play", NULL, NULL);
 }
 
-/* The PIN entry changed: draw it, the video windowed (else it would cover it). */
-static void
-pin_changed(void *data)
-{
-	struct app *app = data;
-	if (app->width && kiosk_pin_asking(app->pin) && app->fullscreen)
-		toggle(app);
-	else if (app->width)
-		present(app, false);
-}
-
 static void
 video_ready(void *data, struct umms_client_video *video, const char *path)
 {
 	struct app *app = data;
 	app->path = g_strdup(path);
-	app->pin = kiosk_pin_create(app->bus, path, stdout, pin_changed, app);
 	player_call(app, "SetUri", g_variant_new("(s)", app->uri), play);
 }
 
@@ -552,8 +535,6 @@ static void
 key_pressed(void *data, xkb_keysym_t sym)
 {
 	struct app *app = data;
-	if (kiosk_pin_key(app->pin, sym))
-		return;
 	switch (sym) {
 	case XKB_KEY_Up:
 	case XKB_KEY_Down:
@@ -778,7 +759,6 @@ main(int argc, char *argv[])
 	 * freed as well, so that sanitizer builds can check for leaks.
 	 */
 	kiosk_guide_destroy(app.guide);
-	kiosk_pin_destroy(app.pin);
 	g_free(app.guide_line);
 	umms_client_video_destroy(app.video);
 	umms_client_disconnect(app.umms);

@@ -124,6 +124,8 @@ entry_destroy(struct entry *entry)
 	umms_source_clear(&entry->release_idle);
 	wl_list_remove(&entry->release.link);
 	umms_eit_guide_finish(&entry->eit);
+	/* Its unlock grants go with it (a new player may get its path back). */
+	umms_parental_forget_player(manager->parental, entry->path);
 	g_ptr_array_remove(manager->entries, entry);
 	/*
 	 * Off org.umms first: once its MPRIS name is seen gone, a call to the

@@ -6,13 +6,12 @@
  * name without costing a try. The rating table, the verdict's order and
  * unlock grants through parental.h on a Parental1 of the test's own
  * (umms_parental_create on a connection of the test), and ummsctl parental.
- * umms-kiosk's PIN entry (demo/kiosk-pin.c) against that Parental1, with
- * the ContentBlocked and ContentAllowed signals sent by the test.
  *
  * What a player shows blocked (the enforcement) is tested with it, not here.
  */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,6 @@
 #include "error.h"
 #include "harness.h"
 #include "parental.h"
-#include "../demo/kiosk-pin.h"
 
 #define PARENTAL1 "org.umms.Parental1"
 #define PIN "90817263"
@@ -179,6 +177,68 @@ test_pin(struct umms_test *t, gconstpointer data)
 	g_assert_true(get_bool(t->bus, "BlockUnrated"));
 }
 
+struct pending {
+	unsigned replies, refused;
+	GString *errors;
+};
+
+static void
+pending_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+	struct pending *pending = data;
+	GError *error = NULL;
+	GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result, &error);
+	pending->replies++;
+	if (reply) {
+		g_variant_unref(reply);
+		return;
+	}
+	g_autofree char *name = g_dbus_error_get_remote_error(error);
+	if (g_strcmp0(name, "org.umms.Error.NoResource") == 0)
+		pending->refused++;
+	else
+		g_string_append_printf(pending->errors, "%s: %s; ", name, error->message);
+	g_error_free(error);
+}
+
+/*
+ * Checks run beside the main loop, one at a time, from a queue of 8: the
+ * service answers a property while the PIN is hashed, and 12 calls at once
+ * get 1 running, 8 waiting and 3 NoResource.
+ */
+static void
+test_queue(struct umms_test *t, gconstpointer data)
+{
+	(void)data;
+	g_autofree char *db = fresh(t, "queue");
+	struct pending pending = { .errors = g_string_new(NULL) };
+	g_dbus_connection_call(t->bus, UMMS_NAME, UMMS_ROOT, PARENTAL1, "SetPin",
+		g_variant_new("(ss)", "", PIN), NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL,
+		pending_done, &pending);
+	/* Argon2id takes a tenth of a second or more: PinSet is still false. */
+	g_assert_false(get_bool(t->bus, "PinSet"));
+	while (pending.replies < 1)
+		g_main_context_iteration(NULL, true);
+	g_assert_cmpstr(pending.errors->str, ==, "");
+	g_assert_true(get_bool(t->bus, "PinSet"));
+
+	pending.replies = 0;
+	int64_t start = g_get_monotonic_time();
+	for (int i = 0; i < 12; i++)
+		g_dbus_connection_call(t->bus, UMMS_NAME, UMMS_ROOT, PARENTAL1, "SetBlockUnrated",
+			g_variant_new("(sb)", PIN, i % 2 == 0), NULL, G_DBUS_CALL_FLAGS_NONE, 60000,
+			NULL, pending_done, &pending);
+	while (pending.replies < 12)
+		g_main_context_iteration(NULL, true);
+	g_test_message("12 calls at once: %u refused, the others answered in %.0f ms",
+		pending.refused, (g_get_monotonic_time() - start) / 1000.0);
+	g_assert_cmpstr(pending.errors->str, ==, "");
+	g_assert_cmpuint(pending.refused, ==, 3);
+	/* The 9th call, the last one run, set it (i = 8: true). */
+	g_assert_true(get_bool(t->bus, "BlockUnrated"));
+	g_string_free(pending.errors, true);
+}
+
 /* "… N seconds left": N. */
 static int
 seconds_left(const char *message)
@@ -230,6 +290,31 @@ test_lockout(struct umms_test *t, gconstpointer data)
 	g_assert_false(get_bool(t->bus, "Enabled"));
 	g_autoptr(GString) bytes = database_bytes(db);
 	g_assert_false(bytes_contain(bytes, PIN));
+
+	/*
+	 * The lockout's end moved into the past while ummsd is stopped (no
+	 * waiting a minute): 5 more wrong PINs lock it out for twice as long.
+	 */
+	umms_test_service_stop(t->service);
+	t->service = NULL;
+	sqlite3 *sql = NULL;
+	g_assert_cmpint(sqlite3_open(db, &sql), ==, SQLITE_OK);
+	g_assert_cmpint(sqlite3_exec(sql, "UPDATE parental_settings SET value = 1"
+		" WHERE key = 'locked-until'", NULL, NULL, NULL), ==, SQLITE_OK);
+	g_assert_cmpint(sqlite3_changes(sql), ==, 1);
+	sqlite3_close(sql);
+	umms_test_restart(t, overrides);
+	for (int i = 0; i < 4; i++)
+		g_free(call_error(t->bus, "SetEnabled", g_variant_new("(sb)", "0000", true),
+			"org.umms.Error.WrongPin"));
+	g_autofree char *fifth = call_error(t->bus, "SetEnabled",
+		g_variant_new("(sb)", "0000", true), "org.umms.Error.WrongPin");
+	g_assert_nonnull(strstr(fifth, "locked out for 120 seconds"));
+	g_autofree char *locked4 = call_error(t->bus, "SetEnabled",
+		g_variant_new("(sb)", PIN, true), "org.umms.Error.LockedOut");
+	g_test_message("the second lockout: %s", locked4);
+	g_assert_cmpint(seconds_left(locked4), >, 100);
+	g_assert_cmpint(seconds_left(locked4), <=, 120);
 }
 
 static void
@@ -469,162 +554,6 @@ test_verdicts(void)
 	own_stop(&own);
 }
 
-/* ---- umms-kiosk's PIN entry ----------------------------------------------------------------- */
-
-static void
-pin_changed(void *data)
-{
-	(*(unsigned *)data)++;
-}
-
-static void
-type_keys(struct kiosk_pin *pin, const char *digits)
-{
-	for (const char *d = digits; *d; d++)
-		g_assert_true(kiosk_pin_key(pin, XKB_KEY_0 + (xkb_keysym_t)(*d - '0')));
-}
-
-static void
-emit(struct own *own, const char *path, const char *signal, GVariant *params)
-{
-	GError *error = NULL;
-	g_assert_true(g_dbus_connection_emit_signal(own->service, NULL, path, "org.umms.Player1",
-		signal, params, &error));
-	g_assert_no_error(error);
-	g_assert_true(g_dbus_connection_flush_sync(own->service, NULL, &error));
-	g_assert_no_error(error);
-}
-
-/* Runs the main loop until @done(@data), at most 10 s. */
-static void
-wait_for(bool (*done)(void *data), void *data, const char *what)
-{
-	int64_t end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-	while (!done(data) && g_get_monotonic_time() < end) {
-		if (!g_main_context_iteration(NULL, false))
-			g_usleep(1000);
-	}
-	if (!done(data))
-		g_error("waited 10 s for %s", what);
-}
-
-static bool
-asking(void *data)
-{
-	return kiosk_pin_asking(data);
-}
-
-static bool
-not_asking(void *data)
-{
-	return !kiosk_pin_asking(data);
-}
-
-struct unlock_wait {
-	struct own *own;
-	const char *player;
-	unsigned *changes;
-	unsigned changes_before;
-};
-
-static bool
-player_allowed(void *data)
-{
-	struct unlock_wait *w = data;
-	return !verdict(w->own, w->player, 5, 77, NULL, NULL, -1, true).blocked;
-}
-
-static bool
-refused(void *data)
-{
-	struct unlock_wait *w = data;
-	return *w->changes > w->changes_before;
-}
-
-/* The lines the entry wrote so far. */
-static char *
-lines(FILE *out, char **buffer, size_t *size)
-{
-	fflush(out);
-	return g_strndup(*buffer, *size);
-}
-
-static void
-test_kiosk_pin(void)
-{
-	struct own own = { 0 };
-	own_start(&own, "kiosk-pin");
-	GError *error = NULL;
-	/* The entry listens to org.umms.Service1's signals: ours own the name here. */
-	g_autoptr(GVariant) owned = g_dbus_connection_call_sync(own.service, "org.freedesktop.DBus",
-		"/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
-		g_variant_new("(su)", UMMS_NAME, 4u), G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE,
-		5000, NULL, &error);
-	g_assert_no_error(error);
-	guint32 result = 0;
-	g_variant_get(owned, "(u)", &result);
-	g_assert_cmpuint(result, ==, 1);
-	own_call(&own, "SetPin", g_variant_new("(ss)", "", "2468"));
-	own_call(&own, "SetEnabled", g_variant_new("(sb)", "2468", true));
-	own_call(&own, "LockChannel", g_variant_new("(sxb)", "2468", (gint64)5, true));
-	const char *player = "/org/umms/player/1";
-	g_assert_true(verdict(&own, player, 5, 77, NULL, NULL, -1, true).blocked);
-
-	char *buffer = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&buffer, &size);
-	unsigned changes = 0;
-	struct kiosk_pin *pin = kiosk_pin_create(own.client, player, out, pin_changed, &changes);
-	/* Not asking: the kiosk's keys are its own. */
-	g_assert_false(kiosk_pin_key(pin, XKB_KEY_1));
-	emit(&own, "/org/umms/player/2", "ContentBlocked",
-		g_variant_new("(ss)", "rating", "FSK 18"));
-	emit(&own, player, "ContentBlocked", g_variant_new("(ss)", "channel-locked", ""));
-	wait_for(asking, pin, "the PIN entry to ask");
-	g_autofree char *asked = lines(out, &buffer, &size);
-	g_assert_cmpstr(asked, ==, "pin-asked channel-locked \n");
-
-	/* Drawn: the box, a white slot per digit, never more than 8. */
-	enum { W = 170, H = 20 };
-	uint32_t *pixels = g_new0(uint32_t, W * H);
-	type_keys(pin, "1357");
-	kiosk_pin_draw(pin, pixels, W * 4, 0, 0, W, H);
-	g_assert_cmphex(pixels[0], ==, 0xff7a2020);
-	unsigned white = 0;
-	for (int x = 0; x < W; x++)
-		white += pixels[H / 2 * W + x] == 0xffffffff && (x == 0 ||
-			pixels[H / 2 * W + x - 1] != 0xffffffff);
-	g_assert_cmpuint(white, ==, 4);
-	g_free(pixels);
-
-	/* A wrong PIN: refused, asking on. */
-	g_assert_true(kiosk_pin_key(pin, XKB_KEY_Return));
-	struct unlock_wait w = { &own, player, &changes, changes };
-	wait_for(refused, &w, "the wrong PIN to be refused");
-	g_assert_true(kiosk_pin_asking(pin));
-	g_autofree char *refusal = lines(out, &buffer, &size);
-	g_assert_nonnull(strstr(refusal, "pin-sent\npin-refused org.umms.Error.WrongPin\n"));
-	g_assert_true(verdict(&own, player, 5, 77, NULL, NULL, -1, true).blocked);
-
-	/* Too few digits are not sent; BackSpace takes one back; the right PIN unlocks. */
-	type_keys(pin, "24");
-	g_assert_true(kiosk_pin_key(pin, XKB_KEY_Return));
-	g_assert_true(kiosk_pin_key(pin, XKB_KEY_BackSpace));
-	type_keys(pin, "468");
-	g_assert_true(kiosk_pin_key(pin, XKB_KEY_KP_Enter));
-	wait_for(player_allowed, &w, "the right PIN to unlock the player");
-	emit(&own, player, "ContentAllowed", NULL);
-	wait_for(not_asking, pin, "the PIN entry to stop asking");
-	g_autofree char *done = lines(out, &buffer, &size);
-	g_assert_true(g_str_has_suffix(done, "pin-sent\npin-done\n"));
-	g_assert_false(kiosk_pin_key(pin, XKB_KEY_2));
-
-	kiosk_pin_destroy(pin);
-	fclose(out);
-	free(buffer);
-	own_stop(&own);
-}
-
 /* ---- ummsctl parental ------------------------------------------------------------------------ */
 
 static void
@@ -693,9 +622,9 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/parental/pin", test_pin);
 	UMMS_TEST_ADD("/parental/lockout", test_lockout);
 	UMMS_TEST_ADD("/parental/bad-arguments", test_bad_arguments);
+	UMMS_TEST_ADD("/parental/queue", test_queue);
 	g_test_add_func("/parental/rating-table", test_rating_table);
 	g_test_add_func("/parental/verdicts", test_verdicts);
-	g_test_add_func("/parental/kiosk-pin", test_kiosk_pin);
 	UMMS_TEST_ADD("/parental/ummsctl", test_ummsctl);
 	return g_test_run();
 }

@@ -73,9 +73,11 @@ apply(struct umms_parental *parental, struct call *call, GError **error)
 		void *key;
 		g_hash_table_iter_init(&iter, parental->thresholds);
 		while (g_hash_table_iter_next(&iter, &key, NULL)) {
-			if (g_ascii_strcasecmp(key, call->scheme) == 0 &&
-					parental_db_set_threshold(parental, key, -1, error))
-				g_hash_table_iter_remove(&iter);
+			if (g_ascii_strcasecmp(key, call->scheme) != 0)
+				continue;
+			if (!parental_db_set_threshold(parental, key, -1, error))
+				return false;
+			g_hash_table_iter_remove(&iter);
 		}
 		if (call->age >= 0 && g_hash_table_size(parental->thresholds) >=
 				PARENTAL_MAX_THRESHOLDS) {

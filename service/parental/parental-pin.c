@@ -135,7 +135,12 @@ wrong(struct umms_parental *parental)
 		state->wrong, seconds);
 }
 
-static void
+/*
+ * The right PIN: the counts reset, and @new_hash (taken) the PIN from now
+ * on. NULL, or the error to answer when the new PIN cannot be stored (the
+ * old one stays).
+ */
+static GError *
 right(struct umms_parental *parental, char *new_hash)
 {
 	struct parental_pin_state *state = &parental->pin;
@@ -143,13 +148,22 @@ right(struct umms_parental *parental, char *new_hash)
 	state->wrong = 0;
 	state->lockouts = 0;
 	state->locked_until_us = 0;
-	if (new_hash) {
-		g_free(state->hash);
-		state->hash = new_hash;
-		changed = true;
+	if (!new_hash) {
+		if (changed)
+			save(parental);
+		return NULL;
 	}
-	if (changed)
+	char *old = state->hash;
+	state->hash = new_hash;
+	GError *error = NULL;
+	if (!parental_db_save_pin(parental, &error)) {
+		state->hash = old;
+		g_free(new_hash);
 		save(parental);
+		return error;
+	}
+	g_free(old);
+	return NULL;
 }
 
 static void
@@ -196,8 +210,7 @@ checked_cb(GObject *source, GAsyncResult *result, gpointer data)
 		error = g_error_new(UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
 			"cannot hash the new PIN (out of memory)");
 	} else {
-		right(parental, check->new_hash);
-		check->new_hash = NULL;
+		error = right(parental, g_steal_pointer(&check->new_hash));
 	}
 	finish(check, error);
 	run_next(pin);
@@ -212,6 +225,11 @@ run_next(struct parental_pin *pin)
 	while (!pin->running && (check = g_queue_pop_head(&pin->waiting))) {
 		struct parental_pin_state *state = &parental->pin;
 		int64_t now = g_get_real_time();
+		if (state->locked_until_us - now > (int64_t)PARENTAL_LOCKOUT_MAX_S * G_USEC_PER_SEC) {
+			/* The clock went back: no lockout lasts longer than the longest. */
+			state->locked_until_us = now + (int64_t)PARENTAL_LOCKOUT_MAX_S * G_USEC_PER_SEC;
+			save(parental);
+		}
 		if (state->hash && state->locked_until_us > now) {
 			finish(check, locked_out_error(state->locked_until_us, now));
 			continue;

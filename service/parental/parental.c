@@ -181,6 +181,19 @@ parental_grant(struct umms_parental *parental, const char *player, enum parental
 {
 	if (!g_hash_table_contains(parental->grants, player) &&
 			g_hash_table_size(parental->grants) >= PARENTAL_MAX_GRANTS) {
+		/* Time grants that ran out make room first. */
+		int64_t now = g_get_monotonic_time();
+		GHashTableIter iter;
+		void *value;
+		g_hash_table_iter_init(&iter, parental->grants);
+		while (g_hash_table_iter_next(&iter, NULL, &value)) {
+			const struct parental_grant *old = value;
+			if (old->scope == PARENTAL_SCOPE_TIME && old->until_us <= now)
+				g_hash_table_iter_remove(&iter);
+		}
+	}
+	if (!g_hash_table_contains(parental->grants, player) &&
+			g_hash_table_size(parental->grants) >= PARENTAL_MAX_GRANTS) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NO_RESOURCE,
 			"%d players hold unlock grants already", PARENTAL_MAX_GRANTS);
 		return false;

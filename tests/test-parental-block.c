@@ -459,9 +459,20 @@ test_screen_cleared(struct umms_test *t, gconstpointer data)
 	struct umms_test_image *later = capture(t, "parental-screen-later");
 	unsigned lit_later = lit_points(later);
 	umms_test_image_free(later);
-	g_test_message("blocked: %u, then %u of 40 points lit", lit_after, lit_later);
+	/* Shown again (a redraw of the last frame is asked for): still nothing of it. */
+	g_variant_unref(umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", "/")));
+	g_variant_unref(umms_test_call_ok(t->bus, DISPLAY, DISPLAY1, "ShowPlayer",
+		g_variant_new("(o)", player)));
+	umms_test_sleep(300);
+	struct umms_test_image *again = capture(t, "parental-screen-again");
+	unsigned lit_again = lit_points(again);
+	umms_test_image_free(again);
+	g_test_message("blocked: %u, then %u, shown again %u of 40 points lit", lit_after,
+		lit_later, lit_again);
 	g_assert_cmpuint(lit_after, ==, 0);
 	g_assert_cmpuint(lit_later, ==, 0);
+	g_assert_cmpuint(lit_again, ==, 0);
 	g_assert_cmpuint(umms_test_stat(t->bus, player, "frames-displayed"), ==, displayed);
 	umms_test_signals_free(signals);
 }

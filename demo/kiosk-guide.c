@@ -1,7 +1,7 @@
 /*
  * The kiosk's programme guide (kiosk-guide.h), to read top to bottom:
  * find the channel, ask what it shows now and next, ask again whenever
- * ummsd says that changed, and draw it with pango on cairo.
+ * ummsd says that changed, and draw it (kiosk-text.c: pango on cairo).
  *
  * The guide is ummsd's (org.umms.Guide1 on /org/umms): it imports M3U
  * playlists and XMLTV files (ummsctl, or Guide1.ImportM3U/ImportXMLTV),
@@ -13,9 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <pango/pangocairo.h>
-
 #include "kiosk-guide.h"
+#include "kiosk-text.h"
 
 #define SERVICE "org.umms.Service1"
 #define ROOT "/org/umms"
@@ -242,36 +241,6 @@ kiosk_guide_draw(struct kiosk_guide *guide, uint32_t *pixels, int stride, int x,
 	g_string_append_c(text, '\n');
 	append_line(text, "Next", &guide->next);
 
-	/*
-	 * cairo draws straight into our buffer: its ARGB32 is premultiplied
-	 * ARGB in native-endian 32-bit words, wl_shm's ARGB8888 on the little
-	 * endian machines this runs on. The surface starts at the text area's
-	 * corner and is no bigger than it, so nothing outside is touched.
-	 */
-	unsigned char *corner = (unsigned char *)pixels + (size_t)y * (size_t)stride +
-		(size_t)x * 4;
-	cairo_surface_t *surface = cairo_image_surface_create_for_data(corner,
-		CAIRO_FORMAT_ARGB32, width, height, stride);
-	cairo_t *cr = cairo_create(surface);
-
-	/* Two lines filling 3/4 of the height; each cut with "…" where too long. */
-	PangoLayout *layout = pango_cairo_create_layout(cr);
-	PangoFontDescription *font = pango_font_description_from_string("Sans Bold");
-	pango_font_description_set_absolute_size(font, height * 0.3 * PANGO_SCALE);
-	pango_layout_set_font_description(layout, font);
-	pango_font_description_free(font);
-	pango_layout_set_width(layout, width * PANGO_SCALE);
-	pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END);
-	pango_layout_set_text(layout, text->str, -1);
-	int text_width, text_height;
-	pango_layout_get_pixel_size(layout, &text_width, &text_height);
-
-	cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_move_to(cr, 0, MAX(0, (height - text_height) / 2));
-	pango_cairo_show_layout(cr, layout);
-
-	g_object_unref(layout);
-	cairo_destroy(cr);
-	cairo_surface_finish(surface);   /* everything written to our pixels */
-	cairo_surface_destroy(surface);
+	/* Two lines filling 3/4 of the height. */
+	kiosk_text_draw(pixels, stride, x, y, width, height, text->str, height * 0.3, false);
 }

@@ -60,7 +60,9 @@
  *   now-next CHANNEL NOW | NEXT
  *                        with --channel: each time new now/next is on
  *                        screen (CHANNEL is its id in the guide, NOW and
- *                        NEXT the titles, empty for none).
+ *                        NEXT the titles, empty for none);
+ *   blocked ..., pin N, allowed, ...   the PIN prompt (kiosk-pin.h), drawn
+ *                        in the video's window while ummsd blocks the video.
  *
  * Exit status 0, or 1 with a line "umms-kiosk: ..." on stderr when the
  * compositor, the session bus or ummsd is missing, playback fails, or
@@ -82,6 +84,7 @@
 
 #include "demo-keys.h"
 #include "kiosk-guide.h"
+#include "kiosk-pin.h"
 #include "socket-name.h"
 #include "umms-client.h"
 #include "xdg-shell-client-protocol.h"
@@ -132,6 +135,8 @@ struct app {
 	/* --channel: the guide's now/next, in the header. */
 	struct kiosk_guide *guide;
 	char *guide_line;              /* "now-next ...", to print once it is drawn */
+	struct kiosk_pin *pin;         /* the PIN prompt while ummsd blocks the video */
+	char *pin_line;
 
 	bool running;
 	int status;
@@ -216,6 +221,7 @@ draw(struct app *app)
 		fill(app, pixels, r[0] - FRAME, r[1] - FRAME, r[2] + 2 * FRAME, r[3] + 2 * FRAME,
 			FRAME_COLOR);
 		fill(app, pixels, r[0], r[1], r[2], r[3], HOLE);
+		kiosk_pin_draw(app->pin, pixels, stride, r[0], r[1], r[2], r[3]);
 	}
 	munmap(pixels, (size_t)size);
 
@@ -315,6 +321,8 @@ present(struct app *app, bool announce)
 	/* New now/next drawn (kiosk-guide.c): its line too, once on screen. */
 	if (app->guide_line)
 		say_when_shown(app, g_steal_pointer(&app->guide_line));
+	if (app->pin_line)
+		say_when_shown(app, g_steal_pointer(&app->pin_line));
 	wl_surface_commit(app->surface);
 }
 
@@ -415,11 +423,25 @@ play_or_pause(struct app *app)
 	player_call(app, app->paused ? "Pause" : "Play", NULL, NULL);
 }
 
+/* kiosk-pin.c: the prompt changed; up, it needs the video's window (windowed). */
+static void
+pin_changed(void *data, char *line)
+{
+	struct app *app = data;
+	g_free(app->pin_line);
+	app->pin_line = line;
+	bool windowed = kiosk_pin_active(app->pin) && app->fullscreen;
+	app->fullscreen = app->fullscreen && !windowed;
+	if (app->width && app->running)
+		present(app, windowed);
+}
+
 static void
 video_ready(void *data, struct umms_client_video *video, const char *path)
 {
 	struct app *app = data;
 	app->path = g_strdup(path);
+	app->pin = kiosk_pin_create(app->bus, path, pin_changed, app);
 	player_call(app, "SetUri", g_variant_new("(s)", app->uri), play);
 }
 
@@ -535,6 +557,8 @@ static void
 key_pressed(void *data, xkb_keysym_t sym)
 {
 	struct app *app = data;
+	if (kiosk_pin_key(app->pin, sym))
+		return;
 	switch (sym) {
 	case XKB_KEY_Up:
 	case XKB_KEY_Down:
@@ -760,6 +784,8 @@ main(int argc, char *argv[])
 	 */
 	kiosk_guide_destroy(app.guide);
 	g_free(app.guide_line);
+	kiosk_pin_destroy(app.pin);
+	g_free(app.pin_line);
 	umms_client_video_destroy(app.video);
 	umms_client_disconnect(app.umms);
 	g_ptr_array_free(app.frames, TRUE);

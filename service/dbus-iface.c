@@ -382,6 +382,31 @@ umms_dbus_iface_detach(UmmsDbusIface *self)
 	self->data = NULL;
 }
 
+UmmsDbusIface *
+umms_dbus_iface_export(GDBusInterfaceInfo *info, const struct umms_dbus_iface_ops *ops,
+	void *data, GDBusConnection *connection, const char *path, GError **error)
+{
+	UmmsDbusIface *iface = umms_dbus_iface_new(info, ops, data);
+	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(iface), connection, path,
+			error)) {
+		umms_dbus_iface_detach(iface);
+		g_object_unref(iface);
+		return NULL;
+	}
+	return iface;
+}
+
+void
+umms_dbus_iface_unexport(UmmsDbusIface **iface)
+{
+	if (!*iface)
+		return;
+	umms_dbus_iface_detach(*iface);
+	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(*iface)))
+		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(*iface));
+	g_clear_object(iface);
+}
+
 void
 umms_dbus_return_error(GDBusMethodInvocation *invocation, GError *error)
 {

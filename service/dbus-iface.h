@@ -68,6 +68,21 @@ void umms_dbus_iface_emit(UmmsDbusIface *iface, const char *name, GVariant *para
 void umms_dbus_iface_detach(UmmsDbusIface *iface);
 
 /*
+ * umms_dbus_iface_new exported at @path of @connection; NULL with @error
+ * (nothing left behind) if that fails.
+ */
+UmmsDbusIface *umms_dbus_iface_export(GDBusInterfaceInfo *info,
+	const struct umms_dbus_iface_ops *ops, void *data, GDBusConnection *connection,
+	const char *path, GError **error);
+
+/*
+ * The interface at *@iface (NULL: nothing) detached, unexported if it is
+ * and its reference dropped; *@iface becomes NULL. For interfaces that live
+ * as long as ummsd's own objects (the manager's, the guide's).
+ */
+void umms_dbus_iface_unexport(UmmsDbusIface **iface);
+
+/*
  * Detaches @iface now and, from an idle of low priority on its main
  * context, unexports it (from @objects at @path if @objects, else from its
  * connection) and drops the caller's reference, which this takes over:

@@ -443,9 +443,9 @@ umms_display_create(const struct umms_config *config, struct umms_manager *manag
 		umms_info("display: Wayland clients are served on %s",
 			umms_video_server_socket(video));
 	}
-	display->iface = umms_dbus_iface_new(umms_display1_interface_info(), &display_ops, display);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(display->iface),
-			connection, DISPLAY_PATH, error))
+	display->iface = umms_dbus_iface_export(umms_display1_interface_info(), &display_ops,
+		display, connection, DISPLAY_PATH, error);
+	if (!display->iface)
 		goto fail;
 	return display;
 fail:
@@ -465,11 +465,7 @@ umms_display_destroy(struct umms_display *display)
 	display_videos_finish(display);
 	display->placed = false;
 	display_unset_player(display);
-	if (display->iface) {
-		umms_dbus_iface_detach(display->iface);
-		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(display->iface));
-		g_object_unref(display->iface);
-	}
+	umms_dbus_iface_unexport(&display->iface);
 	umms_target_destroy(display->target);
 	if (display->session) {
 		wl_list_remove(&display->active.link);

@@ -6,6 +6,7 @@
 #include "dbus-iface.h"
 #include "engine.h"
 #include "eit-guide.h"
+#include "entitlement.h"
 #include "error.h"
 #include "guide.h"
 #include "parental.h"
@@ -60,6 +61,7 @@ struct umms_manager {
 	struct umms_guide *guide;
 	struct umms_parental *parental;
 	struct umms_parental_enforcer *enforcer; /* parental control on every player */
+	struct umms_entitlement *entitlement;
 	struct umms_eit_guide recorder_eit;
 };
 
@@ -256,6 +258,7 @@ add_entry(struct umms_manager *manager, const struct umms_player_options *opts,
 	if (opts->attended && opts->owner)
 		entry->client = client_ref(manager, opts->owner);
 	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
+	umms_entitlement_add_player(manager->entitlement, entry->player);
 	umms_resource_service_add_player(manager->resources, entry->player, entry->path);
 	umms_parental_enforcer_add_player(manager->enforcer, entry->player, entry->path);
 	if (manager->config->service.mpris)
@@ -407,7 +410,8 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 		umms_manager1_interface_info(), umms_player1_interface_info(),
 		umms_display1_interface_info(), umms_resources1_interface_info(),
 		umms_recorder1_interface_info(), umms_recording1_interface_info(),
-		umms_guide1_interface_info(), umms_parental1_interface_info(), NULL,
+		umms_guide1_interface_info(), umms_parental1_interface_info(),
+		umms_entitlement1_interface_info(), NULL,
 	};
 	GDBusInterfaceInfo *const recording_interfaces[] = { umms_recording1_interface_info(),
 		NULL };
@@ -415,9 +419,9 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	manager->guard = umms_dbus_guard_install(connection, interfaces, config);
 
 	manager->objects = g_dbus_object_manager_server_new(ROOT_PATH);
-	manager->iface = umms_dbus_iface_new(umms_manager1_interface_info(), &manager_ops, manager);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(manager->iface),
-			connection, ROOT_PATH, error))
+	manager->iface = umms_dbus_iface_export(umms_manager1_interface_info(), &manager_ops,
+		manager, connection, ROOT_PATH, error);
+	if (!manager->iface)
 		goto fail;
 	manager->ghosts = umms_dbus_guard_ghosts(connection, PLAYER_PREFIX, "player",
 		player_interfaces, error);
@@ -445,6 +449,9 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 	umms_eit_guide_watch_recorder(&manager->recorder_eit, manager->guide, manager->recorder);
 	manager->enforcer = umms_parental_enforcer_create(manager->parental, manager->guide,
 		manager->recorder);
+	manager->entitlement = umms_entitlement_create(config, connection, error);
+	if (!manager->entitlement)
+		goto fail;
 	g_dbus_object_manager_server_set_connection(manager->objects, connection);
 	return manager;
 
@@ -461,6 +468,7 @@ umms_manager_destroy(struct umms_manager *manager)
 	while (manager->entries->len > 0)
 		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
 	umms_parental_enforcer_destroy(manager->enforcer);
+	umms_entitlement_destroy(manager->entitlement);
 	umms_resource_service_destroy(manager->resources);
 	umms_eit_guide_finish(&manager->recorder_eit);
 	umms_recorder_destroy(manager->recorder);
@@ -470,12 +478,7 @@ umms_manager_destroy(struct umms_manager *manager)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->recording_ghosts);
 	if (manager->ghosts)
 		g_dbus_connection_unregister_subtree(manager->connection, manager->ghosts);
-	if (manager->iface) {
-		umms_dbus_iface_detach(manager->iface);
-		if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(manager->iface)))
-			g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(manager->iface));
-		g_object_unref(manager->iface);
-	}
+	umms_dbus_iface_unexport(&manager->iface);
 	if (manager->objects) {
 		g_dbus_object_manager_server_set_connection(manager->objects, NULL);
 		g_object_unref(manager->objects);

@@ -196,17 +196,19 @@ engine_settled(struct wl_listener *listener, void *data)
 
 	GQueue done = G_QUEUE_INIT;
 	bool seeked = false, answered = false;
+	/* Where the requests leave it, set at once: events.state sees the change. */
+	enum umms_player_state state = player->state;
 	struct pending_request *request;
 	while ((request = g_queue_pop_head(&player->pending))) {
 		if (!error && request->kind == REQUEST_STATE)
-			player->state = request->state;
+			state = request->state;
 		seeked |= request->kind == REQUEST_SEEK;
 		answered |= request->answered;
 		g_queue_push_tail(&done, request);
 	}
 	if (error && player->engine->state == UMMS_ENGINE_IDLE)
-		player->state = UMMS_PLAYER_STOPPED;
-	set_state(player, player->state);
+		state = UMMS_PLAYER_STOPPED;
+	set_state(player, state);
 
 	while ((request = g_queue_pop_head(&done)))
 		complete(request, error);

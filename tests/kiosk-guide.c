@@ -144,17 +144,10 @@ kiosk_test_guide(struct umms_test *t, gconstpointer data)
 	 * it; --seconds: a kiosk that never says what the test waits for ends,
 	 * and so does the wait.
 	 */
-	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
-		NULL);
-	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
-		G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY", "umms-0", TRUE);
+	const char *const args[] = { "--seconds", "60", "--channel", "7", NULL };
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autoptr(GSubprocess) kiosk = kiosk_test_demo_spawn(args, &out);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) kiosk = g_subprocess_launcher_spawn(launcher, &error, demo,
-		"--seconds", "60", "--channel", "7", NULL);
-	g_assert_no_error(error);
-	g_autoptr(GDataInputStream) out = g_data_input_stream_new(
-		g_subprocess_get_stdout_pipe(kiosk));
 	struct said said = { 0 };
 	read_now_next(out, &said);
 	g_autofree char *want = g_strdup_printf("now-next %" G_GINT64_FORMAT
@@ -198,11 +191,9 @@ kiosk_test_guide(struct umms_test *t, gconstpointer data)
 	/* By its id in the guide, where no channel has that number. */
 	g_autofree char *by_id = g_strdup_printf("%" G_GINT64_FORMAT, id);
 	g_assert_cmpstr(by_id, !=, "7");
-	g_autoptr(GSubprocess) again = g_subprocess_launcher_spawn(launcher, &error, demo,
-		"--seconds", "60", "--channel", by_id, NULL);
-	g_assert_no_error(error);
-	g_autoptr(GDataInputStream) again_out = g_data_input_stream_new(
-		g_subprocess_get_stdout_pipe(again));
+	const char *const again_args[] = { "--seconds", "60", "--channel", by_id, NULL };
+	g_autoptr(GDataInputStream) again_out = NULL;
+	g_autoptr(GSubprocess) again = kiosk_test_demo_spawn(again_args, &again_out);
 	struct said again_said = { 0 };
 	read_now_next(again_out, &again_said);
 	g_assert_cmpstr(again_said.now_next, ==, want2);
@@ -219,6 +210,8 @@ kiosk_test_guide(struct umms_test *t, gconstpointer data)
 	g_assert_true(g_subprocess_get_successful(again));
 
 	/* No such channel (neither a number nor an id): exit 1, and says so. */
+	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
+		NULL);
 	g_autoptr(GSubprocess) unknown = g_subprocess_new(G_SUBPROCESS_FLAGS_STDERR_PIPE |
 		G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error, demo, "--channel", "99", NULL);
 	g_assert_no_error(error);

@@ -25,6 +25,8 @@
 void kiosk_test_start(struct umms_test *t);
 /* The screen, W x H, read back through Display1.Capture. */
 struct umms_test_image *kiosk_test_capture(struct umms_test *t, const char *what);
+/* demo/umms-kiosk @args on ummsd's screen (umms-0); its stdout read from @out. */
+GSubprocess *kiosk_test_demo_spawn(const char *const *args, GDataInputStream **out);
 /* A line umms-kiosk prints, split in words; fails if its output ends. */
 char **kiosk_test_demo_line(GDataInputStream *out);
 /* Fails unless (@x, @y) shows one of colors.mkv's colours. */
@@ -33,5 +35,6 @@ void kiosk_test_assert_video(const struct umms_test_image *image, int x, int y,
 
 /* The cases in files of their own. */
 void kiosk_test_guide(struct umms_test *t, gconstpointer data);
+void kiosk_test_parental(struct umms_test *t, gconstpointer data);
 
 #endif

@@ -451,22 +451,36 @@ kiosk_test_assert_video(const struct umms_test_image *image, int x, int y, const
 	}
 }
 
-static void
-test_demo(struct umms_test *t, gconstpointer data)
+GSubprocess *
+kiosk_test_demo_spawn(const char *const *args, GDataInputStream **out)
 {
-	/* demo/umms-kiosk as a newcomer runs it on ummsd's screen, windowed then fullscreen. */
-	kiosk_test_start(t);
 	g_autofree char *demo = g_build_filename(umms_test_build_root(), "demo", "umms-kiosk",
 		NULL);
 	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
 		G_SUBPROCESS_FLAGS_STDOUT_PIPE);
 	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY", "umms-0", TRUE);
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_ptr_array_add(argv, demo);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	g_ptr_array_add(argv, NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GSubprocess) kiosk = g_subprocess_launcher_spawn(launcher, &error, demo,
-		"--cycle", "3", umms_test_clip("colors.mkv"), NULL);
+	GSubprocess *kiosk = g_subprocess_launcher_spawnv(launcher,
+		(const char *const *)argv->pdata, &error);
 	g_assert_no_error(error);
-	g_autoptr(GDataInputStream) out = g_data_input_stream_new(
-		g_subprocess_get_stdout_pipe(kiosk));
+	*out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(kiosk));
+	return kiosk;
+}
+
+static void
+test_demo(struct umms_test *t, gconstpointer data)
+{
+	/* demo/umms-kiosk as a newcomer runs it on ummsd's screen, windowed then fullscreen. */
+	kiosk_test_start(t);
+	const char *const args[] = { "--cycle", "3", umms_test_clip("colors.mkv"), NULL };
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autoptr(GSubprocess) kiosk = kiosk_test_demo_spawn(args, &out);
+	g_autoptr(GError) error = NULL;
 
 	g_auto(GStrv) windowed = kiosk_test_demo_line(out);
 	g_assert_cmpstr(windowed[0], ==, "windowed");
@@ -628,6 +642,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/kiosk/errors", test_errors);
 	UMMS_TEST_ADD("/kiosk/demo", test_demo);
 	UMMS_TEST_ADD("/kiosk/guide", kiosk_test_guide);
+	UMMS_TEST_ADD("/kiosk/parental", kiosk_test_parental);
 	UMMS_TEST_ADD("/kiosk/subtitles", test_subtitles);
 	UMMS_TEST_ADD("/kiosk/bitmap-subtitles", test_bitmap_subtitles);
 	/* Every test starts ummsd configured for it (start()). */

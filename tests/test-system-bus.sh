@@ -9,8 +9,9 @@
 # changed): one in no group, one in group video. The first creates a player and plays a clip but is refused
 # (org.freedesktop.DBus.Error.AccessDenied, from the bus) every Display1,
 # Recorder1, Recording1 and Resources1 call, Guide1's imports, Parental1's
-# settings and every property Set on the display; the second is let
-# through. Parental1.Unlock (guarded by the PIN) is everyone's.
+# settings, Entitlement1's Grant and Revoke, and every property Set on the
+# display; the second is let through. Parental1.Unlock (guarded by the PIN)
+# is everyone's.
 set -u
 src=${UMMS_TEST_SOURCE_ROOT:?}
 build=${UMMS_TEST_BUILD_ROOT:?}
@@ -188,6 +189,11 @@ denied "Parental1.LockChannel (no group)" 1 none /org/umms org.umms.Parental1.Lo
 ok "Get Parental1.PinSet (no group)" 1 none /org/umms $P.Get org.umms.Parental1 PinSet >/dev/null
 ok "Parental1.Unlock (no group)" 1 none /org/umms org.umms.Parental1.Unlock "$player" "''" \
 	"'time'" 10 >/dev/null
+denied "Entitlement1.Grant (no group)" 1 none /org/umms org.umms.Entitlement1.Grant \
+	"file://$clips/av.mkv" "@a{sv} {}"
+denied "Entitlement1.Revoke (no group)" 1 none /org/umms org.umms.Entitlement1.Revoke \
+	"file://$clips/av.mkv"
+ok "Entitlement1.List (no group)" 1 none /org/umms org.umms.Entitlement1.List >/dev/null
 zoom=$(call 1 none $D $P.Get org.umms.Display1 Zoom)
 [ "$zoom" = "(<'letterbox'>,)" ] || fail "Zoom changed to $zoom"
 [ -e "$tmp/capture/no.png" ] && fail "a refused Capture wrote its file"
@@ -197,6 +203,11 @@ ok "Set Display1.Zoom (video)" 2 video $D $P.Set org.umms.Display1 Zoom "<'fill'
 zoom=$(call 1 none $D $P.Get org.umms.Display1 Zoom)
 [ "$zoom" = "(<'fill'>,)" ] || fail "Zoom after Set: $zoom"
 ok "Display1.ShowPlayer (video)" 2 video $D org.umms.Display1.ShowPlayer "$player" >/dev/null
+ok "Entitlement1.Grant (video)" 2 video /org/umms org.umms.Entitlement1.Grant \
+	"file://$tmp/entitled.mkv" "@a{sv} {'max-plays': <uint32 1>}" >/dev/null
+out=$(ok "Entitlement1.Get (no group)" 1 none /org/umms org.umms.Entitlement1.Get \
+	"file://$tmp/entitled.mkv")
+grep -q "'max-plays': <uint32 1>" <<<"$out" || fail "Get after Grant: $out"
 ok "Display1.Capture (video)" 2 video $D org.umms.Display1.Capture "$tmp/capture/video.png" >/dev/null
 [ "$(head -c 8 "$tmp/capture/video.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
 	fail "Capture wrote no PNG"

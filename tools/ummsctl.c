@@ -362,7 +362,8 @@ static const struct umms_ctl_command *
 find_command(const char *name)
 {
 	const struct umms_ctl_command *const tables[] = { umms_ctl_player_commands, commands,
-		umms_ctl_guide_commands, umms_ctl_series_commands, umms_ctl_parental_commands };
+		umms_ctl_guide_commands, umms_ctl_series_commands, umms_ctl_parental_commands,
+		umms_ctl_entitlement_commands };
 	for (size_t i = 0; i < G_N_ELEMENTS(tables); i++) {
 		for (const struct umms_ctl_command *command = tables[i]; command->name; command++) {
 			if (strcmp(command->name, name) == 0)
@@ -463,6 +464,11 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!options_done && strcmp(argv[i], "--") == 0)
 			options_done = true;
+		else if (!options_done && args->len == 1 && find_command(args->pdata[0]) &&
+				find_command(args->pdata[0])->own_options) {
+			options_done = true;
+			g_ptr_array_add(args, argv[i]);
+		}
 		else if (!options_done && is_option(argv[i]))
 			return umms_ctl_usage_error("unknown option %s", argv[i]);
 		else

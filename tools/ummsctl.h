@@ -57,6 +57,7 @@ struct umms_ctl_command {
 	int min_args, max_args;
 	bool needs_player;    /* ctl->player and ctl->path are set before @run */
 	int (*run)(struct ctl *ctl, char **args, int n_args);
+	bool own_options;     /* "--x" after the command name is its argument, not ours */
 };
 
 /* ummsctl-player.c: play, pause, seek, …, wait; ends with { NULL }. */
@@ -67,6 +68,8 @@ extern const struct umms_ctl_command umms_ctl_guide_commands[];
 extern const struct umms_ctl_command umms_ctl_parental_commands[];
 /* ummsctl-series.c: record-programme, series; ends with { NULL }. */
 extern const struct umms_ctl_command umms_ctl_series_commands[];
+/* ummsctl-entitlement.c: entitlements; ends with { NULL }. */
+extern const struct umms_ctl_command umms_ctl_entitlement_commands[];
 
 /*
  * Formats microseconds as "H:MM:SS", or "H:MM:SS.mmm" with @fraction; a

@@ -329,9 +329,9 @@ guide_dbus_create(struct umms_guide *guide, GError **error)
 {
 	struct guide_dbus *dbus = g_new0(struct guide_dbus, 1);
 	dbus->guide = guide;
-	dbus->iface = umms_dbus_iface_new(umms_guide1_interface_info(), &guide_ops, dbus);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(dbus->iface),
-			guide->connection, "/org/umms", error)) {
+	dbus->iface = umms_dbus_iface_export(umms_guide1_interface_info(), &guide_ops, dbus,
+		guide->connection, "/org/umms", error);
+	if (!dbus->iface) {
 		guide_dbus_destroy(dbus);
 		return NULL;
 	}
@@ -343,10 +343,7 @@ guide_dbus_destroy(struct guide_dbus *dbus)
 {
 	if (!dbus)
 		return;
-	umms_dbus_iface_detach(dbus->iface);
-	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(dbus->iface)))
-		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(dbus->iface));
-	g_object_unref(dbus->iface);
+	umms_dbus_iface_unexport(&dbus->iface);
 	g_free(dbus);
 }
 

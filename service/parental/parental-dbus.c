@@ -301,9 +301,9 @@ parental_dbus_create(struct umms_parental *parental, GError **error)
 {
 	struct parental_dbus *dbus = g_new0(struct parental_dbus, 1);
 	dbus->parental = parental;
-	dbus->iface = umms_dbus_iface_new(umms_parental1_interface_info(), &parental_ops, dbus);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(dbus->iface),
-			parental->connection, "/org/umms", error)) {
+	dbus->iface = umms_dbus_iface_export(umms_parental1_interface_info(), &parental_ops, dbus,
+		parental->connection, "/org/umms", error);
+	if (!dbus->iface) {
 		parental_dbus_destroy(dbus);
 		return NULL;
 	}
@@ -315,10 +315,7 @@ parental_dbus_destroy(struct parental_dbus *dbus)
 {
 	if (!dbus)
 		return;
-	umms_dbus_iface_detach(dbus->iface);
-	if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(dbus->iface)))
-		g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(dbus->iface));
-	g_object_unref(dbus->iface);
+	umms_dbus_iface_unexport(&dbus->iface);
 	g_free(dbus);
 }
 

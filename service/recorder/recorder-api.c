@@ -384,9 +384,9 @@ umms_recorder_create(const struct umms_config *config, GDBusConnection *connecti
 	rec->db = umms_schedule_db_open(db, error);
 	if (!rec->db)
 		goto fail;
-	rec->iface = umms_dbus_iface_new(umms_recorder1_interface_info(), &recorder_ops, rec);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(rec->iface), connection,
-			"/org/umms", error))
+	rec->iface = umms_dbus_iface_export(umms_recorder1_interface_info(), &recorder_ops, rec,
+		connection, "/org/umms", error);
+	if (!rec->iface)
 		goto fail;
 	if (!recorder_timer_init(rec, error))
 		goto fail;
@@ -412,12 +412,7 @@ umms_recorder_destroy(struct umms_recorder *rec)
 		recorder_job_free(rec->jobs->pdata[i]);
 	g_ptr_array_unref(rec->jobs);
 	g_ptr_array_unref(rec->finished);
-	if (rec->iface) {
-		umms_dbus_iface_detach(rec->iface);
-		if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(rec->iface)))
-			g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(rec->iface));
-		g_object_unref(rec->iface);
-	}
+	umms_dbus_iface_unexport(&rec->iface);
 	umms_schedule_db_close(rec->db);
 	g_strfreev(rec->dirs);
 	g_object_unref(rec->connection);

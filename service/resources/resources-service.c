@@ -776,9 +776,9 @@ umms_resource_service_create(const struct umms_config *config, GDBusConnection *
 	umms_hardware_probe(&s->hw, config);
 	make_pools(s);
 	s->connection = g_object_ref(connection);
-	s->iface = umms_dbus_iface_new(umms_resources1_interface_info(), &resources_ops, s);
-	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(s->iface), connection,
-			RESOURCES_PATH, error)) {
+	s->iface = umms_dbus_iface_export(umms_resources1_interface_info(), &resources_ops, s,
+		connection, RESOURCES_PATH, error);
+	if (!s->iface) {
 		umms_resource_service_destroy(s);
 		return NULL;
 	}
@@ -799,12 +799,7 @@ umms_resource_service_destroy(struct umms_resource_service *s)
 		struct player_holder *h = wl_container_of(s->holders.next, h, link);
 		holder_free(h);
 	}
-	if (s->iface) {
-		umms_dbus_iface_detach(s->iface);
-		if (g_dbus_interface_skeleton_get_connection(G_DBUS_INTERFACE_SKELETON(s->iface)))
-			g_dbus_interface_skeleton_unexport(G_DBUS_INTERFACE_SKELETON(s->iface));
-		g_object_unref(s->iface);
-	}
+	umms_dbus_iface_unexport(&s->iface);
 	g_clear_object(&s->connection);
 	umms_resources_destroy(s->resources);
 	umms_hardware_finish(&s->hw);

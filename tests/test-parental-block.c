@@ -388,6 +388,45 @@ test_viewer_cleared(struct umms_test *t, gconstpointer data)
 	umms_test_signals_free(signals);
 }
 
+/*
+ * Allowed while paused: the picture where it stands comes at once (no
+ * Play needed), to a viewer that got nothing while blocked.
+ */
+static void
+test_unlock_paused(struct umms_test *t, gconstpointer data)
+{
+	int64_t now = g_get_real_time() / S * S;
+	const struct programme programmes[] = {
+		{ "film", now - 60 * S, now + 3600 * S, "Night Film", "18" },
+	};
+	fresh(t, "parental-paused", programmes, G_N_ELEMENTS(programmes));
+	g_autofree char *player = umms_test_create_player(t->bus, NULL);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, player);
+	const uint32_t formats[] = { 1 /* XRGB8888 */, 0 };
+	struct raw_client *viewer = raw_connect_version(formats, 5);
+	viewer->auto_release = true;
+	raw_player(viewer, player);
+	g_autofree char *uri = umms_test_clip_uri("long.mkv");
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", uri));
+	wait_blocked(t, signals, player, "rating", 2000);
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("paused"), 10000);
+	raw_pump(viewer, 500);
+	g_assert_cmpuint(viewer->shows, ==, 0);
+
+	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, PARENTAL, "Unlock",
+		g_variant_new("(ossu)", player, "", "programme", 0)));
+	g_variant_unref(umms_test_signals_wait(signals, "ContentAllowed", 2000));
+	gint64 allowed = g_get_monotonic_time();
+	raw_wait_shows(viewer, 1, 3000);
+	g_test_message("paused: the picture came %.0f ms after ContentAllowed",
+		(double)(g_get_monotonic_time() - allowed) / 1000);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "paused");
+	raw_free(viewer);
+	umms_test_signals_free(signals);
+}
+
 /* ---- ummsd's own screen ------------------------------------------------------------ */
 
 #define SCREEN_W 320
@@ -720,6 +759,7 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/parental-block/recording", test_recording);
 	UMMS_TEST_ADD("/parental-block/viewer-cleared", test_viewer_cleared);
 	UMMS_TEST_ADD("/parental-block/screen-cleared", test_screen_cleared);
+	UMMS_TEST_ADD("/parental-block/unlock-paused", test_unlock_paused);
 	UMMS_TEST_ADD("/parental-block/eit-mid-stream", test_eit_mid_stream);
 	UMMS_TEST_ADD("/parental-block/timeshift", test_timeshift);
 	return g_test_run();

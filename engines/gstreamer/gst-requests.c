@@ -255,7 +255,19 @@ engine_set_hardware_codecs(struct umms_engine *base, const char *const *codecs)
 static void
 engine_set_blocked(struct umms_engine *base, bool blocked)
 {
-	gst_block_set(gst_engine_from_base(base), blocked);
+	struct gst_engine *engine = gst_engine_from_base(base);
+	bool was = gst_block_active(engine);
+	gst_block_set(engine, blocked);
+	/*
+	 * Allowed while paused: no buffer would come before Play, so the
+	 * picture is made again where it stands (a seek there prerolls it).
+	 */
+	if (was && !blocked && engine->base.state == UMMS_ENGINE_PAUSED && engine->uri &&
+			gst_engine_prerolled(engine) && engine->base.info.seekable) {
+		struct gst_op *op = gst_op_new(GST_OP_SEEK);
+		op->position = engine_get_position(base);
+		gst_engine_enqueue(engine, op);
+	}
 }
 
 const struct umms_engine_impl umms_gst_engine_impl = {

@@ -229,8 +229,10 @@ struct umms_engine_impl {
 	 * (the clock runs, position moves, EIT sections and subtitle cues are
 	 * still read, but cues are not emitted either). Set before open, it
 	 * holds from the first buffer. Unblocked, data flows again from the
-	 * next buffer. Kept across open/close until set again; a new engine
-	 * starts unblocked (the player sets it before it opens).
+	 * next buffer (PAUSED: the frame where it stands is made again, so the
+	 * picture comes back without Play). Kept across open/close until set
+	 * again; a new engine starts unblocked (the player sets it before it
+	 * opens).
 	 */
 	void (*set_blocked)(struct umms_engine *engine, bool blocked);
 	/* µs, or -1 if unknown. */

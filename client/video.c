@@ -290,6 +290,35 @@ video_cue(struct umms_core_video *core, const char *text)
 		video->cue(video->listener_data, video, text);
 }
 
+/*
+ * Parental control blocked the player: black in the picture's place (as
+ * before the first frame) until the next show; a frame waiting for its
+ * import never shows.
+ */
+static void
+video_clear(struct umms_core_video *core)
+{
+	struct umms_client_video *video = core->data;
+	if (video->waiting) {
+		struct client_buffer *waiting = video->waiting;
+		video->waiting = NULL;
+		client_buffer_skip(waiting, video->waiting_serial);
+	}
+	if (video->client->direct || !video->video_surface || !video->black ||
+			video->in.width <= 0 || video->in.height <= 0)
+		return;
+	client_subtitles_update(video);
+	wp_viewport_set_source(video->video_viewport, wl_fixed_from_int(-1),
+		wl_fixed_from_int(-1), wl_fixed_from_int(-1), wl_fixed_from_int(-1));
+	wp_viewport_set_destination(video->video_viewport, video->in.width, video->in.height);
+	wl_subsurface_set_position(video->video_sub, 0, 0);
+	wl_surface_attach(video->video_surface, video->black, 0, 0);
+	wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(video->video_surface);
+	wl_surface_commit(video->bg_surface);
+	video->current = NULL;
+}
+
 static void
 video_end_of_stream(struct umms_core_video *core)
 {
@@ -315,6 +344,7 @@ static const struct umms_core_video_impl video_impl = {
 	.show = video_show,
 	.buffer_destroy = client_buffer_free,
 	.end_of_stream = video_end_of_stream,
+	.clear = video_clear,
 	.error = video_error,
 	.cue = video_cue,
 };

@@ -74,6 +74,8 @@ struct umms_engine_stats {
 	uint64_t dropped;    /* frames dropped late, by the decoder or the output */
 	uint64_t copies;     /* frames copied on their way to the output */
 	uint64_t dmabuf;     /* frames handed on as the decoder's own dma-buf */
+	uint64_t audio_buffers; /* audio buffers that reached the audio sink (none while blocked) */
+	uint64_t audio_bytes;   /* ... their bytes */
 };
 
 struct umms_engine;
@@ -227,8 +229,10 @@ struct umms_engine_impl {
 	 * (the clock runs, position moves, EIT sections and subtitle cues are
 	 * still read, but cues are not emitted either). Set before open, it
 	 * holds from the first buffer. Unblocked, data flows again from the
-	 * next buffer. Kept across open/close until set again; a new engine
-	 * starts unblocked (the player sets it before it opens).
+	 * next buffer (PAUSED: the frame where it stands is made again, so the
+	 * picture comes back without Play). Kept across open/close until set
+	 * again; a new engine starts unblocked (the player sets it before it
+	 * opens).
 	 */
 	void (*set_blocked)(struct umms_engine *engine, bool blocked);
 	/* µs, or -1 if unknown. */

@@ -23,6 +23,7 @@ struct umms_display {
 	struct umms_player *player;
 	char *player_path;
 	struct wl_listener frame, destroy, changed;
+	struct wl_listener blocked;     /* player's events.blocked: the picture goes */
 	struct umms_frame *last_frame;  /* the newest of player's given to the screen */
 	bool match_refresh;
 	const char *last_rung;     /* VideoPath and Copies when last signalled from a frame */

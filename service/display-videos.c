@@ -27,6 +27,7 @@ struct scene_video {
 	struct umms_display *display;
 	struct umms_player *player;
 	struct wl_listener on_frame, destroy;
+	struct wl_listener blocked; /* parental control: the frame goes */
 	struct umms_frame *frame;  /* its newest, NULL: none yet */
 	bool reported;             /* frame was reported shown */
 	bool keep;
@@ -50,6 +51,7 @@ scene_video_free(struct scene_video *sv, bool output_off)
 	wl_list_remove(&sv->link);
 	wl_list_remove(&sv->on_frame.link);
 	wl_list_remove(&sv->destroy.link);
+	wl_list_remove(&sv->blocked.link);
 	if (sv->frame) {
 		if (!sv->reported)
 			umms_player_report_display(sv->player, false, 0);
@@ -71,6 +73,21 @@ on_scene_frame(struct wl_listener *listener, void *data)
 	}
 	sv->frame = umms_frame_ref(data);
 	sv->reported = false;
+	if (sv->display->compositor)
+		umms_compositor_damage_videos(sv->display->compositor);
+}
+
+/* Blocked (player.h umms_player_set_blocked): the scene draws nothing of it till its next frame. */
+static void
+on_scene_blocked(struct wl_listener *listener, void *data)
+{
+	struct scene_video *sv = wl_container_of(listener, sv, blocked);
+	if (!sv->player->blocked || !sv->frame)
+		return;
+	if (!sv->reported)
+		umms_player_report_display(sv->player, false, 0);
+	g_clear_pointer(&sv->frame, umms_frame_unref);
+	sv->reported = true;
 	if (sv->display->compositor)
 		umms_compositor_damage_videos(sv->display->compositor);
 }
@@ -108,12 +125,14 @@ scene_video_add(struct umms_display *display, struct umms_player *player,
 	sv->display = display;
 	sv->player = player;
 	sv->keep = true;
-	sv->frame = seed ? umms_frame_ref(seed) : NULL;
+	sv->frame = seed && !player->blocked ? umms_frame_ref(seed) : NULL;
 	sv->reported = true;   /* the screen reported it */
 	sv->on_frame.notify = on_scene_frame;
 	wl_signal_add(&player->events.frame, &sv->on_frame);
 	sv->destroy.notify = on_scene_destroy;
 	wl_signal_add(&player->events.destroy, &sv->destroy);
+	sv->blocked.notify = on_scene_blocked;
+	wl_signal_add(&player->events.blocked, &sv->blocked);
 	wl_list_insert(&display->scene_videos, &sv->link);
 	if (want_output)
 		umms_player_redraw(player);

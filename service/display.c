@@ -121,11 +121,29 @@ on_frame(struct wl_listener *listener, void *data)
 	}
 }
 
+/*
+ * Parental control blocked the player (player.h umms_player_set_blocked):
+ * the frame on screen goes, as when nothing is shown (show(NULL): the
+ * screen's background, black on KMS), until a frame comes again.
+ */
+static void
+on_player_blocked(struct wl_listener *listener, void *data)
+{
+	struct umms_display *display = wl_container_of(listener, display, blocked);
+	if (!display->player->blocked)
+		return;
+	g_clear_pointer(&display->last_frame, umms_frame_unref);
+	g_autoptr(GError) error = NULL;
+	if (!umms_target_show(display->target, NULL, &error))
+		umms_warn("%s", error->message);
+}
+
 void
 display_unset_player(struct umms_display *display)
 {
 	if (!display->player)
 		return;
+	wl_list_remove(&display->blocked.link);
 	wl_list_remove(&display->frame.link);
 	wl_list_remove(&display->destroy.link);
 	wl_list_remove(&display->changed.link);
@@ -172,6 +190,8 @@ display_show_player(struct umms_display *display, struct umms_player *player, GE
 	wl_signal_add(&player->events.destroy, &display->destroy);
 	display->changed.notify = on_player_changed;
 	wl_signal_add(&player->events.changed, &display->changed);
+	display->blocked.notify = on_player_blocked;
+	wl_signal_add(&player->events.blocked, &display->blocked);
 	update_refresh(display);
 	umms_player_redraw(player);
 	umms_info("display: showing %s", path);

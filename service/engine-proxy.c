@@ -51,6 +51,7 @@ struct proxy {
 	int64_t video_delay, subtitle_delay;
 	bool codecs_set;
 	char **codecs;
+	bool blocked;            /* set_blocked: frames and cues still on their way are dropped */
 };
 
 static struct proxy *
@@ -198,7 +199,9 @@ handle_message(void *data, struct umms_ipc_message *message)
 		struct umms_frame *frame = umms_proxy_frame_from_message(proxy->link, message);
 		if (!frame)
 			goto bad_frame;
-		wl_signal_emit_mutable(&proxy->base.events.frame, frame);
+		/* Sent before the worker heard of the block: nobody sees it. */
+		if (!proxy->blocked)
+			wl_signal_emit_mutable(&proxy->base.events.frame, frame);
 		umms_frame_unref(frame);
 		break;
 	}
@@ -214,7 +217,8 @@ handle_message(void *data, struct umms_ipc_message *message)
 		cue.text = text;
 		cue.markup = markup;
 		cue.format = format;
-		wl_signal_emit_mutable(&proxy->base.events.subtitle_cue, &cue);
+		if (!proxy->blocked)
+			wl_signal_emit_mutable(&proxy->base.events.subtitle_cue, &cue);
 		break;
 	}
 	case UMMS_IPC_EIT: {
@@ -400,6 +404,9 @@ send_settings(struct proxy *proxy)
 			umms_ipc_put_string(&w, proxy->codecs[i]);
 		send_request(proxy, UMMS_IPC_SET_HARDWARE_CODECS, &w);
 	}
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u8(&w, proxy->blocked);
+	send_request(proxy, UMMS_IPC_SET_BLOCKED, &w);
 }
 
 static struct umms_engine *
@@ -693,6 +700,17 @@ proxy_set_hardware_codecs(struct umms_engine *base, const char *const *codecs)
 	send_request(proxy, UMMS_IPC_SET_HARDWARE_CODECS, &w);
 }
 
+static void
+proxy_set_blocked(struct umms_engine *base, bool blocked)
+{
+	struct proxy *proxy = proxy_from(base);
+	proxy->blocked = blocked;
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u8(&w, blocked);
+	send_request(proxy, UMMS_IPC_SET_BLOCKED, &w);
+}
+
 static int64_t
 proxy_get_position(struct umms_engine *base)
 {
@@ -734,6 +752,8 @@ proxy_get_stats(struct umms_engine *base, struct umms_engine_stats *stats)
 	stats->dropped = proxy->status.dropped;
 	stats->copies = proxy->status.copies;
 	stats->dmabuf = proxy->status.dmabuf;
+	stats->audio_buffers = proxy->status.audio_buffers;
+	stats->audio_bytes = proxy->status.audio_bytes;
 }
 
 static bool
@@ -760,6 +780,7 @@ const struct umms_engine_impl umms_engine_proxy_impl = {
 	.set_video_dmabuf = proxy_set_video_dmabuf,
 	.set_video_delay = proxy_set_video_delay,
 	.set_hardware_codecs = proxy_set_hardware_codecs,
+	.set_blocked = proxy_set_blocked,
 	.get_position = proxy_get_position,
 	.get_seek_range = proxy_get_seek_range,
 	.get_stats = proxy_get_stats,

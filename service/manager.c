@@ -60,6 +60,7 @@ struct umms_manager {
 	guint recording_ghosts;
 	struct umms_guide *guide;
 	struct umms_parental *parental;
+	struct umms_parental_enforcer *enforcer; /* parental control on every player */
 	struct umms_entitlement *entitlement;
 	struct umms_eit_guide recorder_eit;
 };
@@ -259,6 +260,7 @@ add_entry(struct umms_manager *manager, const struct umms_player_options *opts,
 	entry->dbus = umms_player_dbus_create(entry->player, manager->objects, entry->path);
 	umms_entitlement_add_player(manager->entitlement, entry->player);
 	umms_resource_service_add_player(manager->resources, entry->player, entry->path);
+	umms_parental_enforcer_add_player(manager->enforcer, entry->player, entry->path);
 	if (manager->config->service.mpris)
 		entry->mpris = umms_mpris_create(entry->player, entry->path, manager->bus_address);
 	g_ptr_array_add(manager->entries, entry);
@@ -445,6 +447,8 @@ umms_manager_create(const struct umms_config *config, GDBusConnection *connectio
 		goto fail;
 	umms_recorder_set_resources(manager->recorder, manager->resources);
 	umms_eit_guide_watch_recorder(&manager->recorder_eit, manager->guide, manager->recorder);
+	manager->enforcer = umms_parental_enforcer_create(manager->parental, manager->guide,
+		manager->recorder);
 	manager->entitlement = umms_entitlement_create(config, connection, error);
 	if (!manager->entitlement)
 		goto fail;
@@ -463,6 +467,7 @@ umms_manager_destroy(struct umms_manager *manager)
 		return;
 	while (manager->entries->len > 0)
 		entry_destroy(manager->entries->pdata[manager->entries->len - 1]);
+	umms_parental_enforcer_destroy(manager->enforcer);
 	umms_entitlement_destroy(manager->entitlement);
 	umms_resource_service_destroy(manager->resources);
 	umms_eit_guide_finish(&manager->recorder_eit);

@@ -58,7 +58,7 @@ umms_player_set_blocked(struct umms_player *player, const char *reason, const ch
 			shown);
 	else
 		umms_info("player %u allowed again", player->id);
-	if (player->engine && player->engine->impl->set_blocked && blocked != was)
+	if (player->engine && blocked != was)
 		player->engine->impl->set_blocked(player->engine, blocked);
 	wl_signal_emit_mutable(&player->events.blocked, player);
 	umms_player_emit_changed(player);

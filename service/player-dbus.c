@@ -15,7 +15,7 @@ struct umms_player_dbus {
 	GDBusObjectManagerServer *manager;
 	GDBusObjectSkeleton *object;
 	UmmsDbusIface *iface;
-	struct wl_listener changed, seeked, eos, error, resource, cue;
+	struct wl_listener changed, seeked, eos, error, resource, cue, blocked;
 };
 
 void
@@ -112,6 +112,8 @@ stats_variant(struct umms_player *player)
 		(guint64)umms_engine_proxy_pid(player->engine));
 	g_variant_dict_insert(&dict, "timeshift-pid", "t",
 		(guint64)umms_timeshift_engine_pid(player->timeshift));
+	g_variant_dict_insert(&dict, "audio-buffers", "t", stats.audio_buffers);
+	g_variant_dict_insert(&dict, "audio-bytes", "t", stats.audio_bytes);
 	return g_variant_dict_end(&dict);
 }
 
@@ -168,6 +170,12 @@ get_property(void *data, const char *name, GError **error)
 		return g_variant_new_take_string(umms_player_describe_decoder(player));
 	if (strcmp(name, "Stats") == 0)
 		return stats_variant(player);
+	if (strcmp(name, "Blocked") == 0)
+		return g_variant_new_boolean(player->blocked);
+	if (strcmp(name, "BlockReason") == 0)
+		return g_variant_new_string(player->block_reason ? player->block_reason : "");
+	if (strcmp(name, "BlockRating") == 0)
+		return g_variant_new_string(player->block_rating ? player->block_rating : "");
 	if (strcmp(name, "Priority") == 0)
 		return g_variant_new_string(umms_priority_name(player->priority));
 	if (strcmp(name, "Attended") == 0)
@@ -259,6 +267,18 @@ on_resource(struct wl_listener *listener, void *data)
 }
 
 static void
+on_blocked(struct wl_listener *listener, void *data)
+{
+	struct umms_player_dbus *dbus = wl_container_of(listener, dbus, blocked);
+	struct umms_player *player = dbus->player;
+	if (player->blocked)
+		umms_dbus_iface_emit(dbus->iface, "ContentBlocked", g_variant_new("(ss)",
+			player->block_reason, player->block_rating ? player->block_rating : ""));
+	else
+		umms_dbus_iface_emit(dbus->iface, "ContentAllowed", NULL);
+}
+
+static void
 on_cue(struct wl_listener *listener, void *data)
 {
 	struct umms_player_dbus *dbus = wl_container_of(listener, dbus, cue);
@@ -290,6 +310,8 @@ umms_player_dbus_create(struct umms_player *player, GDBusObjectManagerServer *ma
 	wl_signal_add(&player->events.resource, &dbus->resource);
 	dbus->cue.notify = on_cue;
 	wl_signal_add(&player->events.subtitle_cue, &dbus->cue);
+	dbus->blocked.notify = on_blocked;
+	wl_signal_add(&player->events.blocked, &dbus->blocked);
 
 	g_dbus_object_manager_server_export(manager, dbus->object);
 	return dbus;
@@ -305,6 +327,7 @@ umms_player_dbus_destroy(struct umms_player_dbus *dbus)
 	wl_list_remove(&dbus->eos.link);
 	wl_list_remove(&dbus->resource.link);
 	wl_list_remove(&dbus->cue.link);
+	wl_list_remove(&dbus->blocked.link);
 	wl_list_remove(&dbus->error.link);
 	umms_dbus_iface_retire(dbus->iface, dbus->manager,
 		g_dbus_object_get_object_path(G_DBUS_OBJECT(dbus->object)));

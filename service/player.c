@@ -338,8 +338,7 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 		engine->impl->set_video_dmabuf(engine, !player->dmabuf_restricted,
 			player->dmabuf_formats, player->n_dmabuf_formats);
 	engine->impl->set_video_delay(engine, player->video_delay_ns);
-	if (engine->impl->set_blocked)
-		engine->impl->set_blocked(engine, player->blocked);
+	engine->impl->set_blocked(engine, player->blocked);
 	if (engine->impl->set_hardware_codecs)
 		engine->impl->set_hardware_codecs(engine,
 			(const char *const *)player->hardware_codecs);

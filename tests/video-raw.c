@@ -122,6 +122,12 @@ player_eos(void *data, struct umms_video_player_v1 *player)
 }
 
 static void
+player_clear(void *data, struct umms_video_player_v1 *player)
+{
+	((struct raw_client *)data)->clears++;
+}
+
+static void
 player_error(void *data, struct umms_video_player_v1 *player, const char *name, const char *message)
 {
 	((struct raw_client *)data)->errors++;
@@ -154,6 +160,7 @@ static const struct umms_video_player_v1_listener player_listener = {
 	.buffer = player_buffer,
 	.show = player_show,
 	.end_of_stream = player_eos,
+	.clear = player_clear,
 	.error = player_error,
 	.subpicture = player_subpicture,
 	.subpicture_clear = player_subpicture_clear,

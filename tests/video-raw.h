@@ -33,6 +33,7 @@ struct raw_client {
 	char *failed;
 	GPtrArray *buffers;   /* struct raw_buffer * */
 	unsigned shows, eos, errors;
+	unsigned clears;      /* clear events (version 5: the picture taken off) */
 	struct raw_buffer *last;
 	uint32_t last_serial;
 	int64_t last_due_ns;

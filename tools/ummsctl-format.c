@@ -280,6 +280,13 @@ umms_ctl_print_info(UmmsPlayer1 *player, const char *path)
 		g_autofree char *to = umms_ctl_format_time(end, false);
 		printf("Timeshift:        on, window %s to %s\n", from, to);
 	}
+	if (umms_player1_get_blocked(player)) {
+		const char *rating = or_empty(umms_player1_get_block_rating(player));
+		printf("Blocked:          yes (%s%s%s)\n", or_empty(umms_player1_get_block_reason(player)),
+			*rating ? ", " : "", rating);
+	} else {
+		printf("Blocked:          no\n");
+	}
 
 	printf("Tracks:\n");
 	gsize n = print_tracks("video", umms_player1_get_video_tracks(player),

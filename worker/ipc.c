@@ -299,6 +299,8 @@ umms_ipc_put_status(struct umms_ipc_writer *w, const struct umms_ipc_status *s)
 	umms_ipc_put_u64(w, s->dropped);
 	umms_ipc_put_u64(w, s->copies);
 	umms_ipc_put_u64(w, s->dmabuf);
+	umms_ipc_put_u64(w, s->audio_buffers);
+	umms_ipc_put_u64(w, s->audio_bytes);
 }
 
 bool
@@ -316,6 +318,8 @@ umms_ipc_get_status(struct umms_ipc_reader *r, struct umms_ipc_status *s)
 	s->dropped = umms_ipc_get_u64(r);
 	s->copies = umms_ipc_get_u64(r);
 	s->dmabuf = umms_ipc_get_u64(r);
+	s->audio_buffers = umms_ipc_get_u64(r);
+	s->audio_bytes = umms_ipc_get_u64(r);
 	/* enum umms_engine_state: IDLE, PAUSED, PLAYING. */
 	if (s->state > 2 || !isfinite(s->rate) || s->position < -1)
 		r->failed = true;

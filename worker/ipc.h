@@ -112,6 +112,7 @@ enum umms_ipc_type {
 	UMMS_IPC_RING_FILE,
 	/* To the fork server only (worker/zygote.h): u32 worker number; fd: its socket. */
 	UMMS_IPC_FORK,
+	UMMS_IPC_SET_BLOCKED,     /* u8 blocked (engine.h set_blocked) */
 
 	/* worker → ummsd */
 	UMMS_IPC_READY = 64,      /* status */
@@ -153,6 +154,7 @@ struct umms_ipc_status {
 	bool has_range;
 	int64_t range_start, range_end;
 	uint64_t decoded, presented, dropped, copies, dmabuf;
+	uint64_t audio_buffers, audio_bytes; /* that reached the audio sink */
 };
 
 /* A FRAME message's fixed part; the planes' fds travel with it. */

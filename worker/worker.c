@@ -75,6 +75,8 @@ fill_status(struct umms_worker *worker, struct umms_ipc_status *status)
 	status->dropped = stats.dropped;
 	status->copies = stats.copies;
 	status->dmabuf = stats.dmabuf;
+	status->audio_buffers = stats.audio_buffers;
+	status->audio_bytes = stats.audio_bytes;
 }
 
 static void
@@ -583,6 +585,13 @@ handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
 		worker->sandbox.hardware = !codecs || codecs[0];
 		if (impl->set_hardware_codecs)
 			impl->set_hardware_codecs(engine, (const char *const *)codecs);
+		return true;
+	}
+	case UMMS_IPC_SET_BLOCKED: {
+		bool blocked = umms_ipc_get_bool(r);
+		if (!umms_ipc_reader_done(r))
+			break;
+		impl->set_blocked(engine, blocked);
 		return true;
 	}
 	case UMMS_IPC_RELEASE: {

@@ -216,6 +216,14 @@ player_end_of_stream(void *data, struct umms_video_player_v1 *player)
 }
 
 static void
+player_clear(void *data, struct umms_video_player_v1 *player)
+{
+	struct umms_core_video *video = data;
+	if (video->impl->clear)
+		video->impl->clear(video);
+}
+
+static void
 player_error(void *data, struct umms_video_player_v1 *player, const char *name,
 	const char *message)
 {
@@ -265,6 +273,7 @@ static const struct umms_video_player_v1_listener player_listener = {
 	.buffer = player_buffer,
 	.show = player_show,
 	.end_of_stream = player_end_of_stream,
+	.clear = player_clear,
 	.error = player_error,
 	.subpicture = player_subpicture,
 	.subpicture_clear = player_subpicture_clear,

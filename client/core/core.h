@@ -180,6 +180,11 @@ struct umms_core_video_impl {
 	 */
 	void (*buffer_destroy)(struct umms_core_video *video, struct umms_core_buffer *buffer);
 	void (*end_of_stream)(struct umms_core_video *video);
+	/*
+	 * Version 5: take the picture off (parental control blocked the
+	 * player): drop queued shows, show nothing of it until the next show.
+	 */
+	void (*clear)(struct umms_core_video *video);
 	/* The subtitle text that stands ("" for none), with text subtitles on. */
 	void (*cue)(struct umms_core_video *video, const char *text);
 	/* After the core's own handling (NotFound: shows forgotten, no more frames). */

@@ -499,6 +499,11 @@ gst_cues_dispatch(struct gst_engine *engine)
 {
 	struct cue_event *event;
 	while ((event = g_async_queue_try_pop(engine->cue_events))) {
+		/* Blocked: read, not shown (gst-block.c). */
+		if (gst_block_active(engine)) {
+			cue_event_free(event);
+			continue;
+		}
 		struct umms_subtitle_cue cue = {
 			.start = event->cue.start,
 			.end = event->cue.end,

@@ -741,6 +741,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 		goto fail;
 	}
 	gst_captions_init(engine);
+	gst_block_init(engine, audio_sink);
 	gst_stall_init(engine, audio_sink);
 	if (silent)
 		g_object_set(audio_sink, "sync", TRUE, NULL);

@@ -191,6 +191,11 @@ struct gst_engine {
 	bool stall_ended;              /* EOS seen: standing at the end is fine */
 
 	struct gst_eit *eit;           /* EIT sections on tsdemux's input → events.eit */
+
+	/* Parental control's block (gst-block.c). */
+	gint blocked;                  /* no buffer reaches a sink (atomic) */
+	guint64 audio_buffers;         /* buffers that reached the audio sink (lock) */
+	guint64 audio_bytes;           /* ... and their bytes (lock) */
 };
 
 /* gst-engine.c: the op queue, state and bus. */
@@ -316,6 +321,15 @@ void gst_engine_fail_network(struct gst_engine *engine, GError *error);
 void gst_engine_fail_playback(struct gst_engine *engine, GError *error);
 /* gst-stall.c: counts what reaches the sinks (engine->video_sink, and @audio_sink). */
 void gst_stall_init(struct gst_engine *engine, GstElement *audio_sink);
+/*
+ * gst-block.c: set_blocked's probes on the video sink and @audio_sink (added
+ * before gst_stall_init's), and the audio sink's counters after them.
+ */
+void gst_block_init(struct gst_engine *engine, GstElement *audio_sink);
+/* Main loop: blocks or lets data through again (engine.h set_blocked). */
+void gst_block_set(struct gst_engine *engine, bool blocked);
+/* Any thread. */
+bool gst_block_active(struct gst_engine *engine);
 /* gst-stall.c: after the state changed; fails playback that stands still. */
 void gst_stall_watch(struct gst_engine *engine);
 /*

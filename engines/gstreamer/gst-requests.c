@@ -219,7 +219,7 @@ engine_get_position(struct umms_engine *base)
 	 * be a frame ahead, or follow the audio.
 	 */
 	int64_t shown = gst_video_shown_position(engine);
-	if (engine->base.state == UMMS_ENGINE_PAUSED && shown >= 0)
+	if (engine->base.state == UMMS_ENGINE_PAUSED && shown >= 0 && !gst_block_active(engine))
 		return shown;
 	return gst_engine_query_position(engine);
 }
@@ -252,6 +252,24 @@ engine_set_hardware_codecs(struct umms_engine *base, const char *const *codecs)
 	gst_support_set_hardware_codecs(gst_engine_from_base(base), codecs);
 }
 
+static void
+engine_set_blocked(struct umms_engine *base, bool blocked)
+{
+	struct gst_engine *engine = gst_engine_from_base(base);
+	bool was = gst_block_active(engine);
+	gst_block_set(engine, blocked);
+	/*
+	 * Allowed while paused: no buffer would come before Play, so the
+	 * picture is made again where it stands (a seek there prerolls it).
+	 */
+	if (was && !blocked && engine->base.state == UMMS_ENGINE_PAUSED && engine->uri &&
+			gst_engine_prerolled(engine) && engine->base.info.seekable) {
+		struct gst_op *op = gst_op_new(GST_OP_SEEK);
+		op->position = engine_get_position(base);
+		gst_engine_enqueue(engine, op);
+	}
+}
+
 const struct umms_engine_impl umms_gst_engine_impl = {
 	.name = "gstreamer",
 	.init = gst_support_init,
@@ -278,6 +296,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.set_video_dmabuf = engine_set_video_dmabuf,
 	.set_video_delay = engine_set_video_delay,
 	.set_hardware_codecs = engine_set_hardware_codecs,
+	.set_blocked = engine_set_blocked,
 	.get_position = engine_get_position,
 	.get_seek_range = engine_get_seek_range,
 	.get_stats = engine_get_stats,

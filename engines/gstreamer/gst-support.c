@@ -633,6 +633,8 @@ gst_support_reset_stats(struct gst_engine *engine)
 	engine->superseded = 0;
 	engine->copies = 0;
 	engine->dmabuf_frames = 0;
+	engine->audio_buffers = 0;
+	engine->audio_bytes = 0;
 	g_mutex_unlock(&engine->lock);
 	g_hash_table_remove_all(engine->qos_dropped);
 }
@@ -649,6 +651,8 @@ gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats
 	stats->dropped = engine->superseded;
 	stats->copies = engine->copies;
 	stats->dmabuf = engine->dmabuf_frames;
+	stats->audio_buffers = engine->audio_buffers;
+	stats->audio_bytes = engine->audio_bytes;
 	g_mutex_unlock(&engine->lock);
 
 	GHashTableIter iter;

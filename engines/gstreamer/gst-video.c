@@ -434,6 +434,11 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 	 * a critical and the held frame's caps would change under it. Frames
 	 * keep a sample of their own.
 	 */
+	/* A frame past gst-block.c's probe when the block came: it stays here. */
+	if (gst_block_active(engine)) {
+		gst_sample_unref(pulled);
+		return GST_FLOW_OK;
+	}
 	GstSample *sample = gst_sample_new(gst_sample_get_buffer(pulled),
 		gst_sample_get_caps(pulled), gst_sample_get_segment(pulled), NULL);
 	gst_sample_unref(pulled);
@@ -583,6 +588,11 @@ frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
 		}
 		newest = frame;
 	}
+	if (newest && gst_block_active(engine)) {
+		/* Blocked since it was made (gst-block.c): nobody sees it. */
+		umms_frame_unref(&newest->base);
+		newest = NULL;
+	}
 	if (superseded) {
 		g_mutex_lock(&engine->lock);
 		engine->superseded += superseded;
@@ -620,6 +630,9 @@ gst_video_refresh(struct gst_engine *engine)
 	g_mutex_lock(&engine->lock);
 	int64_t shown = engine->shown_position;
 	g_mutex_unlock(&engine->lock);
+	/* Blocked: nothing is shown again (gst-block.c). */
+	if (gst_block_active(engine))
+		return;
 	gst_cues_frame_due(engine, shown);
 	if (!engine->last_frame)
 		return;

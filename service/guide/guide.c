@@ -493,6 +493,30 @@ umms_guide_get_channel(struct umms_guide *guide, int64_t id, struct umms_guide_c
 	return found;
 }
 
+int64_t
+umms_guide_find_channel_by_uri(struct umms_guide *guide, const char *uri)
+{
+	if (!uri || !*uri)
+		return 0;
+	sqlite3_stmt *st = guide_db_stmt(guide, STMT_CHANNEL_BY_URI);
+	sqlite3_bind_text(st, 1, uri, -1, SQLITE_TRANSIENT);
+	int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return id;
+}
+
+bool
+umms_guide_programme_at(struct umms_guide *guide, int64_t channel, int64_t at_us,
+	struct umms_guide_programme *out, int64_t *next_start_us)
+{
+	struct umms_guide_programme next;
+	bool have_now = false, have_next = false;
+	guide_now_next(guide, channel, at_us, out, &have_now, &next, &have_next);
+	if (next_start_us)
+		*next_start_us = have_next ? next.start_us : -1;
+	return have_now;
+}
+
 void
 umms_guide_for_each_programme(struct umms_guide *guide, int64_t channel, int64_t from_us,
 	int64_t to_us, umms_guide_programme_fn fn, void *data)

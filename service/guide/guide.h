@@ -153,6 +153,20 @@ bool umms_guide_get_programme(struct umms_guide *guide, int64_t id,
 bool umms_guide_get_channel(struct umms_guide *guide, int64_t id,
 	struct umms_guide_channel *out);
 
+/*
+ * The id of the channel whose URI is @uri exactly (the M3U's URL, a scan's
+ * dvb://NAME); the oldest when several have it. 0: none.
+ */
+int64_t umms_guide_find_channel_by_uri(struct umms_guide *guide, const char *uri);
+/*
+ * The programme on @channel at @at_us (start <= at < stop) into @out
+ * (strings as umms_guide_get_programme's); false when none is. @next_start_us
+ * (may be NULL): the start of the first programme after @at_us, -1 none,
+ * so a caller knows when what is on changes even across a gap.
+ */
+bool umms_guide_programme_at(struct umms_guide *guide, int64_t channel, int64_t at_us,
+	struct umms_guide_programme *out, int64_t *next_start_us);
+
 typedef bool (*umms_guide_programme_fn)(const struct umms_guide_programme *programme,
 	void *data);
 /*

@@ -117,7 +117,8 @@ recorder_add_job(struct umms_recorder *rec, const char *uri_text, const char *de
 	}
 	if (!check_tuners(rec, uri, begin, duration > 0 ? begin + duration : G_MAXINT64, error))
 		return NULL;
-	struct umms_schedule_row row = { .uri = uri, .start_us = begin, .duration_us = duration,
+	struct umms_schedule_row row = { .min_age = -1, .uri = uri, .start_us = begin,
+		.duration_us = duration,
 		.destination = file, .state = scheduled ? "scheduled" : "recording" };
 	if (!umms_schedule_db_insert(rec->db, &row, error))
 		return NULL;
@@ -317,6 +318,10 @@ load_row(const struct umms_schedule_row *row, void *data)
 	j->padding_after_s = row->padding_after_s;
 	j->channel = row->channel;
 	j->title = *row->title ? g_strdup(row->title) : NULL;
+	j->rated_channel = row->rated_channel;
+	j->rating_system = *row->rating_system ? g_strdup(row->rating_system) : NULL;
+	j->rating = *row->rating ? g_strdup(row->rating) : NULL;
+	j->min_age = row->min_age;
 	int64_t now = g_get_real_time();
 	if (state == SCHEDULED) {
 		j->fixed_window = true;

@@ -72,6 +72,10 @@ struct job {
 	int64_t padding_before_s, padding_after_s;
 	int64_t channel;           /* the programme's channel and title */
 	char *title;
+	/* Parental control (recorder-rating.c): what it recorded, for its playback. */
+	int64_t rated_channel;     /* the guide's channel of its URI, 0: none */
+	char *rating_system, *rating; /* the highest rating it covered, NULL: none */
+	int min_age;               /* that rating's age, -1: none */
 };
 
 /* recorder.c */
@@ -96,6 +100,13 @@ void recorder_job_free(struct job *j);
 void recorder_save(struct job *j);
 /* Its part opened ahead and not begun stops, its empty file removed (j->begin set). */
 void recorder_stop_unbegun(struct job *j);
+
+/*
+ * recorder-rating.c: the guide's channel of @j's URI and the highest rating
+ * of the programmes its window covered so far (now, while it records),
+ * into @j (saved by the caller).
+ */
+void recorder_rate(struct job *j);
 
 /* recorder-api.c: a new job, saved; started now (@start 0) or scheduled. */
 struct job *recorder_add_job(struct umms_recorder *rec, const char *uri_text,

@@ -58,7 +58,9 @@ recorder_save(struct job *j)
 		.state = job_states[j->state], .parts = parts->str, .bytes = job_bytes(j),
 		.error = j->error, .programme = j->programme, .rule = j->rule,
 		.episode_key = j->episode_key, .padding_before_s = j->padding_before_s,
-		.padding_after_s = j->padding_after_s, .channel = j->channel, .title = j->title };
+		.padding_after_s = j->padding_after_s, .channel = j->channel, .title = j->title,
+		.rated_channel = j->rated_channel, .rating_system = j->rating_system,
+		.rating = j->rating, .min_age = j->min_age };
 	umms_schedule_db_update(j->rec->db, &row);
 }
 
@@ -66,6 +68,7 @@ void
 recorder_set_state(struct job *j, enum job_state state, const char *error)
 {
 	j->state = state;
+	recorder_rate(j);
 	if (error) {
 		g_free(j->error);
 		j->error = g_strdup(error);
@@ -501,6 +504,7 @@ recorder_job_new(struct umms_recorder *rec, int64_t id, const char *uri, const c
 	j->start_us = start_us;
 	j->duration_us = duration_us;
 	j->state = state;
+	j->min_age = -1;
 	j->parts = g_ptr_array_new_with_free_func(g_free);
 	j->iface = umms_dbus_iface_new(umms_recording1_interface_info(), &recording_ops, j);
 	if (!g_dbus_interface_skeleton_export(G_DBUS_INTERFACE_SKELETON(j->iface),
@@ -534,6 +538,8 @@ recorder_job_free(struct job *j)
 	g_free(j->error);
 	g_free(j->episode_key);
 	g_free(j->title);
+	g_free(j->rating_system);
+	g_free(j->rating);
 	g_free(j->path);
 	g_free(j);
 }

@@ -45,4 +45,23 @@ struct umms_recorder_eit {
  */
 struct wl_signal *umms_recorder_get_eit_signal(struct umms_recorder *recorder);
 
+/*
+ * What a recording recorded, for parental control: the guide's channel
+ * whose URI it recorded and the highest rating of the programmes it
+ * covered, stored with it as it was made (recorder-rating.c).
+ */
+struct umms_recorder_rating {
+	int64_t channel;         /* 0: its URI was no channel of the guide */
+	char *rating_system;     /* NULL: no rated programme (g_free) */
+	char *rating;            /* (g_free) */
+	int min_age;             /* -1: none known */
+};
+/*
+ * The rating of the recording that wrote the file @path (one of its
+ * parts, an absolute path). False: no recording of this recorder wrote it.
+ */
+bool umms_recorder_find_rating(struct umms_recorder *recorder, const char *path,
+	struct umms_recorder_rating *out);
+void umms_recorder_rating_clear(struct umms_recorder_rating *rating);
+
 #endif

@@ -45,6 +45,10 @@ static const char *const added_columns[][2] = {
 	{ "padding_after_s", "INTEGER NOT NULL DEFAULT 0" },
 	{ "channel", "INTEGER NOT NULL DEFAULT 0" },
 	{ "title", "TEXT NOT NULL DEFAULT ''" },
+	{ "rated_channel", "INTEGER NOT NULL DEFAULT 0" },
+	{ "rating_system", "TEXT NOT NULL DEFAULT ''" },
+	{ "rating", "TEXT NOT NULL DEFAULT ''" },
+	{ "min_age", "INTEGER NOT NULL DEFAULT -1" },
 };
 
 static bool
@@ -140,6 +144,11 @@ bind_row(sqlite3_stmt *st, const struct umms_schedule_row *row)
 	sqlite3_bind_int64(st, 13, row->padding_after_s);
 	sqlite3_bind_int64(st, 14, row->channel);
 	sqlite3_bind_text(st, 15, row->title ? row->title : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 16, row->rated_channel);
+	sqlite3_bind_text(st, 17, row->rating_system ? row->rating_system : "", -1,
+		SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 18, row->rating ? row->rating : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 19, row->min_age);
 }
 
 bool
@@ -149,8 +158,9 @@ umms_schedule_db_insert(struct umms_schedule_db *db, struct umms_schedule_row *r
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db->db, "INSERT INTO recordings (uri, start_us, duration_us, "
 			"destination, state, parts, bytes, error, programme, rule, episode_key, "
-			"padding_before_s, padding_after_s, channel, title) "
-			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"padding_before_s, padding_after_s, channel, title, rated_channel, "
+			"rating_system, rating, min_age) "
+			"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			-1, &st, NULL) != SQLITE_OK)
 		return fail(db, "insert", error);
 	bind_row(st, row);
@@ -169,11 +179,12 @@ umms_schedule_db_update(struct umms_schedule_db *db, const struct umms_schedule_
 	bool ok = sqlite3_prepare_v2(db->db, "UPDATE recordings SET uri = ?, start_us = ?, "
 		"duration_us = ?, destination = ?, state = ?, parts = ?, bytes = ?, error = ?, "
 		"programme = ?, rule = ?, episode_key = ?, padding_before_s = ?, "
-		"padding_after_s = ?, channel = ?, title = ? WHERE id = ?", -1, &st,
+		"padding_after_s = ?, channel = ?, title = ?, rated_channel = ?, "
+		"rating_system = ?, rating = ?, min_age = ? WHERE id = ?", -1, &st,
 		NULL) == SQLITE_OK;
 	if (ok) {
 		bind_row(st, row);
-		sqlite3_bind_int64(st, 16, row->id);
+		sqlite3_bind_int64(st, 20, row->id);
 		ok = sqlite3_step(st) == SQLITE_DONE;
 	}
 	sqlite3_finalize(st);
@@ -210,7 +221,8 @@ umms_schedule_db_load(struct umms_schedule_db *db, umms_schedule_row_fn fn, void
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db->db, "SELECT id, uri, start_us, duration_us, destination, "
 			"state, parts, bytes, error, programme, rule, episode_key, padding_before_s, "
-			"padding_after_s, channel, title FROM recordings ORDER BY id", -1, &st, NULL) !=
+			"padding_after_s, channel, title, rated_channel, rating_system, rating, "
+			"min_age FROM recordings ORDER BY id", -1, &st, NULL) !=
 			SQLITE_OK)
 		return fail(db, "reading", error);
 	int rc;
@@ -232,6 +244,10 @@ umms_schedule_db_load(struct umms_schedule_db *db, umms_schedule_row_fn fn, void
 			.padding_after_s = sqlite3_column_int64(st, 13),
 			.channel = sqlite3_column_int64(st, 14),
 			.title = text(st, 15),
+			.rated_channel = sqlite3_column_int64(st, 16),
+			.rating_system = text(st, 17),
+			.rating = text(st, 18),
+			.min_age = sqlite3_column_int(st, 19),
 		};
 		fn(&row, data);
 	}

@@ -31,6 +31,14 @@ struct umms_schedule_row {
 	int64_t padding_before_s, padding_after_s; /* around the programme's times */
 	int64_t channel;           /* the programme's channel, and */
 	const char *title;         /* its title: where to look for it once it moved */
+	/*
+	 * Parental control (recorder-rating.c): the guide's channel whose URI
+	 * it records (0: none), and the highest rating of the programmes it
+	 * covered ("" and -1: none known).
+	 */
+	int64_t rated_channel;
+	const char *rating_system, *rating;
+	int min_age;
 };
 
 /* Opens (creating the folder, the file and the table) @path. NULL with @error. */

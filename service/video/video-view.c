@@ -38,6 +38,7 @@ struct video_view {
 	GArray *formats;           /* uint32_t wl_shm formats, preferred first */
 	GArray *dmabuf;            /* struct umms_frame_dmabuf_format its compositor imports */
 	struct wl_listener frame, eos, error, destroy;
+	struct wl_listener blocked;  /* parental control: the picture goes (version 5) */
 	struct wl_list buffers;    /* view_buffer.link, retired ones too */
 	struct umms_frame *shape;  /* last frame whose geometry and format were sent */
 	unsigned held;             /* frames held, all buffers */
@@ -342,6 +343,24 @@ on_error(struct wl_listener *listener, void *data)
 		error->message);
 }
 
+/*
+ * Parental control blocked the player: its subtitles go, and (version 5)
+ * the client takes the last frame off. The engine sends no frame while
+ * blocked.
+ */
+static void
+on_blocked(struct wl_listener *listener, void *data)
+{
+	struct video_view *view = wl_container_of(listener, view, blocked);
+	if (!view->player->blocked)
+		return;
+	g_array_set_size(view->cues, 0);
+	update_cue_text(view);
+	send_subpicture(view, NULL);
+	if (wl_resource_get_version(view->resource) >= UMMS_VIDEO_PLAYER_V1_CLEAR_SINCE_VERSION)
+		umms_video_player_v1_send_clear(view->resource);
+}
+
 static void
 on_player_destroy(struct wl_listener *listener, void *data)
 {
@@ -578,6 +597,7 @@ detach_player(struct video_view *view)
 	wl_list_remove(&view->eos.link);
 	wl_list_remove(&view->error.link);
 	wl_list_remove(&view->destroy.link);
+	wl_list_remove(&view->blocked.link);
 	wl_list_remove(&view->cue_listener.link);
 	g_array_set_size(view->cues, 0);
 	view->player = NULL;
@@ -658,6 +678,8 @@ video_view_create(struct umms_video_server *server, struct wl_client *client,
 	wl_signal_add(&player->events.destroy, &view->destroy);
 	view->cue_listener.notify = on_cue;
 	wl_signal_add(&player->events.subtitle_cue, &view->cue_listener);
+	view->blocked.notify = on_blocked;
+	wl_signal_add(&player->events.blocked, &view->blocked);
 	umms_video_player_v1_send_path(resource,
 		umms_manager_player_path(server->manager, player));
 	update_output(server, player);

@@ -122,6 +122,20 @@ video_end_of_stream(struct umms_core_video *video)
 		gl->listener->end_of_stream(gl->data, gl);
 }
 
+static void retire_frame(struct umms_gl *gl);
+
+/* Parental control blocked the player: no frame of it stands, none queued is shown. */
+static void
+video_clear(struct umms_core_video *video)
+{
+	struct umms_gl *gl = video->data;
+	umms_core_queue_clear(&gl->queue);
+	retire_frame(gl);
+	gl->have_frame = false;
+	gl->frame_buffer = NULL;
+	gl_subtitles_update(gl, NULL);
+}
+
 static void
 video_error(struct umms_core_video *video, const char *name, const char *message)
 {
@@ -142,6 +156,7 @@ static const struct umms_core_video_impl video_impl = {
 	.show = video_show,
 	.buffer_destroy = buffer_destroy,
 	.end_of_stream = video_end_of_stream,
+	.clear = video_clear,
 	.error = video_error,
 	.cue = gl_video_cue,
 };
@@ -181,7 +196,7 @@ umms_gl_create(const char *name, const char *player_path, uint32_t flags,
 	 * Version 3: presented's copied flag, which uploads are reported with;
 	 * 4 where ummsd has it: subtitles.
 	 */
-	if (!umms_core_connect(&gl->core, name, 3, 4)) {
+	if (!umms_core_connect(&gl->core, name, 3, 5)) {
 		int saved = errno;
 		free(gl);
 		errno = saved;

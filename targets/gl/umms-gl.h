@@ -245,7 +245,9 @@ UMMS_GL_EXPORT const char *umms_gl_get_path(struct umms_gl *gl);
  * next vsync; 0: now), discards the older ones, uploads or imports it and
  * returns it. Frames not due yet wait. Returns the frame taken before when
  * there is no newer one, NULL until the first frame (or if its memory
- * could not be read: an upload failure is reported discarded).
+ * could not be read: an upload failure is reported discarded), and NULL
+ * once parental control blocked the player, until its next frame: draw
+ * nothing of it then.
  */
 UMMS_GL_EXPORT const struct umms_gl_frame *umms_gl_update(struct umms_gl *gl, int64_t target_ns);
 

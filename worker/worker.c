@@ -17,40 +17,9 @@
 #include "worker-warm-up.h"
 #include "source.h"
 #include "subpicture.h"
+#include "worker-private.h"
 #include "worker.h"
 
-struct umms_worker {
-	int sock;
-	struct umms_config config;
-	char *config_text;       /* as INIT gave it */
-	bool config_loaded;
-	struct umms_engine *engine;
-	double rate;
-	GMainLoop *loop;
-	GSource *io;
-	GSource *status_timer;
-	unsigned status_period;  /* ms, 0: none */
-	GHashTable *frames;      /* frame id (uint64_t *) → struct umms_frame * (a reference) */
-	uint64_t next_frame_id;
-	int status;              /* exit status */
-	/*
-	 * What the requests since the last settle should show in the position
-	 * once done: a seek's target, or a step's move away from where it was
-	 * (-1: nothing). The engine may settle a moment before the frame it
-	 * landed on is shown (and so its position read): SETTLED waits for it
-	 * a little (SETTLE_WAIT_MS at most), so ummsd's answers from its
-	 * status are exact right after a seek or a step, as in-process.
-	 */
-	int64_t expect_target, expect_away_from;
-	bool settle_deferred;
-	GSource *settle_timer;
-	guint settle_polls;
-	struct umms_worker_warm_up warm;
-	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
-	struct umms_worker_record record; /* a recording's worker (RECORD): no engine */
-
-	struct wl_listener settled, info, eos, error, frame, cue, eit;
-};
 
 static void
 fill_status(struct umms_worker *worker, struct umms_ipc_status *status)
@@ -79,8 +48,9 @@ fill_status(struct umms_worker *worker, struct umms_ipc_status *status)
 	status->audio_bytes = stats.audio_bytes;
 }
 
-static void
-send_message(struct umms_worker *worker, uint32_t type, uint32_t id, struct umms_ipc_writer *w)
+void
+umms_worker_send_message(struct umms_worker *worker, uint32_t type, uint32_t id,
+	struct umms_ipc_writer *w)
 {
 	g_autoptr(GError) error = NULL;
 	/* Blocking: ummsd reads; if it does not, it has hung up or will kill us. */
@@ -94,8 +64,9 @@ static void update_status_timer(struct umms_worker *worker);
 static void flush_settled(struct umms_worker *worker);
 
 /* An event: the status block, then whatever @error and @info add. */
-static void
-send_event(struct umms_worker *worker, uint32_t type, const GError *error, bool optional_error)
+void
+umms_worker_send_event(struct umms_worker *worker, uint32_t type, const GError *error,
+	bool optional_error)
 {
 	/* Whatever else happens comes after a settle still waited for. */
 	if (type != UMMS_IPC_SETTLED && type != UMMS_IPC_STATUS)
@@ -111,7 +82,7 @@ send_event(struct umms_worker *worker, uint32_t type, const GError *error, bool 
 		umms_ipc_put_error(&w, error);
 	if (type == UMMS_IPC_INFO)
 		umms_ipc_put_media_info(&w, &worker->engine->info);
-	send_message(worker, type, 0, &w);
+	umms_worker_send_message(worker, type, 0, &w);
 	umms_ipc_writer_finish(&w);
 	update_status_timer(worker);
 }
@@ -120,7 +91,7 @@ static gboolean
 status_cb(gpointer data)
 {
 	struct umms_worker *worker = data;
-	send_event(worker, UMMS_IPC_STATUS, NULL, false);
+	umms_worker_send_event(worker, UMMS_IPC_STATUS, NULL, false);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -171,7 +142,7 @@ flush_settled(struct umms_worker *worker)
 	worker->settle_deferred = false;
 	umms_source_clear(&worker->settle_timer);
 	worker->expect_target = worker->expect_away_from = -1;
-	send_event(worker, UMMS_IPC_SETTLED, NULL, true);
+	umms_worker_send_event(worker, UMMS_IPC_SETTLED, NULL, true);
 }
 
 static gboolean
@@ -196,7 +167,7 @@ settled_cb(struct wl_listener *listener, void *data)
 		/* A seek while idle is kept for the next preroll: so is what it shows. */
 		if (error || worker->engine->state != UMMS_ENGINE_IDLE)
 			worker->expect_target = worker->expect_away_from = -1;
-		send_event(worker, UMMS_IPC_SETTLED, error, true);
+		umms_worker_send_event(worker, UMMS_IPC_SETTLED, error, true);
 		return;
 	}
 	worker->settle_deferred = true;
@@ -208,21 +179,21 @@ static void
 info_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, info);
-	send_event(worker, UMMS_IPC_INFO, NULL, false);
+	umms_worker_send_event(worker, UMMS_IPC_INFO, NULL, false);
 }
 
 static void
 eos_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, eos);
-	send_event(worker, UMMS_IPC_EOS, NULL, false);
+	umms_worker_send_event(worker, UMMS_IPC_EOS, NULL, false);
 }
 
 static void
 error_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, error);
-	send_event(worker, UMMS_IPC_ERROR, data, false);
+	umms_worker_send_event(worker, UMMS_IPC_ERROR, data, false);
 }
 
 static void
@@ -270,7 +241,7 @@ frame_cb(struct wl_listener *listener, void *data)
 	uint64_t *key = g_new(uint64_t, 1);
 	*key = f.frame_id;
 	g_hash_table_insert(worker->frames, key, umms_frame_ref(frame));
-	send_message(worker, UMMS_IPC_FRAME, 0, &w);
+	umms_worker_send_message(worker, UMMS_IPC_FRAME, 0, &w);
 	umms_ipc_writer_finish(&w);
 }
 
@@ -287,7 +258,7 @@ cue_cb(struct wl_listener *listener, void *data)
 	umms_ipc_put_string(&w, cue->text ? cue->text : "");
 	umms_ipc_put_string(&w, cue->markup ? cue->markup : "");
 	umms_ipc_put_string(&w, cue->format ? cue->format : "pango");
-	send_message(worker, UMMS_IPC_CUE, 0, &w);
+	umms_worker_send_message(worker, UMMS_IPC_CUE, 0, &w);
 	umms_ipc_writer_finish(&w);
 }
 
@@ -310,8 +281,8 @@ eit_cb(struct wl_listener *listener, void *data)
 	send_eit(worker, data);
 }
 
-static void
-detach_engine(struct umms_worker *worker)
+void
+umms_worker_detach_engine(struct umms_worker *worker)
 {
 	if (!worker->engine)
 		return;
@@ -326,15 +297,15 @@ detach_engine(struct umms_worker *worker)
 	worker->engine = NULL;
 }
 
-static bool
-attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, GError **error)
+bool
+umms_worker_attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, GError **error)
 {
 	if (worker->engine && worker->engine->impl == impl)
 		return true;
 	struct umms_engine *engine = impl->create(&worker->config, error);
 	if (!engine)
 		return false;
-	detach_engine(worker);
+	umms_worker_detach_engine(worker);
 	worker->engine = engine;
 	worker->settled.notify = settled_cb;
 	wl_signal_add(&engine->events.settled, &worker->settled);
@@ -353,8 +324,6 @@ attach_engine(struct umms_worker *worker, const struct umms_engine_impl *impl, G
 	return true;
 }
 
-static bool handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
-	struct umms_ipc_reader *r, bool *malformed, GError **error);
 
 static void
 record_ended(void *data, const char *message)
@@ -362,250 +331,13 @@ record_ended(void *data, const char *message)
 	struct umms_worker *worker = data;
 	g_autoptr(GError) error = message ?
 		g_error_new_literal(UMMS_ERROR, UMMS_ERROR_FAILED, message) : NULL;
-	send_event(worker, message ? UMMS_IPC_ERROR : UMMS_IPC_EOS, error, false);
+	umms_worker_send_event(worker, message ? UMMS_IPC_ERROR : UMMS_IPC_EOS, error, false);
 }
 
 static void
 record_flowing(void *data)
 {
-	send_event(data, UMMS_IPC_STATUS, NULL, false);
-}
-
-/* A recording's worker (worker-record.h): RECORD, RECORD_STOP and PING only. */
-static bool
-handle_record(struct umms_worker *worker, const struct umms_ipc_message *message,
-	struct umms_ipc_reader *r, bool *malformed, GError **error)
-{
-	if (message->header.type == UMMS_IPC_PING) {
-		if (!(*malformed = !umms_ipc_reader_done(r)))
-			send_message(worker, UMMS_IPC_PONG, message->header.id, NULL);
-		return !*malformed;
-	}
-	if (message->header.type == UMMS_IPC_RECORD && !worker->record.started) {
-		/* No engine in this one; nothing more to warm up. */
-		umms_worker_warm_up_stop(&worker->warm);
-		detach_engine(worker);
-	}
-	if (!umms_worker_record_handle(&worker->record, &worker->sandbox, worker->sock, message,
-			r, malformed, error))
-		return false;
-	/* Started: from now on ummsd pings it (the start may take long: emulation). */
-	if (message->header.type == UMMS_IPC_RECORD)
-		send_event(worker, UMMS_IPC_SETTLED, NULL, true);
-	return true;
-}
-
-/* The spare's settings, on the engine made inside the sandbox. */
-static void
-replay_settings(struct umms_worker *worker)
-{
-	GArray *settings = umms_worker_sandbox_take_settings(&worker->sandbox);
-	for (guint i = 0; settings && i < settings->len; i++) {
-		struct umms_ipc_message *m = &g_array_index(settings, struct umms_ipc_message, i);
-		struct umms_ipc_reader r;
-		umms_ipc_reader_init(&r, m->payload, m->header.length);
-		bool malformed = false;
-		g_autoptr(GError) error = NULL;
-		/* Taken once already: a refusal now is only logged. */
-		if (!handle_request(worker, m, &r, &malformed, &error) && error)
-			umms_debug("worker: setting %u again: %s", m->header.type, error->message);
-	}
-	umms_worker_sandbox_free_settings(settings);
-}
-
-/* One request; false with @error when the engine refuses it. */
-static bool
-handle_request(struct umms_worker *worker, struct umms_ipc_message *message,
-	struct umms_ipc_reader *r, bool *malformed, GError **error)
-{
-	bool ok = true;
-	uint32_t type = message->header.type;
-	if (worker->sandbox.error && type != UMMS_IPC_PING && type != UMMS_IPC_RELEASE) {
-		*error = g_error_copy(worker->sandbox.error);
-		return false;
-	}
-	if (type == UMMS_IPC_RECORD || type == UMMS_IPC_RECORD_STOP || worker->record.started)
-		return handle_record(worker, message, r, malformed, error);
-	struct umms_engine *engine = worker->engine;
-	/*
-	 * None after an OPEN that failed once the spare's engine was dropped
-	 * (its sandbox, or no engine for the URI): pings, releases and another
-	 * OPEN are still answered.
-	 */
-	if (!engine && type != UMMS_IPC_PING && type != UMMS_IPC_RELEASE &&
-			type != UMMS_IPC_OPEN) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_INVALID_STATE, "no media opened");
-		return false;
-	}
-	const struct umms_engine_impl *impl = engine ? engine->impl : NULL;
-	switch (type) {
-	case UMMS_IPC_PING:
-		if (!umms_ipc_reader_done(r))
-			break;
-		send_message(worker, UMMS_IPC_PONG, message->header.id, NULL);
-		return true;
-	case UMMS_IPC_OPEN: {
-		g_autofree char *uri = umms_ipc_get_string(r);
-		if (!umms_ipc_reader_done(r) || !uri)
-			break;
-		/* Taken: what is still unloaded is for this media to load, if it needs it. */
-		umms_worker_warm_up_stop(&worker->warm);
-		/*
-		 * The spare's engine goes: entering would close its pipeline's
-		 * descriptors under it. A new one is made inside.
-		 */
-		if (worker->sandbox.enabled && !worker->sandbox.entered)
-			detach_engine(worker);
-		/* ummsd's descriptor of a local file: the only media left to open. */
-		int media_fd = message->n_fds == 1 ? message->fds[0] : -1;
-		if (!umms_worker_sandbox_enter(&worker->sandbox, worker->sock, -1, uri, media_fd,
-				error))
-			return false;
-		const struct umms_engine_impl *chosen = umms_engines_select(uri, error);
-		if (!chosen || !attach_engine(worker, chosen, error))
-			return false;
-		replay_settings(worker);
-		worker->rate = 1.0;
-		worker->expect_target = worker->expect_away_from = -1;
-		return worker->engine->impl->open(worker->engine, uri, error);
-	}
-	case UMMS_IPC_SET_STATE: {
-		uint32_t state = umms_ipc_get_u32(r);
-		if (!umms_ipc_reader_done(r) || state > UMMS_ENGINE_PLAYING)
-			break;
-		if (state == UMMS_ENGINE_IDLE)
-			worker->expect_target = worker->expect_away_from = -1;
-		return impl->set_state(engine, (enum umms_engine_state)state, error);
-	}
-	case UMMS_IPC_SEEK: {
-		int64_t position = umms_ipc_get_i64(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		if (!impl->seek(engine, position, error))
-			return false;
-		worker->expect_target = position;
-		worker->expect_away_from = -1;
-		return true;
-	}
-	case UMMS_IPC_SET_RATE: {
-		double rate = umms_ipc_get_f64(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		ok = impl->set_rate(engine, rate, error);
-		if (ok)
-			worker->rate = rate;
-		return ok;
-	}
-	case UMMS_IPC_STEP: {
-		int32_t frames = umms_ipc_get_i32(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		int64_t from = impl->get_position(engine);
-		if (!impl->step(engine, frames, error))
-			return false;
-		if (frames != 0 && worker->expect_target < 0)
-			worker->expect_away_from = from;
-		return true;
-	}
-	case UMMS_IPC_SELECT_TRACK: {
-		uint32_t kind = umms_ipc_get_u32(r);
-		int32_t index = umms_ipc_get_i32(r);
-		if (!umms_ipc_reader_done(r) || kind >= UMMS_TRACK_KINDS)
-			break;
-		return impl->select_track(engine, (enum umms_track_kind)kind, index, error);
-	}
-	case UMMS_IPC_SET_SUBTITLE_URI: {
-		g_autofree char *uri = umms_ipc_get_string(r);
-		if (!umms_ipc_reader_done(r) || (message->n_fds > 0 && !uri))
-			break;
-		/* A local file comes opened: read from the descriptor, not the path. */
-		if (message->n_fds == 1 && impl->set_subtitle_file) {
-			int fd = message->fds[0];
-			message->fds[0] = -1;
-			return impl->set_subtitle_file(engine, uri, fd, error);
-		}
-		return impl->set_subtitle_uri(engine, uri, error);
-	}
-	case UMMS_IPC_SET_VOLUME: {
-		double volume = umms_ipc_get_f64(r);
-		bool mute = umms_ipc_get_bool(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		impl->set_volume(engine, volume, mute);
-		return true;
-	}
-	case UMMS_IPC_SET_VIDEO_OUTPUT: {
-		bool wanted = umms_ipc_get_bool(r);
-		uint32_t n = umms_ipc_get_u32(r);
-		if (r->failed || n > UMMS_IPC_MAX_FORMATS)
-			break;
-		uint32_t formats[UMMS_IPC_MAX_FORMATS];
-		for (uint32_t i = 0; i < n; i++)
-			formats[i] = umms_ipc_get_u32(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		return impl->set_video_output(engine, wanted, formats, n, error);
-	}
-	case UMMS_IPC_SET_VIDEO_DMABUF: {
-		bool any = umms_ipc_get_bool(r);
-		uint32_t n = umms_ipc_get_u32(r);
-		if (r->failed || n > UMMS_IPC_MAX_FORMATS)
-			break;
-		struct umms_frame_dmabuf_format formats[UMMS_IPC_MAX_FORMATS];
-		for (uint32_t i = 0; i < n; i++) {
-			formats[i].format = umms_ipc_get_u32(r);
-			formats[i].modifier = umms_ipc_get_u64(r);
-		}
-		if (!umms_ipc_reader_done(r))
-			break;
-		if (impl->set_video_dmabuf)
-			impl->set_video_dmabuf(engine, any, formats, n);
-		return true;
-	}
-	case UMMS_IPC_SET_VIDEO_DELAY:
-	case UMMS_IPC_SET_SUBTITLE_DELAY: {
-		int64_t value = umms_ipc_get_i64(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		if (message->header.type == UMMS_IPC_SET_VIDEO_DELAY)
-			impl->set_video_delay(engine, value);
-		else if (impl->set_subtitle_delay)
-			impl->set_subtitle_delay(engine, value);
-		return true;
-	}
-	case UMMS_IPC_SET_HARDWARE_CODECS: {
-		int32_t n = umms_ipc_get_i32(r);
-		if (r->failed || n < -1 || n > UMMS_IPC_MAX_CODECS)
-			break;
-		g_auto(GStrv) codecs = n < 0 ? NULL : g_new0(char *, (gsize)n + 1);
-		for (int32_t i = 0; i < n && !r->failed; i++)
-			codecs[i] = umms_ipc_get_string(r);
-		if (!umms_ipc_reader_done(r) || (codecs && n > 0 && !codecs[n - 1]))
-			break;
-		worker->sandbox.hardware = !codecs || codecs[0];
-		if (impl->set_hardware_codecs)
-			impl->set_hardware_codecs(engine, (const char *const *)codecs);
-		return true;
-	}
-	case UMMS_IPC_SET_BLOCKED: {
-		bool blocked = umms_ipc_get_bool(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		impl->set_blocked(engine, blocked);
-		return true;
-	}
-	case UMMS_IPC_RELEASE: {
-		uint64_t id = umms_ipc_get_u64(r);
-		if (!umms_ipc_reader_done(r))
-			break;
-		g_hash_table_remove(worker->frames, &id);
-		return true;
-	}
-	default:
-		break;
-	}
-	*malformed = true;
-	return false;
+	umms_worker_send_event(data, UMMS_IPC_STATUS, NULL, false);
 }
 
 static gboolean
@@ -650,12 +382,12 @@ io_cb(gint fd, GIOCondition condition, gpointer data)
 			(message.n_fds == 1 && type != UMMS_IPC_OPEN &&
 			type != UMMS_IPC_SET_SUBTITLE_URI && type != UMMS_IPC_RECORD &&
 			type != UMMS_IPC_RING_FILE);
-		bool ok = !malformed && handle_request(worker, &message, &r, &malformed, &error);
+		bool ok = !malformed && umms_worker_handle_request(worker, &message, &r, &malformed, &error);
 		if (ok)
 			umms_worker_sandbox_keep(&worker->sandbox, &message);
 		else if (!malformed) {
 			/* Refused outright: ummsd's proxy reports it as a failed settle. */
-			send_event(worker, UMMS_IPC_REFUSED, error, false);
+			umms_worker_send_event(worker, UMMS_IPC_REFUSED, error, false);
 		}
 		umms_ipc_message_clear(&message);
 		if (malformed) {
@@ -765,7 +497,7 @@ finish_create(struct umms_worker *worker, GError **error)
 	umms_engines_wait();
 	worker->loop = g_main_loop_new(NULL, FALSE);
 	/* The first engine, ready for the first URI: its pipeline costs nothing later. */
-	return attach_engine(worker, umms_engines_list()[0], error);
+	return umms_worker_attach_engine(worker, umms_engines_list()[0], error);
 }
 
 struct umms_worker *
@@ -805,7 +537,7 @@ umms_worker_sandboxed(const struct umms_worker *worker)
 int
 umms_worker_run(struct umms_worker *worker)
 {
-	send_event(worker, UMMS_IPC_READY, NULL, false);
+	umms_worker_send_event(worker, UMMS_IPC_READY, NULL, false);
 	worker->io = g_unix_fd_source_new(worker->sock, G_IO_IN | G_IO_HUP | G_IO_ERR);
 	g_source_set_callback(worker->io, G_SOURCE_FUNC(io_cb), worker, NULL);
 	g_source_attach(worker->io, NULL);
@@ -828,7 +560,7 @@ umms_worker_destroy(struct umms_worker *worker)
 	umms_worker_record_finish(&worker->record);
 	/* Frames first: their memory goes back to pools the engine still has. */
 	g_hash_table_destroy(worker->frames);
-	detach_engine(worker);
+	umms_worker_detach_engine(worker);
 	umms_engines_finish();
 	if (worker->loop)
 		g_main_loop_unref(worker->loop);

@@ -1,7 +1,8 @@
 /*
- * The engine proxy's frames (engine-proxy-frames.c): what a worker's FRAME
- * messages become, with their fds cached by memory. Private to
- * engine-proxy.c.
+ * What the engine proxy's files share: the proxy itself, its settings
+ * (engine-proxy-settings.c), its frames (engine-proxy-frames.c: what a
+ * worker's FRAME messages become, with their fds cached by memory) and the
+ * media it opens for a worker (engine-proxy-media.c). Private to them.
  */
 #ifndef UMMS_SERVICE_ENGINE_PROXY_PRIVATE_H
 #define UMMS_SERVICE_ENGINE_PROXY_PRIVATE_H
@@ -9,7 +10,10 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "config.h"
+#include "engine-proxy.h"
 #include "engine-supervisor.h"
+#include "engine.h"
 #include "frame.h"
 #include "ipc.h"
 
@@ -54,5 +58,63 @@ bool umms_proxy_media_fd(const char *uri, bool folder_allowed, int *fd, GError *
 /* Whether this kernel has Landlock, so a worker can open only what it was given. */
 bool umms_proxy_landlock(void);
 
+
+/* The engine in ummsd that stands for a worker's (engine-proxy.c). */
+struct proxy {
+	struct umms_engine base;
+	const struct umms_config *config;
+	struct proxy_link *link;       /* the worker now, NULL for none */
+	const struct umms_engine_impl *real; /* what the worker runs (by URI) */
+	char *uri;               /* open in the worker */
+	bool lost;               /* the worker died with the media open */
+	bool link_opened;        /* the worker has had an OPEN: it is sandboxed... */
+	bool link_network;       /* ...with the network allowed or not */
+	bool hold_status;        /* until settled: statuses sent before a stop are stale */
+	struct umms_ipc_status status;
+	int64_t pending_seek;    /* µs, -1 for none */
+	unsigned outstanding;    /* requests not yet settled */
+	bool opening;
+	int64_t busy_since;      /* µs, monotonic */
+	GQueue out;              /* struct queued: requests not sent yet */
+	GSource *flush;
+	GSource *watchdog;
+	struct umms_worker_watch watch;
+
+	/* Settings, kept for a fresh worker. */
+	double volume;
+	bool mute;
+	bool video_wanted;
+	uint32_t *formats;
+	size_t n_formats;
+	bool dmabuf_set, dmabuf_any;
+	struct umms_frame_dmabuf_format *dmabuf;
+	size_t n_dmabuf;
+	int64_t video_delay, subtitle_delay;
+	bool codecs_set;
+	char **codecs;
+	bool blocked;            /* set_blocked: frames and cues still on their way are dropped */
+};
+
+static inline struct proxy *
+proxy_from(struct umms_engine *base)
+{
+	g_assert(base->impl == &umms_engine_proxy_impl);
+	struct proxy *proxy = wl_container_of(base, proxy, base);
+	return proxy;
+}
+
+/* Sends request @type with @w's payload to the worker, or queues it for the next. */
+void umms_proxy_send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w);
+
+/* The settings a worker is told and a fresh one told again (engine-proxy-settings.c). */
+void umms_proxy_set_volume(struct umms_engine *base, double volume, bool mute);
+bool umms_proxy_set_video_output(struct umms_engine *base, bool wanted,
+	const uint32_t *formats, size_t n, GError **error);
+void umms_proxy_set_video_dmabuf(struct umms_engine *base, bool any,
+	const struct umms_frame_dmabuf_format *formats, size_t n);
+void umms_proxy_set_video_delay(struct umms_engine *base, int64_t ns);
+void umms_proxy_set_subtitle_delay(struct umms_engine *base, int64_t us);
+void umms_proxy_set_hardware_codecs(struct umms_engine *base, const char *const *codecs);
+void umms_proxy_set_blocked(struct umms_engine *base, bool blocked);
 
 #endif

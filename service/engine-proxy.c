@@ -19,50 +19,6 @@
 
 /* ---- the engine ----------------------------------------------------------- */
 
-struct proxy {
-	struct umms_engine base;
-	const struct umms_config *config;
-	struct proxy_link *link;       /* the worker now, NULL for none */
-	const struct umms_engine_impl *real; /* what the worker runs (by URI) */
-	char *uri;               /* open in the worker */
-	bool lost;               /* the worker died with the media open */
-	bool link_opened;        /* the worker has had an OPEN: it is sandboxed... */
-	bool link_network;       /* ...with the network allowed or not */
-	bool hold_status;        /* until settled: statuses sent before a stop are stale */
-	struct umms_ipc_status status;
-	int64_t pending_seek;    /* µs, -1 for none */
-	unsigned outstanding;    /* requests not yet settled */
-	bool opening;
-	int64_t busy_since;      /* µs, monotonic */
-	GQueue out;              /* struct queued: requests not sent yet */
-	GSource *flush;
-	GSource *watchdog;
-	struct umms_worker_watch watch;
-
-	/* Settings, kept for a fresh worker. */
-	double volume;
-	bool mute;
-	bool video_wanted;
-	uint32_t *formats;
-	size_t n_formats;
-	bool dmabuf_set, dmabuf_any;
-	struct umms_frame_dmabuf_format *dmabuf;
-	size_t n_dmabuf;
-	int64_t video_delay, subtitle_delay;
-	bool codecs_set;
-	char **codecs;
-	bool blocked;            /* set_blocked: frames and cues still on their way are dropped */
-};
-
-static struct proxy *
-proxy_from(struct umms_engine *base)
-{
-	g_assert(base->impl == &umms_engine_proxy_impl);
-	struct proxy *proxy = wl_container_of(base, proxy, base);
-	return proxy;
-}
-
-static void send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w);
 
 struct queued {
 	uint32_t type;
@@ -326,8 +282,8 @@ update_watchdog(struct proxy *proxy)
 	}
 }
 
-static void
-send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
+void
+umms_proxy_send_request(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
 {
 	if (!proxy->link) {
 		if (w && w->n_fds == 1)
@@ -360,7 +316,7 @@ send_queued(struct proxy *proxy, uint32_t type, struct umms_ipc_writer *w)
 {
 	if (proxy->outstanding++ == 0)
 		proxy->busy_since = g_get_monotonic_time();
-	send_request(proxy, type, w);
+	umms_proxy_send_request(proxy, type, w);
 	update_watchdog(proxy);
 }
 
@@ -371,14 +327,14 @@ send_settings(struct proxy *proxy)
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_f64(&w, proxy->volume);
 	umms_ipc_put_u8(&w, proxy->mute);
-	send_request(proxy, UMMS_IPC_SET_VOLUME, &w);
+	umms_proxy_send_request(proxy, UMMS_IPC_SET_VOLUME, &w);
 
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_u8(&w, proxy->video_wanted);
 	umms_ipc_put_u32(&w, (uint32_t)proxy->n_formats);
 	for (size_t i = 0; i < proxy->n_formats; i++)
 		umms_ipc_put_u32(&w, proxy->formats[i]);
-	send_request(proxy, UMMS_IPC_SET_VIDEO_OUTPUT, &w);
+	umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_OUTPUT, &w);
 
 	if (proxy->dmabuf_set) {
 		umms_ipc_writer_init(&w);
@@ -388,25 +344,25 @@ send_settings(struct proxy *proxy)
 			umms_ipc_put_u32(&w, proxy->dmabuf[i].format);
 			umms_ipc_put_u64(&w, proxy->dmabuf[i].modifier);
 		}
-		send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
+		umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
 	}
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_i64(&w, proxy->video_delay);
-	send_request(proxy, UMMS_IPC_SET_VIDEO_DELAY, &w);
+	umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_DELAY, &w);
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_i64(&w, proxy->subtitle_delay);
-	send_request(proxy, UMMS_IPC_SET_SUBTITLE_DELAY, &w);
+	umms_proxy_send_request(proxy, UMMS_IPC_SET_SUBTITLE_DELAY, &w);
 	if (proxy->codecs_set) {
 		umms_ipc_writer_init(&w);
 		int n = proxy->codecs ? (int)g_strv_length(proxy->codecs) : -1;
 		umms_ipc_put_i32(&w, n);
 		for (int i = 0; i < n; i++)
 			umms_ipc_put_string(&w, proxy->codecs[i]);
-		send_request(proxy, UMMS_IPC_SET_HARDWARE_CODECS, &w);
+		umms_proxy_send_request(proxy, UMMS_IPC_SET_HARDWARE_CODECS, &w);
 	}
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_u8(&w, proxy->blocked);
-	send_request(proxy, UMMS_IPC_SET_BLOCKED, &w);
+	umms_proxy_send_request(proxy, UMMS_IPC_SET_BLOCKED, &w);
 }
 
 static struct umms_engine *
@@ -598,119 +554,6 @@ proxy_set_subtitle_uri(struct umms_engine *base, const char *uri, GError **error
 	return true;
 }
 
-static void
-proxy_set_volume(struct umms_engine *base, double volume, bool mute)
-{
-	struct proxy *proxy = proxy_from(base);
-	proxy->volume = isfinite(volume) ? volume : 1.0;
-	proxy->mute = mute;
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	umms_ipc_put_f64(&w, proxy->volume);
-	umms_ipc_put_u8(&w, mute);
-	send_request(proxy, UMMS_IPC_SET_VOLUME, &w);
-}
-
-static bool
-proxy_set_video_output(struct umms_engine *base, bool wanted, const uint32_t *formats,
-	size_t n, GError **error)
-{
-	struct proxy *proxy = proxy_from(base);
-	n = MIN(n, UMMS_IPC_MAX_FORMATS);
-	const struct umms_engine_impl *real = umms_engines_list()[0];
-	if (wanted && real->check_video_output && !real->check_video_output(formats, n, error))
-		return false;
-	proxy->video_wanted = wanted;
-	g_free(proxy->formats);
-	proxy->formats = wanted ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
-	proxy->n_formats = wanted ? n : 0;
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	umms_ipc_put_u8(&w, wanted);
-	umms_ipc_put_u32(&w, (uint32_t)proxy->n_formats);
-	for (size_t i = 0; i < proxy->n_formats; i++)
-		umms_ipc_put_u32(&w, proxy->formats[i]);
-	send_request(proxy, UMMS_IPC_SET_VIDEO_OUTPUT, &w);
-	return true;
-}
-
-static void
-proxy_set_video_dmabuf(struct umms_engine *base, bool any,
-	const struct umms_frame_dmabuf_format *formats, size_t n)
-{
-	struct proxy *proxy = proxy_from(base);
-	n = MIN(n, UMMS_IPC_MAX_FORMATS);
-	proxy->dmabuf_set = true;
-	proxy->dmabuf_any = any;
-	g_free(proxy->dmabuf);
-	proxy->dmabuf = g_memdup2(formats, n * sizeof(*formats));
-	proxy->n_dmabuf = n;
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	umms_ipc_put_u8(&w, any);
-	umms_ipc_put_u32(&w, (uint32_t)n);
-	for (size_t i = 0; i < n; i++) {
-		umms_ipc_put_u32(&w, formats[i].format);
-		umms_ipc_put_u64(&w, formats[i].modifier);
-	}
-	send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
-}
-
-/* A request whose one argument is a 64-bit integer. */
-static void
-send_i64(struct proxy *proxy, uint32_t type, int64_t value)
-{
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	umms_ipc_put_i64(&w, value);
-	send_request(proxy, type, &w);
-}
-
-static void
-proxy_set_video_delay(struct umms_engine *base, int64_t ns)
-{
-	struct proxy *proxy = proxy_from(base);
-	proxy->video_delay = ns;
-	send_i64(proxy, UMMS_IPC_SET_VIDEO_DELAY, ns);
-}
-
-static void
-proxy_set_subtitle_delay(struct umms_engine *base, int64_t us)
-{
-	struct proxy *proxy = proxy_from(base);
-	proxy->subtitle_delay = us;
-	send_i64(proxy, UMMS_IPC_SET_SUBTITLE_DELAY, us);
-}
-
-static void
-proxy_set_hardware_codecs(struct umms_engine *base, const char *const *codecs)
-{
-	struct proxy *proxy = proxy_from(base);
-	g_strfreev(proxy->codecs);
-	proxy->codecs = codecs ? g_strdupv((char **)codecs) : NULL;
-	if (proxy->codecs && g_strv_length(proxy->codecs) > UMMS_IPC_MAX_CODECS)
-		proxy->codecs[UMMS_IPC_MAX_CODECS] = (g_free(proxy->codecs[UMMS_IPC_MAX_CODECS]), NULL);
-	proxy->codecs_set = true;
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	int n = proxy->codecs ? (int)g_strv_length(proxy->codecs) : -1;
-	umms_ipc_put_i32(&w, n);
-	for (int i = 0; i < n; i++)
-		umms_ipc_put_string(&w, proxy->codecs[i]);
-	send_request(proxy, UMMS_IPC_SET_HARDWARE_CODECS, &w);
-}
-
-static void
-proxy_set_blocked(struct umms_engine *base, bool blocked)
-{
-	struct proxy *proxy = proxy_from(base);
-	proxy->blocked = blocked;
-	struct umms_ipc_writer w;
-	umms_ipc_writer_init(&w);
-	umms_ipc_put_u8(&w, blocked);
-	send_request(proxy, UMMS_IPC_SET_BLOCKED, &w);
-}
-
 static int64_t
 proxy_get_position(struct umms_engine *base)
 {
@@ -774,13 +617,13 @@ const struct umms_engine_impl umms_engine_proxy_impl = {
 	.step = proxy_step,
 	.select_track = proxy_select_track,
 	.set_subtitle_uri = proxy_set_subtitle_uri,
-	.set_subtitle_delay = proxy_set_subtitle_delay,
-	.set_volume = proxy_set_volume,
-	.set_video_output = proxy_set_video_output,
-	.set_video_dmabuf = proxy_set_video_dmabuf,
-	.set_video_delay = proxy_set_video_delay,
-	.set_hardware_codecs = proxy_set_hardware_codecs,
-	.set_blocked = proxy_set_blocked,
+	.set_subtitle_delay = umms_proxy_set_subtitle_delay,
+	.set_volume = umms_proxy_set_volume,
+	.set_video_output = umms_proxy_set_video_output,
+	.set_video_dmabuf = umms_proxy_set_video_dmabuf,
+	.set_video_delay = umms_proxy_set_video_delay,
+	.set_hardware_codecs = umms_proxy_set_hardware_codecs,
+	.set_blocked = umms_proxy_set_blocked,
 	.get_position = proxy_get_position,
 	.get_seek_range = proxy_get_seek_range,
 	.get_stats = proxy_get_stats,

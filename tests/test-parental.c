@@ -432,9 +432,14 @@ test_rating_table(void)
 	g_assert_cmpint(umms_parental_rating_age(p, "US_TV", "TV-PG"), ==, 10);
 	g_assert_cmpint(umms_parental_rating_age(p, "US_TV", "TV-MA"), ==, 17);
 	g_assert_cmpint(umms_parental_rating_age(p, "us_tv", "tv-14"), ==, 14);
-	/* DVB: the age as given, with or without a country. */
-	g_assert_cmpint(umms_parental_rating_age(p, "DVB", "18"), ==, 18);
-	g_assert_cmpint(umms_parental_rating_age(p, "DVB:GBR", "15"), ==, 15);
+	/*
+	 * DVB: the descriptor's byte, with or without a country: 0x01–0x0F are
+	 * the byte + 3; 0 (undefined) and the broadcaster's own are unknown.
+	 */
+	g_assert_cmpint(umms_parental_rating_age(p, "DVB", "1"), ==, 4);
+	g_assert_cmpint(umms_parental_rating_age(p, "DVB:GBR", "15"), ==, 18);
+	g_assert_cmpint(umms_parental_rating_age(p, "DVB", "0"), ==, -1);
+	g_assert_cmpint(umms_parental_rating_age(p, "DVB", "18"), ==, -1);
 	/* [parental] ratings: overriding, adding, and a country's own. */
 	g_assert_cmpint(umms_parental_rating_age(p, "MPAA", "PG-13"), ==, 12);
 	g_assert_cmpint(umms_parental_rating_age(p, "Local", "X"), ==, 18);
@@ -517,10 +522,10 @@ test_verdicts(void)
 	assert_verdict(verdict(&own, player, 6, 0, "MPAA", "R", -1, true), NULL, "MPAA R");
 	assert_verdict(verdict(&own, player, 6, 0, "MPAA", "NC-17", -1, true), "rating",
 		"MPAA NC-17");
-	assert_verdict(verdict(&own, player, 6, 0, "DVB:GBR", "15", -1, true), NULL,
-		"DVB:GBR 15");
-	assert_verdict(verdict(&own, player, 6, 0, "DVB:GBR", "16", -1, true), "rating",
-		"DVB:GBR 16");
+	assert_verdict(verdict(&own, player, 6, 0, "DVB:GBR", "12", -1, true), NULL,
+		"DVB:GBR 15+");
+	assert_verdict(verdict(&own, player, 6, 0, "DVB:GBR", "13", -1, true), "rating",
+		"DVB:GBR 16+");
 	assert_verdict(verdict(&own, player, 6, 0, "FSK", "16", -1, true), "rating", "FSK 16");
 
 	/* Scope programme: bound to what the player shows at its next check. */

@@ -95,6 +95,12 @@ system_family(const char *system)
 	return colon ? (size_t)(colon - system) : strlen(system);
 }
 
+static bool
+is_dvb(const char *system, size_t family)
+{
+	return family == 3 && g_ascii_strncasecmp(system, "DVB", 3) == 0;
+}
+
 int
 umms_parental_rating_age(struct umms_parental *parental, const char *system,
 	const char *rating)
@@ -111,9 +117,15 @@ umms_parental_rating_age(struct umms_parental *parental, const char *system,
 	}
 	if (found)
 		return GPOINTER_TO_INT(found) - 1;
-	int age;
-	if (family == 3 && g_ascii_strncasecmp(system, "DVB", 3) == 0 && parse_age(rating, &age))
-		return age;
+	/*
+	 * DVB: the parental_rating_descriptor's byte as broadcast (the guide
+	 * keeps it so): 0x01–0x0F mean the byte + 3 years; 0 is undefined and
+	 * 0x10–0xFF the broadcaster's own, unknown unless [parental] ratings
+	 * names them ("DVB:16=…").
+	 */
+	int byte;
+	if (is_dvb(system, family) && parse_age(rating, &byte) && byte >= 1 && byte <= 0x0f)
+		return byte + 3;
 	return -1;
 }
 
@@ -283,8 +295,12 @@ umms_parental_check(struct umms_parental *parental, const char *player,
 	if (age < 0)
 		age = content->min_age;
 	if (age >= 0) {
-		if (!out->rating[0])
-			snprintf(out->rating, sizeof(out->rating), "%d+", age);
+		/* A DVB byte is no age a person knows: "DVB:deu 18", not "DVB:deu 15". */
+		if (!out->rating[0] || (content->rating_system &&
+				is_dvb(content->rating_system, system_family(content->rating_system))))
+			snprintf(out->rating, sizeof(out->rating), "%s%s%d+",
+				content->rating_system ? content->rating_system : "",
+				content->rating_system ? " " : "", age);
 		int threshold = threshold_for(parental, content->rating_system);
 		if (threshold >= 0 && age > threshold) {
 			out->blocked = true;

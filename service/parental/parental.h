@@ -25,7 +25,8 @@
  *     LockedOut "N seconds left" (60 s, doubled with each lockout, kept
  *     across restarts); while no PIN is set any PIN is right;
  *   Changed() after any setting or grant changed.
- * Ratings map to minimum ages through a table (DVB: the age as given; MPAA
+ * Ratings map to minimum ages through a table (DVB: the descriptor's byte,
+ * 1–15 meaning byte + 3 years; MPAA
  * G 0, PG 8, PG-13 13, R 17, NC-17 18; BBFC U 0, PG 8, 12/12A 12, 15 15,
  * 18 18, R18 18; FSK 0/6/12/16/18; US_TV TV-Y 0, TV-Y7 7, TV-G 0, TV-PG 10,
  * TV-14 14, TV-MA 17), extended or overridden by [parental] ratings.

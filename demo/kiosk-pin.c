@@ -41,10 +41,13 @@ say(struct kiosk_pin *pin, char *line)
 static void
 set_blocked(struct kiosk_pin *pin, const char *reason, const char *rating)
 {
+	g_autofree char *both = g_strdup_printf("%s%s%s", reason, *rating ? " " : "", rating);
+	g_autofree char *why = g_utf8_make_valid(both, -1);
+	if (pin->blocked && g_strcmp0(why, pin->why) == 0)
+		return;   /* said already (the property's answer, then the signal) */
 	pin->blocked = true;
 	g_free(pin->why);
-	g_autofree char *both = g_strdup_printf("%s%s%s", reason, *rating ? " " : "", rating);
-	pin->why = g_utf8_make_valid(both, -1);
+	pin->why = g_steal_pointer(&why);
 	if (g_utf8_strlen(pin->why, -1) > TEXT_MAX) {
 		char *cut = g_utf8_substring(pin->why, 0, TEXT_MAX);
 		g_free(pin->why);

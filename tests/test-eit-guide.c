@@ -13,6 +13,7 @@
 #include <gst/gst.h>
 
 #include "eit-gen.h"
+#include "eit-live.h"
 #include "harness.h"
 
 #define SID 1         /* mpegtsmux's program number */
@@ -302,61 +303,9 @@ test_file(struct umms_test *t, gconstpointer data)
 
 /* ---- a live stream over UDP, its EIT changing while it plays ------------------ */
 
-struct injector {
-	GMutex lock;
-	GByteArray *packets;          /* the sections sent over and over (lock) */
-	size_t next;                  /* the next packet's index (lock) */
-	unsigned cc;                  /* PID 0x12's counter (lock) */
-	unsigned buffers;
-};
-
-/*
- * The muxer's output (buffer lists, 1.22's mpegtsmux): one EIT packet
- * added to every third, as a carousel, in a datagram of its own.
- */
-static GstPadProbeReturn
-inject_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
-{
-	struct injector *inj = data;
-	if (inj->buffers++ % 3 != 0)
-		return GST_PAD_PROBE_OK;
-	uint8_t *packet = g_malloc(EIT_GEN_PACKET);
-	g_mutex_lock(&inj->lock);
-	size_t n = inj->packets->len / EIT_GEN_PACKET;
-	memcpy(packet, inj->packets->data + (inj->next % n) * EIT_GEN_PACKET, EIT_GEN_PACKET);
-	inj->next = (inj->next + 1) % n;
-	packet[3] = (uint8_t)((packet[3] & 0xf0) | inj->cc);
-	inj->cc = (inj->cc + 1) & 0x0f;
-	g_mutex_unlock(&inj->lock);
-	GstBuffer *eit = gst_buffer_new_wrapped(packet, EIT_GEN_PACKET);
-	if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-		GstBufferList *list = gst_buffer_list_make_writable(
-			GST_PAD_PROBE_INFO_BUFFER_LIST(info));
-		gst_buffer_list_add(list, eit);
-		GST_PAD_PROBE_INFO_DATA(info) = list;
-	} else {
-		GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
-		gst_buffer_append(buffer, eit);
-		GST_PAD_PROBE_INFO_DATA(info) = buffer;
-	}
-	return GST_PAD_PROBE_OK;
-}
-
-static void
-injector_set(struct injector *inj, GByteArray *packets)
-{
-	g_mutex_lock(&inj->lock);
-	g_byte_array_set_size(inj->packets, 0);
-	g_byte_array_append(inj->packets, packets->data, packets->len);
-	inj->next = 0;
-	g_mutex_unlock(&inj->lock);
-}
-
-/* A live stream to udp://127.0.0.1:PORT with the injector's EIT in it. */
+/* A live stream (eit-live.h) and the present/following it may carry. */
 struct live {
-	struct injector inj;
-	GstElement *pipeline;
-	char *uri;
+	struct eit_live stream;
 	GByteArray *v0, *v1, *v2; /* present/following, versions 0, 1 and 2 */
 };
 
@@ -375,41 +324,16 @@ live_start(struct live *live)
 	pf2[0].title = "Weather";
 	live->v2 = g_byte_array_new();
 	put_section(live->v2, 0x4e, 2, pf2, 2, &cc);
-	live->inj = (struct injector){ .packets = g_byte_array_new() };
-	g_mutex_init(&live->inj.lock);
-	injector_set(&live->inj, live->v0);
-	int port = umms_test_free_udp_port();
-	/* Six packets a datagram (1128 bytes), the EIT's in datagrams of their own. */
-	g_autofree char *description = g_strdup_printf(
-		"videotestsrc is-live=true ! "
-		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
-		"x264enc tune=zerolatency key-int-max=5 speed-preset=ultrafast ! h264parse ! "
-		"mpegtsmux name=mux alignment=6 ! udpsink host=127.0.0.1 port=%d", port);
-	GError *error = NULL;
-	live->pipeline = gst_parse_launch(description, &error);
-	g_assert_no_error(error);
-	GstElement *mux = gst_bin_get_by_name(GST_BIN(live->pipeline), "mux");
-	GstPad *src = gst_element_get_static_pad(mux, "src");
-	gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
-		inject_probe, &live->inj, NULL);
-	gst_object_unref(src);
-	gst_object_unref(mux);
-	g_assert_cmpint(gst_element_set_state(live->pipeline, GST_STATE_PLAYING), !=,
-		GST_STATE_CHANGE_FAILURE);
-	live->uri = g_strdup_printf("udp://127.0.0.1:%d", port);
+	eit_live_start(&live->stream, live->v0, false);
 }
 
 static void
 live_stop(struct live *live)
 {
-	gst_element_set_state(live->pipeline, GST_STATE_NULL);
-	gst_object_unref(live->pipeline);
-	g_byte_array_unref(live->inj.packets);
-	g_mutex_clear(&live->inj.lock);
+	eit_live_stop(&live->stream);
 	g_byte_array_unref(live->v0);
 	g_byte_array_unref(live->v1);
 	g_byte_array_unref(live->v2);
-	g_free(live->uri);
 }
 
 /*
@@ -424,10 +348,10 @@ test_live(struct umms_test *t, gconstpointer data)
 	fresh(t, "eit-live", NULL);
 	struct live live;
 	live_start(&live);
-	int64_t channel = put_channel(t, live.uri);
+	int64_t channel = put_channel(t, live.stream.uri);
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, UMMS_ROOT);
 	g_autofree char *player = umms_test_create_player(t->bus, NULL);
-	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", live.uri));
+	umms_test_player_do(t->bus, player, "SetUri", g_variant_new("(s)", live.stream.uri));
 	umms_test_player_do(t->bus, player, "Play", NULL);
 
 	wait_programme(t, signals, channel, "Morning News");
@@ -438,7 +362,7 @@ test_live(struct umms_test *t, gconstpointer data)
 	g_assert_cmpstr(next, ==, "Film at Noon");
 
 	/* The broadcaster changes its mind mid-stream. */
-	injector_set(&live.inj, live.v1);
+	eit_live_set(&live.stream, live.v1);
 	wait_programme(t, signals, channel, "Breaking News");
 	g_autofree char *now1 = NULL, *next1 = NULL;
 	now_next(t, channel, &now1, &next1, NULL);
@@ -468,7 +392,7 @@ test_live(struct umms_test *t, gconstpointer data)
 			g_error("time-shift gave no window in 60 s");
 		umms_test_sleep(100);
 	}
-	injector_set(&live.inj, live.v2);
+	eit_live_set(&live.stream, live.v2);
 	wait_programme(t, signals, channel, "Weather");
 
 	umms_test_signals_free(signals);
@@ -482,18 +406,18 @@ test_recording(struct umms_test *t, gconstpointer data)
 	fresh(t, "eit-recording", NULL);
 	struct live live;
 	live_start(&live);
-	int64_t channel = put_channel(t, live.uri);
+	int64_t channel = put_channel(t, live.stream.uri);
 	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, UMMS_ROOT);
 	GVariantDict options;
 	g_variant_dict_init(&options, NULL);
 	g_variant_dict_insert(&options, "duration", "x", US(60));
 	g_autoptr(GVariant) r = umms_test_call_ok(t->bus, UMMS_ROOT, "org.umms.Recorder1",
-		"Record", g_variant_new("(ss@a{sv})", live.uri, "eit-live.ts",
+		"Record", g_variant_new("(ss@a{sv})", live.stream.uri, "eit-live.ts",
 			g_variant_dict_end(&options)));
 	g_autofree char *recording = NULL;
 	g_variant_get(r, "(o)", &recording);
 	wait_programme(t, signals, channel, "Morning News");
-	injector_set(&live.inj, live.v1);
+	eit_live_set(&live.stream, live.v1);
 	wait_programme(t, signals, channel, "Breaking News");
 	g_variant_unref(umms_test_call_ok(t->bus, recording, "org.umms.Recording1", "Cancel",
 		NULL));

@@ -15,6 +15,7 @@
 #include <gst/gst.h>
 
 #include "eit-gen.h"
+#include "eit-live.h"
 #include "harness.h"
 #include "image.h"
 #include "video-raw.h"
@@ -518,52 +519,9 @@ test_screen_cleared(struct umms_test *t, gconstpointer data)
 
 /* ---- a live stream whose EIT changes the rating mid-stream ------------------------ */
 
-struct live {
-	GMutex lock;
-	GByteArray *eit;          /* the section sent over and over, in packets (lock) */
-	size_t next;              /* its next packet (lock) */
-	unsigned cc, buffers;
-	GstElement *pipeline;
-	char *uri;
-};
-
-/* The muxer's output: an EIT packet after every third, as a carousel. */
-static GstPadProbeReturn
-inject_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
-{
-	struct live *live = data;
-	if (live->buffers++ % 3 != 0)
-		return GST_PAD_PROBE_OK;
-	g_mutex_lock(&live->lock);
-	size_t n = live->eit->len / EIT_GEN_PACKET;
-	if (n == 0) {
-		/* No EIT in this stream. */
-		g_mutex_unlock(&live->lock);
-		return GST_PAD_PROBE_OK;
-	}
-	uint8_t *packet = g_malloc(EIT_GEN_PACKET);
-	memcpy(packet, live->eit->data + (live->next % n) * EIT_GEN_PACKET, EIT_GEN_PACKET);
-	live->next = (live->next + 1) % n;
-	packet[3] = (uint8_t)((packet[3] & 0xf0) | live->cc);
-	live->cc = (live->cc + 1) & 0x0f;
-	g_mutex_unlock(&live->lock);
-	GstBuffer *eit = gst_buffer_new_wrapped(packet, EIT_GEN_PACKET);
-	if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-		GstBufferList *list = gst_buffer_list_make_writable(
-			GST_PAD_PROBE_INFO_BUFFER_LIST(info));
-		gst_buffer_list_add(list, eit);
-		GST_PAD_PROBE_INFO_DATA(info) = list;
-	} else {
-		GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
-		gst_buffer_append(buffer, eit);
-		GST_PAD_PROBE_INFO_DATA(info) = buffer;
-	}
-	return GST_PAD_PROBE_OK;
-}
-
 /* Present/following version @version: now @now (rating byte @rating), then a news. */
 static void
-live_set(struct live *live, unsigned version, unsigned event_id, const char *now,
+live_set(struct eit_live *live, unsigned version, unsigned event_id, const char *now,
 	int rating)
 {
 	int64_t start = g_get_real_time() / (60 * S) * 60 * S - 10 * 60 * S;
@@ -580,50 +538,16 @@ live_set(struct live *live, unsigned version, unsigned event_id, const char *now
 	unsigned cc = 0;
 	g_autoptr(GByteArray) packets = g_byte_array_new();
 	eit_gen_packets(bytes, size, &cc, packets);
-	g_mutex_lock(&live->lock);
-	g_byte_array_set_size(live->eit, 0);
-	g_byte_array_append(live->eit, packets->data, packets->len);
-	live->next = 0;
-	g_mutex_unlock(&live->lock);
+	eit_live_set(live, packets);
 }
 
-/* Live H.264 and AAC in MPEG-TS to udp://127.0.0.1:PORT, the EIT in it. */
+/* Live H.264 and AAC with the EIT (eit-live.h): now a quiz rated 8 (byte 5). */
 static void
-live_start(struct live *live)
+live_start(struct eit_live *live)
 {
-	*live = (struct live){ .eit = g_byte_array_new() };
-	g_mutex_init(&live->lock);
+	g_autoptr(GByteArray) none = g_byte_array_new();
+	eit_live_start(live, none, true);
 	live_set(live, 0, 0x1001, "Quiz", 0x05);
-	int port = umms_test_free_udp_port();
-	g_autofree char *description = g_strdup_printf(
-		"videotestsrc is-live=true ! "
-		"video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! "
-		"x264enc tune=zerolatency key-int-max=5 speed-preset=ultrafast ! h264parse ! "
-		"queue ! mpegtsmux name=mux alignment=6 ! udpsink host=127.0.0.1 port=%d "
-		"audiotestsrc is-live=true ! audio/x-raw,channels=2,rate=48000 ! avenc_aac ! "
-		"aacparse ! queue ! mux.", port);
-	GError *error = NULL;
-	live->pipeline = gst_parse_launch(description, &error);
-	g_assert_no_error(error);
-	GstElement *mux = gst_bin_get_by_name(GST_BIN(live->pipeline), "mux");
-	GstPad *src = gst_element_get_static_pad(mux, "src");
-	gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
-		inject_probe, live, NULL);
-	gst_object_unref(src);
-	gst_object_unref(mux);
-	g_assert_cmpint(gst_element_set_state(live->pipeline, GST_STATE_PLAYING), !=,
-		GST_STATE_CHANGE_FAILURE);
-	live->uri = g_strdup_printf("udp://127.0.0.1:%d", port);
-}
-
-static void
-live_stop(struct live *live)
-{
-	gst_element_set_state(live->pipeline, GST_STATE_NULL);
-	gst_object_unref(live->pipeline);
-	g_byte_array_unref(live->eit);
-	g_mutex_clear(&live->lock);
-	g_free(live->uri);
 }
 
 /* Waits until the guide's now on @channel is titled @title (the stream's EIT read). */
@@ -654,7 +578,7 @@ static void
 test_eit_mid_stream(struct umms_test *t, gconstpointer data)
 {
 	fresh(t, "parental-eit", NULL, 0);
-	struct live live;
+	struct eit_live live;
 	live_start(&live);
 	g_autofree char *m3u = g_strdup_printf("%s/parental-live.m3u", umms_test_tmpdir());
 	g_autofree char *m3u_text = g_strdup_printf("#EXTM3U\n#EXTINF:-1,Live EIT\n%s\n",
@@ -681,7 +605,7 @@ test_eit_mid_stream(struct umms_test *t, gconstpointer data)
 	umms_test_sleep(300);
 	assert_nothing_leaves(t, player, 1500);
 	umms_test_signals_free(signals);
-	live_stop(&live);
+	eit_live_stop(&live);
 }
 
 /*
@@ -693,11 +617,10 @@ test_eit_mid_stream(struct umms_test *t, gconstpointer data)
 static void
 test_timeshift(struct umms_test *t, gconstpointer data)
 {
-	struct live live;
+	struct eit_live live;
 	live_start(&live);
-	g_mutex_lock(&live.lock);
-	g_byte_array_set_size(live.eit, 0);
-	g_mutex_unlock(&live.lock);
+	g_autoptr(GByteArray) none = g_byte_array_new();
+	eit_live_set(&live, none);
 	int64_t now = g_get_real_time() / S * S;
 	int64_t change = now + 25 * S;
 	const struct programme programmes[] = {
@@ -744,7 +667,7 @@ test_timeshift(struct umms_test *t, gconstpointer data)
 	umms_test_sleep(300);
 	assert_nothing_leaves(t, player, 1000);
 	umms_test_signals_free(signals);
-	live_stop(&live);
+	eit_live_stop(&live);
 }
 
 int

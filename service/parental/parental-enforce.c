@@ -244,6 +244,7 @@ watched_free(struct watched *w)
 	wl_list_remove(&w->changed.link);
 	wl_list_remove(&w->gate.link);
 	umms_source_clear(&w->timer);
+	umms_source_clear(&w->settle);
 	umms_parental_forget_player(w->enforcer->parental, w->path);
 	g_free(w->uri);
 	g_free(w->path);

@@ -181,8 +181,8 @@ entitlement_dbus_create(struct umms_entitlement *entitlement, GError **error)
 {
 	struct entitlement_dbus *dbus = g_new0(struct entitlement_dbus, 1);
 	dbus->entitlement = entitlement;
-	dbus->iface = umms_dbus_iface_export(umms_entitlement1_interface_info(), &entitlement_ops, dbus,
-		entitlement->connection, "/org/umms", error);
+	dbus->iface = umms_dbus_iface_export(umms_entitlement1_interface_info(), &entitlement_ops,
+		dbus, entitlement->connection, "/org/umms", error);
 	if (!dbus->iface) {
 		entitlement_dbus_destroy(dbus);
 		return NULL;

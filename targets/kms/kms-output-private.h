@@ -79,6 +79,12 @@ bool kms_output_commit(struct kms_output *o, const struct plan *plan, uint32_t f
 	uint32_t capture_fb, int32_t *fence, GError **error);
 /* Waits (blocking, up to @ms per flip) until no flip is pending. */
 bool kms_output_wait_flip(struct kms_output *o, int ms);
+/*
+ * How long a request that needs the screen idle (capture, mode switch) waits
+ * for the flip in progress. A real screen flips within a frame; vkms in an
+ * emulated VM on a loaded host has been seen to take over 500 ms.
+ */
+#define KMS_FLIP_PATIENCE_MS 3000
 
 /* kms-output.c: the UI's area (x, y, w, h in mode pixels); whether a placement hides the video. */
 void kms_output_area(const struct kms_output *o, int a[4]);

@@ -516,7 +516,7 @@ refresh(struct kms_output *o)
 {
 	ui_resized(o);
 	/* Away, the settings apply when the device is back (set_active). */
-	if (o->inactive || !kms_output_wait_flip(o, 200))
+	if (o->inactive || !kms_output_wait_flip(o, KMS_FLIP_PATIENCE_MS))
 		return;
 	struct umms_frame *frame = o->shown ? umms_frame_ref(o->shown) : NULL;
 	GError *error = NULL;
@@ -571,8 +571,9 @@ switch_mode(struct kms_output *o, const drmModeModeInfo *info, GError **error)
 			"display: the device is away (another session holds the seat)");
 		return false;
 	}
-	if (!kms_output_wait_flip(o, 200)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "display: the screen stopped flipping");
+	if (!kms_output_wait_flip(o, KMS_FLIP_PATIENCE_MS)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
+			"display: the screen stopped flipping (no flip done in %d ms)", KMS_FLIP_PATIENCE_MS);
 		return false;
 	}
 	drmModeModeInfo old = o->dev->mode;

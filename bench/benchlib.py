@@ -66,13 +66,14 @@ def _apt_install(packages):
 
 def ensure_deps():
     """sway, weston, grim, GStreamer's plugins (tools/install-deps) and mpv."""
-    tools = ("sway", "weston", "grim", "gst-launch-1.0", "gst-play-1.0", "dbus-daemon",
-             "setpriv")
+    tools = ("sway", "weston", "grim", "gst-launch-1.0", "dbus-daemon", "setpriv")
     if not all(shutil.which(t) for t in tools) or not _gst_has(
             "x264enc", "avdec_h264", "waylandsink", "mp4mux", "qtdemux"):
         subprocess.run([os.path.join(REPO, "tools", "install-deps")], check=True)
     if not shutil.which("mpv"):
         _apt_install(["mpv"])
+    if not shutil.which("gst-play-1.0"):     # a peer only: not in tools/install-deps
+        _apt_install(["gstreamer1.0-plugins-base-apps"])
 
 
 def ensure_clip():

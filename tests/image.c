@@ -1,11 +1,7 @@
 /* Screenshots and pictures for tests: see image.h. */
 #include <stdio.h>
 #include <string.h>
-#include <glib/gstdio.h>
-#include <gst/app/gstappsink.h>
-#include <gst/app/gstappsrc.h>
-#include <gst/gst.h>
-#include <gst/video/video.h>
+#include <png.h>
 
 #include "harness.h"
 #include "image.h"
@@ -26,75 +22,40 @@ umms_test_color_near(uint32_t a, uint32_t b, int tolerance)
 	return true;
 }
 
-/* A pipeline from a description with elements named src and sink; NULL with @error. */
-static GstElement *
-make_pipeline(const char *description, GstElement **src, GstElement **sink, GError **error)
-{
-	if (!gst_is_initialized())
-		gst_init(NULL, NULL);
-	GstElement *pipeline = gst_parse_launch_full(description, NULL,
-		GST_PARSE_FLAG_FATAL_ERRORS, error);
-	if (!pipeline)
-		return NULL;
-	*src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
-	*sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-	/* The pipeline keeps them alive. */
-	gst_object_unref(*src);
-	gst_object_unref(*sink);
-	return pipeline;
-}
-
-/* The error @pipeline posted (or that no picture came out) as "@what: ..." in @error. */
-static void
-pipeline_error(GstElement *pipeline, const char *what, GError **error)
-{
-	g_autoptr(GstBus) bus = gst_element_get_bus(pipeline);
-	g_autoptr(GstMessage) message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-	g_autoptr(GError) gst_error = NULL;
-	if (message)
-		gst_message_parse_error(message, &gst_error, NULL);
-	g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", what,
-		gst_error ? gst_error->message : "no picture came out");
-}
-
 struct umms_test_image *
 umms_test_image_load_file(const char *path, GError **error)
 {
-	GstElement *src, *sink;
-	GstElement *pipeline = make_pipeline("filesrc name=src ! pngdec ! videoconvert "
-		"! appsink name=sink caps=video/x-raw,format=RGB sync=false", &src, &sink, error);
-	if (!pipeline)
+	/* libpng's simplified API: any PNG (palette, grey, alpha, 16 bits) to packed RGB. */
+	png_image png = { .version = PNG_IMAGE_VERSION };
+	if (!png_image_begin_read_from_file(&png, path)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot decode %s: %s", path,
+			png.message);
 		return NULL;
-	/* The whole file in one buffer: pngdec merges small ones over and over. */
-	GStatBuf st;
-	guint blocksize = g_stat(path, &st) == 0 && st.st_size > 0 ? (guint)st.st_size : 4096;
-	g_object_set(src, "location", path, "blocksize", blocksize, NULL);
-	gst_element_set_state(pipeline, GST_STATE_PLAYING);
-	GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND);
-	struct umms_test_image *image = NULL;
-	GstVideoInfo info;
-	GstVideoFrame frame;
-	if (sample && gst_video_info_from_caps(&info, gst_sample_get_caps(sample)) &&
-			gst_video_frame_map(&frame, &info, gst_sample_get_buffer(sample),
-				GST_MAP_READ)) {
-		image = g_new0(struct umms_test_image, 1);
-		image->width = GST_VIDEO_INFO_WIDTH(&info);
-		image->height = GST_VIDEO_INFO_HEIGHT(&info);
-		image->rgb = g_malloc((size_t)image->width * image->height * 3);
-		const uint8_t *data = GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
-		int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
-		for (int y = 0; y < image->height; y++)
-			memcpy(image->rgb + (size_t)y * image->width * 3,
-				data + (size_t)y * stride, (size_t)image->width * 3);
-		gst_video_frame_unmap(&frame);
-	} else {
-		g_autofree char *what = g_strdup_printf("cannot decode %s", path);
-		pipeline_error(pipeline, what, error);
 	}
-	if (sample)
-		gst_sample_unref(sample);
-	gst_element_set_state(pipeline, GST_STATE_NULL);
-	gst_object_unref(pipeline);
+	/* RGBA, then the alpha dropped (not composited): the pixels as stored. */
+	png.format = PNG_FORMAT_RGBA;
+	if (png.width == 0 || png.height == 0 || png.width > 16384 || png.height > 16384) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot decode %s: %ux%u", path,
+			png.width, png.height);
+		png_image_free(&png);
+		return NULL;
+	}
+	uint8_t *rgba = g_malloc(PNG_IMAGE_SIZE(png));
+	if (!png_image_finish_read(&png, NULL, rgba, 0, NULL)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot decode %s: %s", path,
+			png.message);
+		png_image_free(&png);
+		g_free(rgba);
+		return NULL;
+	}
+	struct umms_test_image *image = g_new0(struct umms_test_image, 1);
+	image->width = (int)png.width;
+	image->height = (int)png.height;
+	size_t n = (size_t)png.width * png.height;
+	image->rgb = g_malloc(n * 3);
+	for (size_t i = 0; i < n; i++)
+		memcpy(image->rgb + i * 3, rgba + i * 4, 3);
+	g_free(rgba);
 	return image;
 }
 
@@ -142,45 +103,18 @@ umms_test_image_pixel(const struct umms_test_image *image, int x, int y)
 bool
 umms_test_image_save(const struct umms_test_image *image, const char *png_path)
 {
-	GError *error = NULL;
-	GstElement *src, *sink;
-	/* Diagnostics only: fast beats small. */
-	GstElement *pipeline = make_pipeline("appsrc name=src format=time "
-		"! pngenc compression-level=1 ! filesink name=sink", &src, &sink, &error);
-	bool ok = false;
-	if (pipeline) {
-		GstVideoInfo info;
-		gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGB, (guint)image->width,
-			(guint)image->height);
-		GstCaps *caps = gst_video_info_to_caps(&info);
-		g_object_set(src, "caps", caps, NULL);
-		gst_caps_unref(caps);
-		g_object_set(sink, "location", png_path, NULL);
-		GstBuffer *buffer = gst_buffer_new_allocate(NULL, info.size, NULL);
-		GstVideoFrame frame;
-		gst_video_frame_map(&frame, &info, buffer, GST_MAP_WRITE);
-		uint8_t *data = GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
-		int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
-		for (int y = 0; y < image->height; y++)
-			memcpy(data + (size_t)y * stride, image->rgb + (size_t)y * image->width * 3,
-				(size_t)image->width * 3);
-		gst_video_frame_unmap(&frame);
-		GST_BUFFER_PTS(buffer) = 0;
-		gst_element_set_state(pipeline, GST_STATE_PLAYING);
-		gst_app_src_push_buffer(GST_APP_SRC(src), buffer);
-		gst_app_src_end_of_stream(GST_APP_SRC(src));
-		g_autoptr(GstBus) bus = gst_element_get_bus(pipeline);
-		g_autoptr(GstMessage) message = gst_bus_timed_pop_filtered(bus, 10 * GST_SECOND,
-			GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-		ok = message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS;
-		if (message && !ok)
-			gst_message_parse_error(message, &error, NULL);
-		gst_element_set_state(pipeline, GST_STATE_NULL);
-		gst_object_unref(pipeline);
+	png_image png = {
+		.version = PNG_IMAGE_VERSION,
+		.width = (png_uint_32)image->width,
+		.height = (png_uint_32)image->height,
+		.format = PNG_FORMAT_RGB,
+		.flags = PNG_IMAGE_FLAG_FAST,    /* diagnostics only: fast beats small */
+	};
+	bool ok = png_image_write_to_file(&png, png_path, 0, image->rgb, 0, NULL);
+	if (!ok) {
+		g_printerr("cannot save %s: %s\n", png_path, png.message);
+		png_image_free(&png);
 	}
-	if (!ok)
-		g_printerr("cannot save %s: %s\n", png_path, error ? error->message : "timed out");
-	g_clear_error(&error);
 	return ok;
 }
 

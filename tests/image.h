@@ -16,9 +16,9 @@ struct umms_test_image;
 /* Whether 0xRRGGBB colours @a and @b are within @tolerance on every channel. */
 bool umms_test_color_near(uint32_t a, uint32_t b, int tolerance);
 
-/* Decodes a PNG (any format GStreamer's pngdec reads); NULL with @error. */
+/* Decodes a PNG (any format libpng reads); NULL with @error. */
 struct umms_test_image *umms_test_image_load_file(const char *png_path, GError **error);
-/* Decodes a PNG (any format GStreamer's pngdec reads); fails the test if it cannot. */
+/* Decodes a PNG (any format libpng reads); fails the test if it cannot. */
 struct umms_test_image *umms_test_image_load(const char *png_path);
 /* NULL does nothing. */
 void umms_test_image_free(struct umms_test_image *image);

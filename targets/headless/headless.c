@@ -19,7 +19,7 @@
 #include "headless.h"
 #include "log.h"
 #include "pixman-renderer.h"
-#include "png.h"
+#include "png-write.h"
 #include "renderer.h"
 
 #define DEFAULT_WIDTH 1280

@@ -19,7 +19,7 @@
 #include "frame-image.h"
 #include "kms-buffers.h"
 #include "log.h"
-#include "png.h"
+#include "png-write.h"
 
 /* ---- dumb buffers -------------------------------------------------------- */
 

@@ -252,6 +252,51 @@ test_hang(struct umms_test *t, gconstpointer data)
 	assert_no_workers_left(t);
 }
 
+/*
+ * A paused worker is left alone (issue 19: nothing wakes while paused): one
+ * wedged (SIGSTOP) while paused goes unnoticed for many hang-timeouts, and
+ * is found out by the next request, which fails with EngineHung within the
+ * hang-timeout; the player then plays the next URI.
+ */
+static void
+test_hang_paused(struct umms_test *t, gconstpointer data)
+{
+	const char *const overrides[] = { "engine.hang-timeout=200", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *player = play(t, "long.mkv");
+	umms_test_wait_position(t->bus, player, US(0.5), false, 10000);
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("paused"), 5000);
+	umms_test_sleep(500);   /* what settling the pause asked of the worker is answered */
+	pid_t pid = (pid_t)umms_test_stat(t->bus, player, "engine-pid");
+	g_assert_cmpint(pid, >, 0);
+
+	struct error_watch watch;
+	watch_errors(t, player, &watch);
+	g_assert_cmpint(kill(pid, SIGSTOP), ==, 0);
+	/* Pinged while paused, it would be killed 200 ms (and a watch period) from now. */
+	umms_test_sleep(1500);
+	g_assert_null(watch.name);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "paused");
+	g_assert_cmpint(umms_test_stat(t->bus, player, "engine-pid"), ==, pid);
+
+	/* Play is a request: watched again, it is found out within the hang-timeout. */
+	gint64 start = g_get_monotonic_time();
+	g_dbus_connection_call(t->bus, UMMS_NAME, player, UMMS_PLAYER, "Play", NULL, NULL,
+		G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
+	for (int i = 0; i < 100 && !watch.name; i++)
+		umms_test_sleep(50);
+	g_test_message("a paused worker wedged: %s %.0f ms after Play: %s", watch.name,
+		(double)(g_get_monotonic_time() - start) / 1000, watch.message);
+	g_assert_cmpstr(watch.name, ==, "org.umms.Error.EngineHung");
+	g_assert_nonnull(strstr(watch.message, "stopped answering"));
+	unwatch_errors(t, &watch);
+	umms_test_wait_property(t->bus, player, "State", g_variant_new_string("stopped"), 2000);
+	plays_again(t, player, pid);
+	assert_no_workers_left(t);
+}
+
 static void
 test_leak(struct umms_test *t, gconstpointer data)
 {
@@ -587,6 +632,7 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/isolation/kill-named", test_kill_named);
 	UMMS_TEST_ADD("/isolation/crash", test_crash);
 	UMMS_TEST_ADD("/isolation/hang", test_hang);
+	UMMS_TEST_ADD("/isolation/hang-paused", test_hang_paused);
 	UMMS_TEST_ADD("/isolation/leak", test_leak);
 	UMMS_TEST_ADD("/isolation/landlock", test_landlock);
 	UMMS_TEST_ADD("/isolation/sandbox-elements", test_sandbox_elements);

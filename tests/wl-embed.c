@@ -379,6 +379,11 @@ main(int argc, char *argv[])
 	wl_surface_commit(app.surface);
 	wl_display_flush(app.display);
 
+	/*
+	 * Unbuffered: a line fgets() left in stdio's buffer would wait for the
+	 * next wake-up, and nothing wakes this loop but its descriptors.
+	 */
+	setvbuf(stdin, NULL, _IONBF, 0);
 	char line[256];
 	while (app.running) {
 		struct pollfd fds[3] = {
@@ -388,8 +393,11 @@ main(int argc, char *argv[])
 		};
 		while (wl_display_prepare_read(app.display) != 0)
 			wl_display_dispatch_pending(app.display);
-		wl_display_flush(app.display);
-		if (poll(fds, 3, 1000) < 0 && errno != EINTR) {
+		/* What the socket did not take goes when it can: POLLOUT, not a timeout. */
+		if (wl_display_flush(app.display) < 0 && errno == EAGAIN)
+			fds[0].events |= POLLOUT;
+		/* No timeout: an application that waits for nothing wakes for nothing. */
+		if (poll(fds, 3, -1) < 0 && errno != EINTR) {
 			wl_display_cancel_read(app.display);
 			break;
 		}
@@ -407,7 +415,7 @@ main(int argc, char *argv[])
 			}
 		}
 		report_frames(&app);
-		if (fds[2].revents & POLLIN) {
+		if (fds[2].revents & (POLLIN | POLLHUP)) {
 			if (!fgets(line, sizeof(line), stdin))
 				break;
 			command(&app, line);

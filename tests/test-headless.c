@@ -187,6 +187,118 @@ test_damage(struct umms_test *t, gconstpointer data)
 	shell_free(s);
 }
 
+/* ---- partial updates ---------------------------------------------------------- */
+
+#define SQUARE 40
+#define SQUARE_Y 150
+
+struct scene {
+	int square_x;   /* -1: none */
+};
+
+/* A pattern that differs from pixel to pixel, so that anything misplaced shows. */
+static uint32_t
+pattern(int x, int y)
+{
+	return 0xff000000u | (uint32_t)((x * 255 / 640) << 16) | (uint32_t)((y * 255 / 360) << 8) |
+		(uint32_t)((x + y) % 2 ? 0x80 : 0x20);
+}
+
+static uint32_t
+scene_pixel(int x, int y, const void *data)
+{
+	const struct scene *sc = data;
+	if (sc->square_x >= 0 && x >= sc->square_x && x < sc->square_x + SQUARE &&
+			y >= SQUARE_Y && y < SQUARE_Y + SQUARE)
+		return 0xffffffffu;
+	return pattern(x, y);
+}
+
+/* Every pixel of the screen is what @want says (within the renderers' rounding). */
+static void
+assert_screen(struct umms_test *t, const char *what, ui_pixel_fn want, const void *data,
+	int width, int height)
+{
+	struct umms_test_image *image = capture(t, what, 640, 360);
+	int bad = 0, first_x = -1, first_y = -1;
+	uint32_t got = 0, expected = 0;
+	for (int y = 0; y < 360; y++) {
+		for (int x = 0; x < 640; x++) {
+			uint32_t w = x < width && y < height ? want(x, y, data) & 0xffffff : BLACK;
+			uint32_t g = umms_test_image_pixel(image, x, y) & 0xffffff;
+			if (umms_test_color_near(g, w, 4))
+				continue;
+			if (bad++ == 0)
+				first_x = x, first_y = y, got = g, expected = w;
+		}
+	}
+	if (bad) {
+		g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
+		g_error("%s: %d pixels wrong, the first at (%d, %d): %06x, not %06x (%s)", what, bad,
+			first_x, first_y, got, expected, saved);
+	}
+	umms_test_image_free(image);
+}
+
+/*
+ * A window that changes a little at a time (a square moved, each commit
+ * damaging only where it was and is): the screen shows exactly the
+ * window, no trail left, while only the damage is repainted (and, by a
+ * GPU renderer, uploaded). A window that shrinks leaves black where it
+ * was; one unmapped leaves the screen black.
+ */
+static void
+test_partial(struct umms_test *t, gconstpointer data)
+{
+	start(t, "640x360", true);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	g_assert_cmpint(s->width, ==, 640);
+	g_assert_cmpint(s->height, ==, 360);
+	struct scene sc = { .square_x = -1 };
+	shell_paint(s, scene_pixel, &sc);
+	assert_screen(t, "partial-start", scene_pixel, &sc, 640, 360);
+
+	uint64_t redraws0 = stat_u64(t, "redraws"), pixels0 = stat_u64(t, "damaged-pixels");
+	uint64_t bytes0 = stat_u64(t, "upload-bytes");
+	const int steps = 8;
+	for (int i = 0; i < steps; i++) {
+		int was = sc.square_x;
+		sc.square_x = 20 + i * 70;   /* further than its size: a trail would show */
+		int damage[2][4] = {
+			{ sc.square_x, SQUARE_Y, SQUARE, SQUARE },
+			{ was, SQUARE_Y, SQUARE, SQUARE },
+		};
+		shell_paint_damage(s, scene_pixel, &sc, damage, was >= 0 ? 2 : 1);
+		if (i == steps / 2)
+			assert_screen(t, "partial-middle", scene_pixel, &sc, 640, 360);
+	}
+	uint64_t redraws = stat_u64(t, "redraws") - redraws0;
+	uint64_t pixels = stat_u64(t, "damaged-pixels") - pixels0;
+	uint64_t bytes = stat_u64(t, "upload-bytes") - bytes0;
+	g_test_message("%s: %" G_GUINT64_FORMAT " redraws, %" G_GUINT64_FORMAT " pixels "
+		"repainted, %" G_GUINT64_FORMAT " bytes uploaded", renderer, redraws, pixels, bytes);
+	g_assert_cmpuint(redraws, >=, steps);
+	/* Each redraw: the two squares' bounding box (110 x 40), not the 640 x 360 screen. */
+	g_assert_cmpuint(pixels, <=, redraws * 110 * SQUARE);
+	if (strcmp(renderer, "gles2") == 0) {
+		g_assert_cmpuint(bytes, >, 0);
+		g_assert_cmpuint(bytes, <=, (uint64_t)steps * 110 * SQUARE * 4);
+	}
+	assert_screen(t, "partial-moved", scene_pixel, &sc, 640, 360);
+
+	/* Smaller: black where it was. */
+	s->width = 320, s->height = 180;
+	shell_paint(s, scene_pixel, &sc);
+	assert_screen(t, "partial-shrunk", scene_pixel, &sc, 320, 180);
+	/* Unmapped (no buffer): all black. */
+	wl_surface_attach(s->surface, NULL, 0, 0);
+	wl_surface_commit(s->surface);
+	wl_display_roundtrip(s->display);
+	assert_screen(t, "partial-unmapped", scene_pixel, &sc, 0, 0);
+	shell_free(s);
+}
+
 /*
  * The compositor offers zwp_linux_dmabuf_v1 with exactly the pairs the
  * renderer imports, or not at all when it imports none (gles2 without
@@ -381,6 +493,7 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/headless/display", test_display);
 	UMMS_TEST_ADD("/headless/damage", test_damage);
+	UMMS_TEST_ADD("/headless/partial", test_partial);
 	UMMS_TEST_ADD("/headless/dmabuf-global", test_dmabuf_global);
 	UMMS_TEST_ADD("/headless/ummsctl", test_ummsctl);
 	UMMS_TEST_ADD("/headless/ummsctl-place", test_ummsctl_place);

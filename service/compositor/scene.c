@@ -55,6 +55,7 @@ struct draw_ctx {
 	struct umms_compositor *c;
 	struct umms_renderer *r;
 	struct umms_render_box area;   /* the UI area in buffer pixels: nothing drawn past it */
+	bool culled;                   /* the last draw_image() was all outside the area */
 };
 
 /*
@@ -71,6 +72,7 @@ draw_image(struct draw_ctx *d, const struct surface *s, const struct umms_render
 	if (st->src_w >= 0)
 		src = (struct umms_render_box){ st->src_x * scale, st->src_y * scale,
 			st->src_w * scale, st->src_h * scale };
+	d->culled = true;
 	if (s->width <= 0 || s->height <= 0 || src.width <= 0 || src.height <= 0)
 		return true;
 	struct umms_render_box dst = { d->area.x + x, d->area.y + y, s->width, s->height };
@@ -80,6 +82,7 @@ draw_image(struct draw_ctx *d, const struct surface *s, const struct umms_render
 	double y1 = MIN(dst.y + dst.height, d->area.y + d->area.height);
 	if (x1 <= x0 || y1 <= y0)
 		return true;
+	d->culled = false;
 	src.x += (x0 - dst.x) * fx, src.y += (y0 - dst.y) * fy;
 	src.width = (x1 - x0) * fx, src.height = (y1 - y0) * fy;
 	dst = (struct umms_render_box){ x0, y0, x1 - x0, y1 - y0 };
@@ -207,7 +210,7 @@ draw_pixels(struct draw_ctx *d, struct surface *s, uint32_t shm_format, int widt
 	else if (!draw_image(d, s, &image, x, y, &error))
 		umms_debug("display: %s", error->message);
 	else
-		return true;
+		return !d->culled;   /* culled: nothing uploaded, its damage kept for later */
 	return false;
 }
 

@@ -202,6 +202,8 @@ extern const struct umms_screen_ui_impl compositor_ui_impl;
 void compositor_scene_damage(struct umms_compositor *c);
 /* A surface's commit: only what changed in surfaces is repainted (scene.c). */
 void compositor_scene_damage_commit(struct umms_compositor *c);
+/* A commit's damage (in s->current, then cleared) added to what changed since drawn. */
+void compositor_surface_add_damage(struct surface *s, bool resized);
 /* @box (x0, y0, x1, y1) grown to take in the box @x0 … @y1 (x1 <= x0: none). */
 void compositor_box_add(int32_t box[4], int32_t x0, int32_t y0, int32_t x1, int32_t y1);
 /* Presentation feedback (shell.c makes them, scene.c answers them). */

@@ -254,8 +254,10 @@ surface_box(const struct umms_render_box *area, const struct surface *s, int x, 
 	int64_t ax1 = ax0 + (int64_t)area->width, ay1 = ay0 + (int64_t)area->height;
 	int64_t x0 = MAX(ax0 + x, ax0), y0 = MAX(ay0 + y, ay0);
 	int64_t x1 = MIN(ax0 + x + s->width, ax1), y1 = MIN(ay0 + y + s->height, ay1);
-	if (x1 > x0 && y1 > y0)
-		box[0] = (int32_t)x0, box[1] = (int32_t)y0, box[2] = (int32_t)x1, box[3] = (int32_t)y1;
+	if (x1 > x0 && y1 > y0) {
+		box[0] = (int32_t)x0, box[1] = (int32_t)y0;
+		box[2] = (int32_t)x1, box[3] = (int32_t)y1;
+	}
 }
 
 /* @s and its subsurfaces are not on screen any more. */
@@ -385,7 +387,8 @@ damage_tree(const struct umms_render_box *area, struct surface *s, int x, int y,
 		} else {
 			int64_t ox = (int64_t)area->x + x, oy = (int64_t)area->y + y;
 			int64_t m = k > 1 ? 1 : 0;
-			int64_t x0 = MAX(ox + b[0] / k - m, now[0]), y0 = MAX(oy + b[1] / k - m, now[1]);
+			int64_t x0 = MAX(ox + b[0] / k - m, now[0]);
+			int64_t y0 = MAX(oy + b[1] / k - m, now[1]);
 			int64_t x1 = MIN(ox + (b[2] + k - 1) / k + m, now[2]);
 			int64_t y1 = MIN(oy + (b[3] + k - 1) / k + m, now[3]);
 			if (x1 > x0 && y1 > y0)
@@ -399,6 +402,38 @@ damage_tree(const struct umms_render_box *area, struct surface *s, int x, int y,
 		damage_tree(area, sub->surface, x + sub->x, y + sub->y, children, box);
 	wl_list_for_each(sub, &s->above, link)
 		damage_tree(area, sub->surface, x + sub->x, y + sub->y, children, box);
+}
+
+static int32_t
+scaled(int32_t v, int64_t k)
+{
+	const int64_t limit = INT32_C(1) << 30;
+	return (int32_t)CLAMP(v * k, -limit, limit);
+}
+
+/*
+ * The commit's damage (now in s->current) added to what changed since the
+ * surface was drawn, in buffer pixels; all of it for a new size, a viewport
+ * (its surface damage is not mapped back), or a new buffer without damage.
+ */
+void
+compositor_surface_add_damage(struct surface *s, bool resized)
+{
+	struct surface_state *st = &s->current;
+	int32_t *b = st->buffer_damage, *sd = st->surface_damage;
+	bool none = b[2] <= b[0] && sd[2] <= sd[0];
+	bool viewport = st->src_w >= 0 || st->dst_w > 0;
+	if (resized || none || (viewport && sd[2] > sd[0])) {
+		s->damage_all = true;
+	} else {
+		int64_t k = st->scale > 0 ? st->scale : 1;
+		compositor_box_add(s->damage, b[0], b[1], b[2], b[3]);
+		if (sd[2] > sd[0])
+			compositor_box_add(s->damage, scaled(sd[0], k), scaled(sd[1], k),
+				scaled(sd[2], k), scaled(sd[3], k));
+	}
+	memset(st->buffer_damage, 0, sizeof(st->buffer_damage));
+	memset(st->surface_damage, 0, sizeof(st->surface_damage));
 }
 
 /* Nothing to draw: frame callbacks and feedback answered with the next vblank all the same. */

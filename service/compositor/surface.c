@@ -323,38 +323,6 @@ buffer_size(struct wl_resource *buffer, int *width, int *height)
 
 static void apply_children(struct surface *s);
 
-static int32_t
-scaled(int32_t v, int64_t k)
-{
-	const int64_t limit = INT32_C(1) << 30;
-	return (int32_t)CLAMP(v * k, -limit, limit);
-}
-
-/*
- * The commit's damage (now in s->current) added to what changed since the
- * surface was drawn, in buffer pixels; all of it for a new size, a viewport
- * (its surface damage is not mapped back), or a new buffer without damage.
- */
-static void
-add_content_damage(struct surface *s, bool resized)
-{
-	struct surface_state *st = &s->current;
-	int32_t *b = st->buffer_damage, *sd = st->surface_damage;
-	bool none = b[2] <= b[0] && sd[2] <= sd[0];
-	bool viewport = st->src_w >= 0 || st->dst_w > 0;
-	if (resized || none || (viewport && sd[2] > sd[0])) {
-		s->damage_all = true;
-	} else {
-		int64_t k = st->scale > 0 ? st->scale : 1;
-		compositor_box_add(s->damage, b[0], b[1], b[2], b[3]);
-		if (sd[2] > sd[0])
-			compositor_box_add(s->damage, scaled(sd[0], k), scaled(sd[1], k),
-				scaled(sd[2], k), scaled(sd[3], k));
-	}
-	memset(st->buffer_damage, 0, sizeof(st->buffer_damage));
-	memset(st->surface_damage, 0, sizeof(st->surface_damage));
-}
-
 /* @from (pending or cached) becomes the surface's current state. */
 static void
 surface_apply(struct surface *s, struct surface_state *from)
@@ -387,7 +355,7 @@ surface_apply(struct surface *s, struct surface_state *from)
 	int bw, bh;
 	buffer_size(s->current.buffer, &bw, &bh);
 	if (changed)
-		add_content_damage(s, bw != old_bw || bh != old_bh);
+		compositor_surface_add_damage(s, bw != old_bw || bh != old_bh);
 	if (!s->current.buffer && s->kept.data) {
 		/* Its buffer was destroyed while shown: a commit without one keeps its pixels. */
 		bw = s->kept.width, bh = s->kept.height;

@@ -8,9 +8,12 @@
  * The kiosk cases (tests/test-kiosk.c) run on this screen too; these are
  * the ones only it has: any mode, capture without writeback, and damage
  * tracking (nothing redrawn while nothing changes, a static UI uploaded
- * once while the video plays under it).
+ * once while the video plays under it, partial updates repainting only
+ * what changed and leaving every pixel of the screen right).
  */
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <drm_fourcc.h>
 
@@ -299,6 +302,100 @@ test_partial(struct umms_test *t, gconstpointer data)
 	shell_free(s);
 }
 
+static void
+bind_subcompositor(void *data, struct wl_registry *registry, uint32_t name,
+	const char *interface, uint32_t version)
+{
+	if (strcmp(interface, wl_subcompositor_interface.name) == 0)
+		*(struct wl_subcompositor **)data = wl_registry_bind(registry, name,
+			&wl_subcompositor_interface, 1);
+}
+
+static void
+no_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener subcompositor_listener = {
+	.global = bind_subcompositor, .global_remove = no_remove,
+};
+
+/* A @size x @size wl_shm buffer of opaque @rgb. */
+static struct wl_buffer *
+flat_buffer(struct shell *s, int size, uint32_t rgb)
+{
+	int fd = memfd_create("square", MFD_CLOEXEC);
+	g_assert_cmpint(ftruncate(fd, size * size * 4), ==, 0);
+	uint32_t *p = mmap(NULL, (size_t)(size * size * 4), PROT_WRITE, MAP_SHARED, fd, 0);
+	g_assert_true(p != MAP_FAILED);
+	for (int i = 0; i < size * size; i++)
+		p[i] = 0xff000000u | rgb;
+	munmap(p, (size_t)(size * size * 4));
+	struct wl_shm_pool *pool = wl_shm_create_pool(s->shm, fd, size * size * 4);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, size, size, size * 4,
+		WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+/*
+ * A subsurface (a white square) moved by its parent's commit, which damages
+ * one pixel of its own: where the square was is repainted with the
+ * window, only there (the two places), and the square shows where it is.
+ */
+static void
+test_partial_subsurface(struct umms_test *t, gconstpointer data)
+{
+	start(t, "640x360", true);
+	struct shell *s = shell_connect();
+	struct wl_subcompositor *subcompositor = NULL;
+	struct wl_registry *registry = wl_display_get_registry(s->display);
+	wl_registry_add_listener(registry, &subcompositor_listener, &subcompositor);
+	wl_display_roundtrip(s->display);
+	g_assert_nonnull(subcompositor);
+	shell_map(s);
+	struct scene sc = { .square_x = -1 };
+	shell_paint(s, scene_pixel, &sc);
+
+	struct wl_surface *child = wl_compositor_create_surface(s->compositor);
+	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+		s->surface);
+	wl_subsurface_set_desync(sub);
+	wl_subsurface_set_position(sub, 100, SQUARE_Y);
+	struct wl_buffer *square = flat_buffer(s, SQUARE, 0xffffff);
+	wl_surface_attach(child, square, 0, 0);
+	wl_surface_damage_buffer(child, 0, 0, SQUARE, SQUARE);
+	wl_surface_commit(child);
+	const int pixel[1][4] = { { 0, 0, 1, 1 } };
+	shell_paint_damage(s, scene_pixel, &sc, pixel, 1);
+	sc.square_x = 100;
+	assert_screen(t, "subsurface-placed", scene_pixel, &sc, 640, 360);
+
+	uint64_t redraws0 = stat_u64(t, "redraws"), pixels0 = stat_u64(t, "damaged-pixels");
+	wl_subsurface_set_position(sub, 300, SQUARE_Y);
+	shell_paint_damage(s, scene_pixel, &(struct scene){ .square_x = -1 }, pixel, 1);
+	sc.square_x = 300;
+	assert_screen(t, "subsurface-moved", scene_pixel, &sc, 640, 360);
+	uint64_t redraws = stat_u64(t, "redraws") - redraws0;
+	uint64_t pixels = stat_u64(t, "damaged-pixels") - pixels0;
+	g_test_message("%s: %" G_GUINT64_FORMAT " redraws, %" G_GUINT64_FORMAT " pixels",
+		renderer, redraws, pixels);
+	g_assert_cmpuint(redraws, >=, 1);
+	/* The box of the pixel and both places: (0, 0) to (340, 190), not 640 x 360. */
+	g_assert_cmpuint(pixels, <=, redraws * 340 * 190);
+
+	wl_subsurface_destroy(sub);
+	wl_surface_destroy(child);
+	wl_buffer_destroy(square);
+	shell_paint_damage(s, scene_pixel, &(struct scene){ .square_x = -1 }, pixel, 1);
+	sc.square_x = -1;
+	assert_screen(t, "subsurface-gone", scene_pixel, &sc, 640, 360);
+	wl_subcompositor_destroy(subcompositor);
+	wl_registry_destroy(registry);
+	shell_free(s);
+}
+
 /*
  * The compositor offers zwp_linux_dmabuf_v1 with exactly the pairs the
  * renderer imports, or not at all when it imports none (gles2 without
@@ -494,6 +591,7 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/headless/display", test_display);
 	UMMS_TEST_ADD("/headless/damage", test_damage);
 	UMMS_TEST_ADD("/headless/partial", test_partial);
+	UMMS_TEST_ADD("/headless/partial-subsurface", test_partial_subsurface);
 	UMMS_TEST_ADD("/headless/dmabuf-global", test_dmabuf_global);
 	UMMS_TEST_ADD("/headless/ummsctl", test_ummsctl);
 	UMMS_TEST_ADD("/headless/ummsctl-place", test_ummsctl_place);

@@ -45,6 +45,21 @@
  *   compositor advertises these pairs (zwp_linux_dmabuf_v1) and no others.
  * - destroy() releases every object at once; no GL objects, fds or memory
  *   may grow with the number of frames drawn.
+ * - Damage (optional; NULL everywhere means today's whole repaint):
+ *   an image's @damage (memory images with an id, not unchanged) is the
+ *   one rectangle of image pixels that changed since the last draw of
+ *   that id: a GPU renderer that kept an upload of the id at the same size
+ *   and format uploads only that rectangle into it (stats()->upload_bytes
+ *   counts what it copied); one that kept nothing uploads the whole image.
+ *   Pixels outside @damage must be those of the last draw of the id.
+ *   A target's @damage is the one rectangle of target pixels to repaint:
+ *   clear() and draw() change no pixel outside it, and for a memory
+ *   target only its rows are written back at end(). The caller promises
+ *   that outside it the target holds what should stay: for a memory
+ *   target, the renderer's last frame into the same memory (the gles2
+ *   renderer repaints whole when the memory or size differs from its last
+ *   frame's); for a dma-buf target the caller accounts for the buffer's
+ *   age (a buffer two frames old needs the previous frame's damage too).
  */
 #ifndef UMMS_RENDERERS_RENDERER_H
 #define UMMS_RENDERERS_RENDERER_H
@@ -92,6 +107,8 @@ struct umms_render_image {
 	 * an upload of them may draw it without uploading again (not counted).
 	 */
 	bool unchanged;
+	/* Memory images with an id, not unchanged: what changed (see above); NULL: all. */
+	const struct umms_render_box *damage;
 };
 
 /* A rectangle in image pixels (source, may be fractional) or target pixels. */
@@ -109,11 +126,14 @@ struct umms_render_target {
 	void *data;          /* memory targets: written at end() */
 	uint32_t offset, stride;
 	uint64_t id;         /* for the renderer's cache of target imports; 0: none */
+	/* The rectangle to repaint, whole pixels (see above); NULL: the whole target. */
+	const struct umms_render_box *damage;
 };
 
 struct umms_renderer_stats {
 	uint64_t frames;     /* end()s */
-	uint64_t uploads;    /* memory images uploaded (copies) */
+	uint64_t uploads;    /* memory images uploaded (copies), whole or damaged part */
+	uint64_t upload_bytes;  /* bytes those uploads copied (a damaged part: its bytes) */
 	uint64_t imports;    /* dma-buf imports made (cache misses) */
 	unsigned cached;     /* imports held now */
 };

@@ -291,6 +291,8 @@ get_property(void *data, const char *name, GError **error)
 		g_variant_dict_insert(&dict, "renderer", "s", st.renderer);
 		g_variant_dict_insert(&dict, "redraws", "t", st.redraws);
 		g_variant_dict_insert(&dict, "uploads", "t", st.uploads);
+		g_variant_dict_insert(&dict, "upload-bytes", "t", st.upload_bytes);
+		g_variant_dict_insert(&dict, "damaged-pixels", "t", st.damaged_pixels);
 		g_variant_dict_insert(&dict, "subpictures", "t", st.subpictures);
 		return g_variant_dict_end(&dict);
 	}

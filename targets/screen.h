@@ -83,6 +83,16 @@ struct umms_screen_ui_impl {
 	void (*draw)(void *data, struct umms_renderer *renderer, const struct umms_render_box *area);
 	void (*presented)(void *data, int64_t when_ns, uint32_t refresh_ns, uint64_t seq);
 	void (*resized)(void *data, int width, int height);
+	/*
+	 * Optional (NULL: the UI is repainted whole each draw): the part of
+	 * @area (target pixels) that changed since the last draw, in *@box;
+	 * false when all of it may have (or the UI cannot tell). An empty box:
+	 * nothing changed. Asked just before a draw, whose draw() then
+	 * repaints (renderer.h target damage) only that, the screen's own
+	 * changes added.
+	 */
+	bool (*damage)(void *data, const struct umms_render_box *area,
+		struct umms_render_box *box);
 };
 
 /* How the screen's pictures were drawn, for Display1.RenderStats. */
@@ -91,6 +101,8 @@ struct umms_screen_stats {
 	uint64_t redraws;         /* pictures composited by the renderer */
 	uint64_t uploads;         /* images it uploaded (video frames and UI surfaces) */
 	uint64_t subpictures;     /* subtitle images new to the screen: one per serial */
+	uint64_t upload_bytes;    /* what those uploads copied */
+	uint64_t damaged_pixels;  /* pixels repainted, over all redraws */
 };
 
 struct umms_screen_impl {

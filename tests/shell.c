@@ -178,8 +178,19 @@ static const struct wp_presentation_feedback_listener feedback_listener = {
 void
 shell_commit(struct shell *s, struct wl_buffer *buffer)
 {
+	shell_commit_damage(s, buffer, NULL, 0);
+}
+
+void
+shell_commit_damage(struct shell *s, struct wl_buffer *buffer, const int (*damage)[4],
+	int n_damage)
+{
 	wl_surface_attach(s->surface, buffer, 0, 0);
-	wl_surface_damage_buffer(s->surface, 0, 0, INT32_MAX, INT32_MAX);
+	if (!damage)
+		wl_surface_damage_buffer(s->surface, 0, 0, INT32_MAX, INT32_MAX);
+	for (int i = 0; i < n_damage; i++)
+		wl_surface_damage_buffer(s->surface, damage[i][0], damage[i][1], damage[i][2],
+			damage[i][3]);
 	struct wl_callback *frame = wl_surface_frame(s->surface);
 	wl_callback_add_listener(frame, &frame_listener, s);
 	struct wp_presentation_feedback *fb = wp_presentation_feedback(s->presentation, s->surface);
@@ -196,6 +207,13 @@ shell_commit(struct shell *s, struct wl_buffer *buffer)
 void
 shell_paint(struct shell *s, ui_pixel_fn pixel, const void *data)
 {
+	shell_paint_damage(s, pixel, data, NULL, 0);
+}
+
+void
+shell_paint_damage(struct shell *s, ui_pixel_fn pixel, const void *data,
+	const int (*damage)[4], int n_damage)
+{
 	int stride = s->width * 4, size = stride * s->height;
 	int fd = memfd_create("kiosk-ui", MFD_CLOEXEC);
 	g_assert_cmpint(ftruncate(fd, size), ==, 0);
@@ -211,7 +229,7 @@ shell_paint(struct shell *s, ui_pixel_fn pixel, const void *data)
 		WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
-	shell_commit(s, buffer);
+	shell_commit_damage(s, buffer, damage, n_damage);
 }
 
 struct flat_ui {

@@ -64,8 +64,14 @@ void shell_map(struct shell *s);
  * screen keeps showing its pixels until the next attach.
  */
 void shell_commit(struct shell *s, struct wl_buffer *buffer);
+/* The same with wl_surface.damage_buffer of only @damage (x, y, width, height each). */
+void shell_commit_damage(struct shell *s, struct wl_buffer *buffer, const int (*damage)[4],
+	int n_damage);
 /* Draws the UI (a pixel function over the whole surface) and commits it. */
 void shell_paint(struct shell *s, ui_pixel_fn pixel, const void *data);
+/* A whole new buffer of s->width x s->height, damaged only in @damage. */
+void shell_paint_damage(struct shell *s, ui_pixel_fn pixel, const void *data,
+	const int (*damage)[4], int n_damage);
 /* The UI: @rgb (opaque) everywhere, a transparent hole at @hole unless NULL. */
 void shell_draw(struct shell *s, uint32_t rgb, const int hole[4]);
 /*

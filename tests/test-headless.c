@@ -8,9 +8,12 @@
  * The kiosk cases (tests/test-kiosk.c) run on this screen too; these are
  * the ones only it has: any mode, capture without writeback, and damage
  * tracking (nothing redrawn while nothing changes, a static UI uploaded
- * once while the video plays under it).
+ * once while the video plays under it, partial updates repainting only
+ * what changed and leaving every pixel of the screen right).
  */
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <drm_fourcc.h>
 
@@ -184,6 +187,212 @@ test_damage(struct umms_test *t, gconstpointer data)
 	uint64_t still = stat_u64(t, "redraws");
 	umms_test_sleep(500);
 	g_assert_cmpuint(stat_u64(t, "redraws"), ==, still);
+	shell_free(s);
+}
+
+/* ---- partial updates ---------------------------------------------------------- */
+
+#define SQUARE 40
+#define SQUARE_Y 150
+
+struct scene {
+	int square_x;   /* -1: none */
+};
+
+/* A pattern that differs from pixel to pixel, so that anything misplaced shows. */
+static uint32_t
+pattern(int x, int y)
+{
+	return 0xff000000u | (uint32_t)((x * 255 / 640) << 16) | (uint32_t)((y * 255 / 360) << 8) |
+		(uint32_t)((x + y) % 2 ? 0x80 : 0x20);
+}
+
+static uint32_t
+scene_pixel(int x, int y, const void *data)
+{
+	const struct scene *sc = data;
+	if (sc->square_x >= 0 && x >= sc->square_x && x < sc->square_x + SQUARE &&
+			y >= SQUARE_Y && y < SQUARE_Y + SQUARE)
+		return 0xffffffffu;
+	return pattern(x, y);
+}
+
+/* Every pixel of the screen is what @want says (within the renderers' rounding). */
+static void
+assert_screen(struct umms_test *t, const char *what, ui_pixel_fn want, const void *data,
+	int width, int height)
+{
+	struct umms_test_image *image = capture(t, what, 640, 360);
+	int bad = 0, first_x = -1, first_y = -1;
+	uint32_t got = 0, expected = 0;
+	for (int y = 0; y < 360; y++) {
+		for (int x = 0; x < 640; x++) {
+			uint32_t w = x < width && y < height ? want(x, y, data) & 0xffffff : BLACK;
+			uint32_t g = umms_test_image_pixel(image, x, y) & 0xffffff;
+			if (umms_test_color_near(g, w, 4))
+				continue;
+			if (bad++ == 0)
+				first_x = x, first_y = y, got = g, expected = w;
+		}
+	}
+	if (bad) {
+		g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
+		g_error("%s: %d pixels wrong, the first at (%d, %d): %06x, not %06x (%s)", what, bad,
+			first_x, first_y, got, expected, saved);
+	}
+	umms_test_image_free(image);
+}
+
+/*
+ * A window that changes a little at a time (a square moved, each commit
+ * damaging only where it was and is): the screen shows exactly the
+ * window, no trail left, while only the damage is repainted (and, by a
+ * GPU renderer, uploaded). A window that shrinks leaves black where it
+ * was; one unmapped leaves the screen black.
+ */
+static void
+test_partial(struct umms_test *t, gconstpointer data)
+{
+	start(t, "640x360", true);
+	struct shell *s = shell_connect();
+	shell_map(s);
+	g_assert_cmpint(s->width, ==, 640);
+	g_assert_cmpint(s->height, ==, 360);
+	struct scene sc = { .square_x = -1 };
+	shell_paint(s, scene_pixel, &sc);
+	assert_screen(t, "partial-start", scene_pixel, &sc, 640, 360);
+
+	uint64_t redraws0 = stat_u64(t, "redraws"), pixels0 = stat_u64(t, "damaged-pixels");
+	uint64_t bytes0 = stat_u64(t, "upload-bytes");
+	const int steps = 8;
+	for (int i = 0; i < steps; i++) {
+		int was = sc.square_x;
+		sc.square_x = 20 + i * 70;   /* further than its size: a trail would show */
+		int damage[2][4] = {
+			{ sc.square_x, SQUARE_Y, SQUARE, SQUARE },
+			{ was, SQUARE_Y, SQUARE, SQUARE },
+		};
+		shell_paint_damage(s, scene_pixel, &sc, damage, was >= 0 ? 2 : 1);
+		if (i == steps / 2)
+			assert_screen(t, "partial-middle", scene_pixel, &sc, 640, 360);
+	}
+	uint64_t redraws = stat_u64(t, "redraws") - redraws0;
+	uint64_t pixels = stat_u64(t, "damaged-pixels") - pixels0;
+	uint64_t bytes = stat_u64(t, "upload-bytes") - bytes0;
+	g_test_message("%s: %" G_GUINT64_FORMAT " redraws, %" G_GUINT64_FORMAT " pixels "
+		"repainted, %" G_GUINT64_FORMAT " bytes uploaded", renderer, redraws, pixels, bytes);
+	g_assert_cmpuint(redraws, >=, steps);
+	/* Each redraw: the two squares' bounding box (110 x 40), not the 640 x 360 screen. */
+	g_assert_cmpuint(pixels, <=, redraws * 110 * SQUARE);
+	if (strcmp(renderer, "gles2") == 0) {
+		g_assert_cmpuint(bytes, >, 0);
+		g_assert_cmpuint(bytes, <=, (uint64_t)steps * 110 * SQUARE * 4);
+	}
+	assert_screen(t, "partial-moved", scene_pixel, &sc, 640, 360);
+
+	/* Smaller: black where it was. */
+	s->width = 320, s->height = 180;
+	shell_paint(s, scene_pixel, &sc);
+	assert_screen(t, "partial-shrunk", scene_pixel, &sc, 320, 180);
+	/* Unmapped (no buffer): all black. */
+	wl_surface_attach(s->surface, NULL, 0, 0);
+	wl_surface_commit(s->surface);
+	wl_display_roundtrip(s->display);
+	assert_screen(t, "partial-unmapped", scene_pixel, &sc, 0, 0);
+	shell_free(s);
+}
+
+static void
+bind_subcompositor(void *data, struct wl_registry *registry, uint32_t name,
+	const char *interface, uint32_t version)
+{
+	if (strcmp(interface, wl_subcompositor_interface.name) == 0)
+		*(struct wl_subcompositor **)data = wl_registry_bind(registry, name,
+			&wl_subcompositor_interface, 1);
+}
+
+static void
+no_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener subcompositor_listener = {
+	.global = bind_subcompositor, .global_remove = no_remove,
+};
+
+/* A @size x @size wl_shm buffer of opaque @rgb. */
+static struct wl_buffer *
+flat_buffer(struct shell *s, int size, uint32_t rgb)
+{
+	int fd = memfd_create("square", MFD_CLOEXEC);
+	g_assert_cmpint(ftruncate(fd, size * size * 4), ==, 0);
+	uint32_t *p = mmap(NULL, (size_t)(size * size * 4), PROT_WRITE, MAP_SHARED, fd, 0);
+	g_assert_true(p != MAP_FAILED);
+	for (int i = 0; i < size * size; i++)
+		p[i] = 0xff000000u | rgb;
+	munmap(p, (size_t)(size * size * 4));
+	struct wl_shm_pool *pool = wl_shm_create_pool(s->shm, fd, size * size * 4);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, size, size, size * 4,
+		WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+/*
+ * A subsurface (a white square) moved by its parent's commit, which damages
+ * one pixel of its own: where the square was is repainted with the
+ * window, only there (the two places), and the square shows where it is.
+ */
+static void
+test_partial_subsurface(struct umms_test *t, gconstpointer data)
+{
+	start(t, "640x360", true);
+	struct shell *s = shell_connect();
+	struct wl_subcompositor *subcompositor = NULL;
+	struct wl_registry *registry = wl_display_get_registry(s->display);
+	wl_registry_add_listener(registry, &subcompositor_listener, &subcompositor);
+	wl_display_roundtrip(s->display);
+	g_assert_nonnull(subcompositor);
+	shell_map(s);
+	struct scene sc = { .square_x = -1 };
+	shell_paint(s, scene_pixel, &sc);
+
+	struct wl_surface *child = wl_compositor_create_surface(s->compositor);
+	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(subcompositor, child,
+		s->surface);
+	wl_subsurface_set_desync(sub);
+	wl_subsurface_set_position(sub, 100, SQUARE_Y);
+	struct wl_buffer *square = flat_buffer(s, SQUARE, 0xffffff);
+	wl_surface_attach(child, square, 0, 0);
+	wl_surface_damage_buffer(child, 0, 0, SQUARE, SQUARE);
+	wl_surface_commit(child);
+	const int pixel[1][4] = { { 0, 0, 1, 1 } };
+	shell_paint_damage(s, scene_pixel, &sc, pixel, 1);
+	sc.square_x = 100;
+	assert_screen(t, "subsurface-placed", scene_pixel, &sc, 640, 360);
+
+	uint64_t redraws0 = stat_u64(t, "redraws"), pixels0 = stat_u64(t, "damaged-pixels");
+	wl_subsurface_set_position(sub, 300, SQUARE_Y);
+	shell_paint_damage(s, scene_pixel, &(struct scene){ .square_x = -1 }, pixel, 1);
+	sc.square_x = 300;
+	assert_screen(t, "subsurface-moved", scene_pixel, &sc, 640, 360);
+	uint64_t redraws = stat_u64(t, "redraws") - redraws0;
+	uint64_t pixels = stat_u64(t, "damaged-pixels") - pixels0;
+	g_test_message("%s: %" G_GUINT64_FORMAT " redraws, %" G_GUINT64_FORMAT " pixels",
+		renderer, redraws, pixels);
+	g_assert_cmpuint(redraws, >=, 1);
+	/* The box of the pixel and both places: (0, 0) to (340, 190), not 640 x 360. */
+	g_assert_cmpuint(pixels, <=, redraws * 340 * 190);
+
+	wl_subsurface_destroy(sub);
+	wl_surface_destroy(child);
+	wl_buffer_destroy(square);
+	shell_paint_damage(s, scene_pixel, &(struct scene){ .square_x = -1 }, pixel, 1);
+	sc.square_x = -1;
+	assert_screen(t, "subsurface-gone", scene_pixel, &sc, 640, 360);
+	wl_subcompositor_destroy(subcompositor);
+	wl_registry_destroy(registry);
 	shell_free(s);
 }
 
@@ -381,6 +590,8 @@ main(int argc, char *argv[])
 	umms_test_init(&argc, &argv);
 	UMMS_TEST_ADD("/headless/display", test_display);
 	UMMS_TEST_ADD("/headless/damage", test_damage);
+	UMMS_TEST_ADD("/headless/partial", test_partial);
+	UMMS_TEST_ADD("/headless/partial-subsurface", test_partial_subsurface);
 	UMMS_TEST_ADD("/headless/dmabuf-global", test_dmabuf_global);
 	UMMS_TEST_ADD("/headless/ummsctl", test_ummsctl);
 	UMMS_TEST_ADD("/headless/ummsctl-place", test_ummsctl_place);

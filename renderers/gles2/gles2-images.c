@@ -5,6 +5,7 @@
  * to forget).
  */
 #include <drm_fourcc.h>
+#include <math.h>
 
 #include "gles2-private.h"
 
@@ -211,11 +212,13 @@ image_free(struct gles2_renderer *r, struct gles2_image *img)
 }
 
 /* Uploads one plane (or one view of a plane) into @tex: whole when the
- * stride allows, with GL_UNPACK_ROW_LENGTH where there is one, else row by row. */
+ * stride allows, with GL_UNPACK_ROW_LENGTH where there is one, else row by
+ * row. @part (x, y, width, height in the plane's pixels) limits it to that
+ * rectangle of a texture kept at this size; NULL: all of it. */
 static void
 upload(struct gles2_renderer *r, struct gles2_image *img, int i, GLenum internal,
 	GLenum format, GLenum type, int bpp, int width, int height, const void *data,
-	uint32_t stride)
+	uint32_t stride, const int *part)
 {
 	if (!img->tex[i])
 		img->tex[i] = umms_gles2_new_texture(r, GL_TEXTURE_2D);
@@ -229,25 +232,57 @@ upload(struct gles2_renderer *r, struct gles2_image *img, int i, GLenum internal
 			NULL);
 		img->tex_width[i] = width, img->tex_height[i] = height;
 		img->tex_format[i] = internal;
+		part = NULL;
 	}
+	int x = 0, y = 0;
+	if (part) {
+		x = part[0], y = part[1], width = part[2], height = part[3];
+		data = (const uint8_t *)data + (size_t)y * stride + (size_t)x * (size_t)bpp;
+	}
+	r->stats.upload_bytes += (uint64_t)width * (uint64_t)height * (uint64_t)bpp;
 	bool row_length = r->gles_version >= 3 || r->has.unpack_subimage;
 	if (stride == (uint32_t)(width * bpp)) {
-		glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, format, type, data);
+		glTexSubImage2D(GL_TEXTURE_2D, 0, x, y, width, height, format, type, data);
 	} else if (row_length && stride % (uint32_t)bpp == 0) {
 		glPixelStorei(GL_UNPACK_ROW_LENGTH_EXT, (GLint)(stride / (uint32_t)bpp));
-		glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, format, type, data);
+		glTexSubImage2D(GL_TEXTURE_2D, 0, x, y, width, height, format, type, data);
 		glPixelStorei(GL_UNPACK_ROW_LENGTH_EXT, 0);
 	} else {
 		const uint8_t *row = data;
-		for (int y = 0; y < height; y++, row += stride)
-			glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y, width, 1, format, type, row);
+		for (int k = 0; k < height; k++, row += stride)
+			glTexSubImage2D(GL_TEXTURE_2D, 0, x, y + k, width, 1, format, type, row);
 	}
+}
+
+/*
+ * The image's damage as whole pixels inside it, for an RGB image whose
+ * upload is kept (n_tex set): false when all of it is to be uploaded.
+ */
+static bool
+damaged_part(const struct gles2_image *img, const struct umms_render_image *image, int part[4])
+{
+	const struct umms_render_box *d = image->damage;
+	if (!d || !image->id || img->n_tex == 0 || image->format == DRM_FORMAT_NV12 ||
+			image->format == DRM_FORMAT_YUV420 || image->format == DRM_FORMAT_YUYV ||
+			image->format == DRM_FORMAT_P010)
+		return false;
+	if (!(d->width > 0 && d->height > 0 && d->x < image->width && d->y < image->height))
+		return false;
+	int x0 = (int)MAX(d->x, 0), y0 = (int)MAX(d->y, 0);
+	int x1 = (int)MIN(ceil(d->x + d->width), image->width);
+	int y1 = (int)MIN(ceil(d->y + d->height), image->height);
+	if (x1 <= x0 || y1 <= y0)
+		return false;
+	part[0] = x0, part[1] = y0, part[2] = x1 - x0, part[3] = y1 - y0;
+	return true;
 }
 
 static void
 upload_image(struct gles2_renderer *r, struct gles2_image *img,
 	const struct umms_render_image *image)
 {
+	int area[4];
+	const int *part = damaged_part(img, image, area) ? area : NULL;
 	int w = image->width, h = image->height;
 	int cw = (w + 1) / 2, ch = (h + 1) / 2;
 	const struct umms_render_plane *p = image->planes;
@@ -271,45 +306,49 @@ upload_image(struct gles2_renderer *r, struct gles2_image *img,
 	case DRM_FORMAT_ARGB8888:
 		if (r->has.bgra_texture) {
 			upload(r, img, 0, GL_BGRA_EXT, GL_BGRA_EXT, GL_UNSIGNED_BYTE, 4, w, h,
-				p[0].data, p[0].stride);
+				p[0].data, p[0].stride, part);
 		} else {
 			upload(r, img, 0, GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE, 4, w, h,
-				p[0].data, p[0].stride);
+				p[0].data, p[0].stride, part);
 			img->flags |= GLES2_SHADER_SWAP_RB;
 		}
 		break;
 	case DRM_FORMAT_XBGR8888:
 	case DRM_FORMAT_ABGR8888:
 		upload(r, img, 0, GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE, 4, w, h, p[0].data,
-			p[0].stride);
+			p[0].stride, part);
 		break;
 	case DRM_FORMAT_RGB565:
 		upload(r, img, 0, GL_RGB, GL_RGB, GL_UNSIGNED_SHORT_5_6_5, 2, w, h, p[0].data,
-			p[0].stride);
+			p[0].stride, part);
 		break;
 	case DRM_FORMAT_NV12:
-		upload(r, img, 0, one_int, one, GL_UNSIGNED_BYTE, 1, w, h, p[0].data, p[0].stride);
+		upload(r, img, 0, one_int, one, GL_UNSIGNED_BYTE, 1, w, h, p[0].data,
+			p[0].stride, NULL);
 		upload(r, img, 1, two_int, two, GL_UNSIGNED_BYTE, 2, cw, ch, p[1].data,
-			p[1].stride);
+			p[1].stride, NULL);
 		img->flags |= la;
 		break;
 	case DRM_FORMAT_YUV420:
-		upload(r, img, 0, one_int, one, GL_UNSIGNED_BYTE, 1, w, h, p[0].data, p[0].stride);
+		upload(r, img, 0, one_int, one, GL_UNSIGNED_BYTE, 1, w, h, p[0].data,
+			p[0].stride, NULL);
 		upload(r, img, 1, one_int, one, GL_UNSIGNED_BYTE, 1, cw, ch, p[1].data,
-			p[1].stride);
+			p[1].stride, NULL);
 		upload(r, img, 2, one_int, one, GL_UNSIGNED_BYTE, 1, cw, ch, p[2].data,
-			p[2].stride);
+			p[2].stride, NULL);
 		break;
 	case DRM_FORMAT_YUYV:
-		upload(r, img, 0, two_int, two, GL_UNSIGNED_BYTE, 2, w, h, p[0].data, p[0].stride);
+		upload(r, img, 0, two_int, two, GL_UNSIGNED_BYTE, 2, w, h, p[0].data,
+			p[0].stride, NULL);
 		upload(r, img, 1, GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE, 4, cw, h, p[0].data,
-			p[0].stride);
+			p[0].stride, NULL);
 		img->flags |= la;
 		break;
 	case DRM_FORMAT_P010:
-		upload(r, img, 0, two_int, two, GL_UNSIGNED_BYTE, 2, w, h, p[0].data, p[0].stride);
+		upload(r, img, 0, two_int, two, GL_UNSIGNED_BYTE, 2, w, h, p[0].data,
+			p[0].stride, NULL);
 		upload(r, img, 1, GL_RGBA, GL_RGBA, GL_UNSIGNED_BYTE, 4, cw, ch, p[1].data,
-			p[1].stride);
+			p[1].stride, NULL);
 		img->flags |= la;
 		break;
 	}

@@ -118,6 +118,10 @@ struct gles2_renderer {
 		int width, height;
 		uint8_t *pixels;
 		size_t pixels_size;
+		/* The memory the texture's pixels were last read back into (NULL: none):
+		 * a damaged repaint keeps the rest only for the same memory. */
+		const void *last_data;
+		uint32_t last_stride;
 	} mem;
 
 	/* The frame being drawn. */
@@ -125,6 +129,8 @@ struct gles2_renderer {
 	struct umms_render_target target;
 	struct gles2_target *frame_target;  /* dma-buf target */
 	bool frame_target_owned;            /* id 0: destroyed at end() */
+	bool partial;                       /* repainting damage[] only (scissored) */
+	int damage[4];                      /* x, y, width, height in target pixels */
 
 	GArray *dmabuf_formats;  /* uint32 fourccs EGL imports; NULL: not known */
 	GArray *import_formats;  /* umms_render_format: what draw() imports (dmabuf_formats()) */

@@ -4,6 +4,7 @@
  * and colour matrices in gles2-shaders.c, the start-up NV12 check in
  * gles2-probe.c. Contract: gles2.h and renderer.h.
  */
+#include <math.h>
 #include <string.h>
 #include <drm_fourcc.h>
 #include <gbm.h>
@@ -209,6 +210,7 @@ memory_target(struct gles2_renderer *r, const struct umms_render_target *target,
 		glBindFramebuffer(GL_FRAMEBUFFER, r->mem.framebuffer);
 		return true;
 	}
+	r->mem.last_data = NULL;
 	delete_framebuffer(r, &r->mem.framebuffer);
 	umms_gles2_delete_texture(r, &r->mem.texture);
 	r->mem.texture = umms_gles2_new_texture(r, GL_TEXTURE_2D);
@@ -229,15 +231,17 @@ memory_target(struct gles2_renderer *r, const struct umms_render_target *target,
 	return true;
 }
 
+/* Rows y0 to y1 (excluded) of the memory target read back from the texture. */
 static bool
-read_back(struct gles2_renderer *r, GError **error)
+read_back(struct gles2_renderer *r, int y0, int y1, GError **error)
 {
 	const struct umms_render_target *t = &r->target;
 	size_t row = (size_t)t->width * 4;
+	int rows = y1 - y0;
 	bool direct = t->stride == row;
-	uint8_t *pixels = (uint8_t *)t->data + t->offset;
+	uint8_t *pixels = (uint8_t *)t->data + t->offset + (size_t)y0 * t->stride;
 	if (!direct) {
-		size_t size = row * (size_t)t->height;
+		size_t size = row * (size_t)rows;
 		if (r->mem.pixels_size < size) {
 			g_free(r->mem.pixels);
 			r->mem.pixels = g_malloc(size);
@@ -248,7 +252,7 @@ read_back(struct gles2_renderer *r, GError **error)
 	glPixelStorei(GL_PACK_ALIGNMENT, 4);
 	/* GL's rows go up from y = 0, which is the target's first row: we draw
 	 * with y down, so no flip. DRM's XRGB8888 is B, G, R, A in memory. */
-	glReadPixels(0, 0, t->width, t->height, r->has.bgra_read ? GL_BGRA_EXT : GL_RGBA,
+	glReadPixels(0, y0, t->width, rows, r->has.bgra_read ? GL_BGRA_EXT : GL_RGBA,
 		GL_UNSIGNED_BYTE, pixels);
 	GLenum err = glGetError();
 	if (err != GL_NO_ERROR) {
@@ -256,7 +260,7 @@ read_back(struct gles2_renderer *r, GError **error)
 		return false;
 	}
 	if (!r->has.bgra_read) {
-		size_t n = row * (size_t)t->height;
+		size_t n = row * (size_t)rows;
 		for (size_t i = 0; i < n; i += 4) {
 			uint8_t red = pixels[i];
 			pixels[i] = pixels[i + 2];
@@ -264,10 +268,36 @@ read_back(struct gles2_renderer *r, GError **error)
 		}
 	}
 	if (!direct) {
-		uint8_t *dst = (uint8_t *)t->data + t->offset;
-		for (int y = 0; y < t->height; y++)
+		uint8_t *dst = (uint8_t *)t->data + t->offset + (size_t)y0 * t->stride;
+		for (int y = 0; y < rows; y++)
 			memcpy(dst + (size_t)y * t->stride, pixels + (size_t)y * row, row);
 	}
+	return true;
+}
+
+/*
+ * The frame's damage as whole target pixels (r->partial, r->damage), or
+ * false for a whole repaint: none given, or the kept pixels are not this
+ * target's (a memory target other than the last one read back).
+ */
+static bool
+frame_damage(struct gles2_renderer *r, const struct umms_render_target *target)
+{
+	const struct umms_render_box *d = target->damage;
+	if (!d)
+		return false;
+	if (!target->dmabuf && (r->mem.last_data != target->data ||
+			r->mem.last_stride != target->stride))
+		return false;
+	if (!(isfinite(d->x) && isfinite(d->y) && isfinite(d->width) && isfinite(d->height)))
+		return false;
+	double x0 = MAX(floor(d->x), 0), y0 = MAX(floor(d->y), 0);
+	double x1 = MIN(ceil(d->x + d->width), target->width);
+	double y1 = MIN(ceil(d->y + d->height), target->height);
+	if (x1 <= x0 || y1 <= y0)
+		x0 = y0 = x1 = y1 = 0;   /* nothing to repaint */
+	r->damage[0] = (int)x0, r->damage[1] = (int)y0;
+	r->damage[2] = (int)(x1 - x0), r->damage[3] = (int)(y1 - y0);
 	return true;
 }
 
@@ -305,10 +335,18 @@ gles2_begin(struct umms_renderer *base, const struct umms_render_target *target,
 		return false;
 	}
 	r->target = *target;
+	r->target.damage = NULL;   /* the caller's, read in begin() only */
 	r->in_frame = true;
 
 	glViewport(0, 0, target->width, target->height);
-	glDisable(GL_SCISSOR_TEST);
+	r->partial = frame_damage(r, target);
+	if (r->partial) {
+		/* Window y is the target's row (drawn y down, read back unflipped). */
+		glEnable(GL_SCISSOR_TEST);
+		glScissor(r->damage[0], r->damage[1], r->damage[2], r->damage[3]);
+	} else {
+		glDisable(GL_SCISSOR_TEST);
+	}
 	glDisable(GL_DEPTH_TEST);
 	glDisable(GL_STENCIL_TEST);
 	glDisable(GL_CULL_FACE);
@@ -410,7 +448,11 @@ gles2_end(struct umms_renderer *base, GError **error)
 			target_free(r, r->frame_target);
 		r->frame_target = NULL;
 	} else {
-		ok = read_back(r, error);
+		int y0 = r->partial ? r->damage[1] : 0;
+		int y1 = r->partial ? y0 + r->damage[3] : r->target.height;
+		ok = y1 <= y0 || read_back(r, y0, y1, error);
+		r->mem.last_data = ok ? r->target.data : NULL;
+		r->mem.last_stride = r->target.stride;
 	}
 	GLenum err = glGetError();
 	if (ok && err != GL_NO_ERROR) {
@@ -418,6 +460,8 @@ gles2_end(struct umms_renderer *base, GError **error)
 			err);
 		ok = false;
 	}
+	if (r->partial)
+		glDisable(GL_SCISSOR_TEST);
 	r->in_frame = false;
 	r->stats.frames++;
 	return ok;

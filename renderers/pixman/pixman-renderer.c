@@ -316,6 +316,7 @@ struct pixman_renderer {
 	struct umms_renderer_stats stats;
 	/* The frame, between begin() and end(). */
 	pixman_image_t *target;
+	int clip[4];                    /* x0, y0, x1, y1: the frame's damage, or all of it */
 	struct mapping target_map;
 	int target_fd;                  /* a synced dma-buf, else -1 */
 	/* Converted (or realigned) images, kept across frames. */
@@ -383,6 +384,22 @@ finish_frame(struct pixman_renderer *r)
 	unmap(&r->target_map);
 }
 
+/* The frame's damage (renderer.h) as whole pixels: what clear() and draw() may change. */
+static void
+set_clip(struct pixman_renderer *r, const struct umms_render_target *target)
+{
+	const struct umms_render_box *d = target->damage;
+	r->clip[0] = r->clip[1] = 0;
+	r->clip[2] = target->width, r->clip[3] = target->height;
+	if (!d || !(isfinite(d->x) && isfinite(d->y) && isfinite(d->width) &&
+			isfinite(d->height)))
+		return;
+	r->clip[0] = (int)MIN(MAX(floor(d->x), 0), target->width);
+	r->clip[1] = (int)MIN(MAX(floor(d->y), 0), target->height);
+	r->clip[2] = (int)MAX(MIN(ceil(d->x + d->width), target->width), r->clip[0]);
+	r->clip[3] = (int)MAX(MIN(ceil(d->y + d->height), target->height), r->clip[1]);
+}
+
 static bool
 renderer_begin(struct umms_renderer *base, const struct umms_render_target *target,
 	GError **error)
@@ -422,6 +439,7 @@ renderer_begin(struct umms_renderer *base, const struct umms_render_target *targ
 		return fail(error, ERROR_INVALID, "pixman refused a %dx%d target", target->width,
 			target->height);
 	}
+	set_clip(r, target);
 	return true;
 }
 
@@ -433,9 +451,9 @@ renderer_clear(struct umms_renderer *base, uint32_t argb)
 #define CHANNEL(shift) (uint16_t)(((argb >> (shift)) & 0xff) * 0x101)
 	pixman_color_t color = { CHANNEL(16), CHANNEL(8), CHANNEL(0), CHANNEL(24) };
 #undef CHANNEL
-	pixman_box32_t box = { 0, 0, pixman_image_get_width(r->target),
-		pixman_image_get_height(r->target) };
-	pixman_image_fill_boxes(PIXMAN_OP_SRC, r->target, &color, 1, &box);
+	pixman_box32_t box = { r->clip[0], r->clip[1], r->clip[2], r->clip[3] };
+	if (box.x2 > box.x1 && box.y2 > box.y1)
+		pixman_image_fill_boxes(PIXMAN_OP_SRC, r->target, &color, 1, &box);
 }
 
 /* The scratch buffer, at least @size bytes: reallocated when the size changes. */
@@ -515,6 +533,9 @@ renderer_draw(struct umms_renderer *base, const struct umms_render_image *image,
 	int dx1 = clamp_int(ceil(dst->x + dst->width - 0.5), 0, tw);
 	int dy0 = clamp_int(ceil(dst->y - 0.5), 0, th);
 	int dy1 = clamp_int(ceil(dst->y + dst->height - 0.5), 0, th);
+	/* Only the frame's damage. */
+	dx0 = MAX(dx0, r->clip[0]), dy0 = MAX(dy0, r->clip[1]);
+	dx1 = MIN(dx1, r->clip[2]), dy1 = MIN(dy1, r->clip[3]);
 	if (dx0 >= dx1 || dy0 >= dy1)
 		return true;
 	double scale_x = src->width / dst->width, scale_y = src->height / dst->height;

@@ -59,6 +59,11 @@ struct surface_state {
 	struct wl_list feedbacks; /* struct feedback.link */
 	struct video_place video;
 	struct surface *owner;    /* set for a surface's current state only */
+	/*
+	 * Where the pixels changed (damage_buffer in buffer pixels, damage in
+	 * surface coordinates): bounding boxes x0, y0, x1, y1; x1 <= x0: none.
+	 */
+	int32_t buffer_damage[4], surface_damage[4];
 };
 
 struct subsurface;
@@ -84,6 +89,14 @@ struct surface {
 	 */
 	uint64_t image_id;        /* for the renderer's cache, unique in the process */
 	uint64_t content_serial, drawn_serial;
+	/*
+	 * Since drawn: the buffer pixels that changed (x0, y0, x1, y1; x1 <= x0:
+	 * none), or all of them. Where it was drawn last (target pixels, the
+	 * same form; none when it was not): a move or resize repaints both.
+	 */
+	int32_t damage[4];
+	bool damage_all;
+	int32_t drawn_box[4];
 	/*
 	 * The pixels of the current wl_shm buffer, copied when its client
 	 * destroyed it while it was still shown: Wayland keeps a surface's
@@ -149,6 +162,7 @@ struct umms_compositor {
 	GArray *videos;           /* struct umms_compositor_video: as last told */
 	bool videos_told;
 	bool drawing_ui;          /* in ui_draw: a damage there is not new */
+	bool whole;               /* the next draw repaints the whole UI area */
 	bool destroying;
 	bool said_dmabuf_fallback;  /* logged once */
 };
@@ -186,6 +200,12 @@ bool compositor_viewport_check(struct surface *surface);
 extern const struct umms_screen_ui_impl compositor_ui_impl;
 /* Something on screen changed: redraw with the next commit. */
 void compositor_scene_damage(struct umms_compositor *c);
+/* A surface's commit: only what changed in surfaces is repainted (scene.c). */
+void compositor_scene_damage_commit(struct umms_compositor *c);
+/* A commit's damage (in s->current, then cleared) added to what changed since drawn. */
+void compositor_surface_add_damage(struct surface *s, bool resized);
+/* @box (x0, y0, x1, y1) grown to take in the box @x0 … @y1 (x1 <= x0: none). */
+void compositor_box_add(int32_t box[4], int32_t x0, int32_t y0, int32_t x1, int32_t y1);
 /* Presentation feedback (shell.c makes them, scene.c answers them). */
 void compositor_feedback_discard(struct feedback *feedback);
 

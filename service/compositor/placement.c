@@ -436,6 +436,7 @@ compositor_placement_update(struct umms_compositor *c)
 	c->videos = now;
 	if (same)
 		return;
+	c->whole = true;   /* composited videos moved: repainted whole (scene.c) */
 	c->videos_told = true;
 	c->hooks.videos_changed(c->hooks_data);
 }

@@ -4,6 +4,12 @@
  * buffer when the screen asks (umms_screen_ui_impl), frame callbacks and
  * presentation feedback answered when what was drawn reached the screen;
  * the videos placed under and over each toplevel drawn with it (placement.c).
+ *
+ * Damage: a surface's commit repaints only what it changed (its buffer
+ * damage, or its old and new place when it moved or was resized), uploaded
+ * only in that part (renderer.h damage); anything else (a window mapped or
+ * unmapped, a subsurface made or restacked, videos placed) repaints the
+ * whole UI area.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_DISPLAY
 
@@ -49,6 +55,7 @@ struct draw_ctx {
 	struct umms_compositor *c;
 	struct umms_renderer *r;
 	struct umms_render_box area;   /* the UI area in buffer pixels: nothing drawn past it */
+	bool culled;                   /* the last draw_image() was all outside the area */
 };
 
 /*
@@ -65,6 +72,7 @@ draw_image(struct draw_ctx *d, const struct surface *s, const struct umms_render
 	if (st->src_w >= 0)
 		src = (struct umms_render_box){ st->src_x * scale, st->src_y * scale,
 			st->src_w * scale, st->src_h * scale };
+	d->culled = true;
 	if (s->width <= 0 || s->height <= 0 || src.width <= 0 || src.height <= 0)
 		return true;
 	struct umms_render_box dst = { d->area.x + x, d->area.y + y, s->width, s->height };
@@ -74,6 +82,7 @@ draw_image(struct draw_ctx *d, const struct surface *s, const struct umms_render
 	double y1 = MIN(dst.y + dst.height, d->area.y + d->area.height);
 	if (x1 <= x0 || y1 <= y0)
 		return true;
+	d->culled = false;
 	src.x += (x0 - dst.x) * fx, src.y += (y0 - dst.y) * fy;
 	src.width = (x1 - x0) * fx, src.height = (y1 - y0) * fy;
 	dst = (struct umms_render_box){ x0, y0, x1 - x0, y1 - y0 };
@@ -175,12 +184,16 @@ end:
  * A surface's pixels in memory (a wl_shm buffer, or what was kept of one).
  * Damage tracking, the part that costs: a surface whose pixels did not
  * change since it was last drawn is not uploaded again by a GPU renderer
- * (unchanged), only drawn from what it kept.
+ * (unchanged), only drawn from what it kept; one that changed in part has
+ * only that part uploaded (damage).
  */
-static void
+static bool
 draw_pixels(struct draw_ctx *d, struct surface *s, uint32_t shm_format, int width, int height,
 	const void *data, int stride, int x, int y)
 {
+	const int32_t *b = s->damage;
+	struct umms_render_box damage = { b[0], b[1], b[2] - b[0], b[3] - b[1] };
+	bool partial = !s->damage_all && b[2] > b[0] && b[3] > b[1];
 	struct umms_render_image image = {
 		.format = shm_drm_format(shm_format),
 		.modifier = DRM_FORMAT_MOD_LINEAR,
@@ -189,13 +202,16 @@ draw_pixels(struct draw_ctx *d, struct surface *s, uint32_t shm_format, int widt
 		.id = SURFACE_IMAGE_ID | s->image_id,
 		.unchanged = s->drawn_serial == s->content_serial,
 	};
+	if (!image.unchanged && partial)
+		image.damage = &damage;
 	g_autoptr(GError) error = NULL;
 	if (!umms_renderer_can_draw(d->r, &image))
 		umms_debug("display: cannot draw a %.4s shm buffer", (const char *)&image.format);
 	else if (!draw_image(d, s, &image, x, y, &error))
 		umms_debug("display: %s", error->message);
 	else
-		s->drawn_serial = s->content_serial;
+		return !d->culled;   /* culled: nothing uploaded, its damage kept for later */
+	return false;
 }
 
 static void
@@ -204,19 +220,56 @@ draw_buffer(struct draw_ctx *d, struct surface *s, int x, int y)
 	struct wl_resource *buffer = s->current.buffer;
 	struct wl_shm_buffer *shm = buffer ? wl_shm_buffer_get(buffer) : NULL;
 	struct umms_dmabuf_buffer *dma = buffer ? umms_dmabuf_buffer_from_resource(buffer) : NULL;
+	bool drawn = true;
 	if (shm) {
 		wl_shm_buffer_begin_access(shm);
-		draw_pixels(d, s, wl_shm_buffer_get_format(shm), wl_shm_buffer_get_width(shm),
-			wl_shm_buffer_get_height(shm), wl_shm_buffer_get_data(shm),
-			wl_shm_buffer_get_stride(shm), x, y);
+		drawn = draw_pixels(d, s, wl_shm_buffer_get_format(shm),
+			wl_shm_buffer_get_width(shm), wl_shm_buffer_get_height(shm),
+			wl_shm_buffer_get_data(shm), wl_shm_buffer_get_stride(shm), x, y);
 		wl_shm_buffer_end_access(shm);
 	} else if (dma) {
 		draw_dmabuf(d, dma, s, x, y);
 	} else if (!buffer && s->kept.data) {
 		/* Its client destroyed the buffer still shown: the pixels kept of it. */
-		draw_pixels(d, s, s->kept.format, s->kept.width, s->kept.height, s->kept.data,
-			s->kept.stride, x, y);
+		drawn = draw_pixels(d, s, s->kept.format, s->kept.width, s->kept.height,
+			s->kept.data, s->kept.stride, x, y);
 	}
+	if (drawn) {
+		/* Not drawn: uploaded whole next time. */
+		s->drawn_serial = s->content_serial;
+		memset(s->damage, 0, sizeof(s->damage));
+		s->damage_all = false;
+	}
+}
+
+/* @s's place on the target (x0, y0, x1, y1), clipped to the UI area; none without content. */
+static void
+surface_box(const struct umms_render_box *area, const struct surface *s, int x, int y,
+	int32_t box[4])
+{
+	memset(box, 0, 4 * sizeof(box[0]));
+	if (!compositor_surface_has_content(s) || s->width <= 0 || s->height <= 0)
+		return;
+	int64_t ax0 = (int64_t)area->x, ay0 = (int64_t)area->y;
+	int64_t ax1 = ax0 + (int64_t)area->width, ay1 = ay0 + (int64_t)area->height;
+	int64_t x0 = MAX(ax0 + x, ax0), y0 = MAX(ay0 + y, ay0);
+	int64_t x1 = MIN(ax0 + x + s->width, ax1), y1 = MIN(ay0 + y + s->height, ay1);
+	if (x1 > x0 && y1 > y0) {
+		box[0] = (int32_t)x0, box[1] = (int32_t)y0;
+		box[2] = (int32_t)x1, box[3] = (int32_t)y1;
+	}
+}
+
+/* @s and its subsurfaces are not on screen any more. */
+static void
+forget_drawn(struct surface *s)
+{
+	memset(s->drawn_box, 0, sizeof(s->drawn_box));
+	struct subsurface *sub;
+	wl_list_for_each(sub, &s->below, link)
+		forget_drawn(sub->surface);
+	wl_list_for_each(sub, &s->above, link)
+		forget_drawn(sub->surface);
 }
 
 static void draw_tree(struct draw_ctx *d, struct surface *s, int x, int y);
@@ -234,8 +287,11 @@ static void
 draw_tree(struct draw_ctx *d, struct surface *s, int x, int y)
 {
 	struct umms_compositor *c = d->c;
-	if (!compositor_surface_has_content(s))
+	if (!compositor_surface_has_content(s)) {
+		forget_drawn(s);
 		return;
+	}
+	surface_box(&d->area, s, x, y, s->drawn_box);
 	draw_children(d, &s->below, x, y);
 	draw_buffer(d, s, x, y);
 	draw_children(d, &s->above, x, y);
@@ -251,6 +307,7 @@ ui_draw(void *data, struct umms_renderer *renderer, const struct umms_render_box
 	struct draw_ctx d = { .c = data, .r = renderer, .area = *area };
 	struct toplevel *t;
 	int layer = 0;
+	d.c->whole = false;
 	/* Each toplevel with the videos placed under and over it (placement.c). */
 	wl_list_for_each(t, &d.c->toplevels, link) {
 		if (!t->mapped)
@@ -302,10 +359,142 @@ ui_resized(void *data, int width, int height)
 	compositor_scene_damage(c);
 }
 
+/* ---- what changed ----------------------------------------------------------- */
+
+/*
+ * Adds what @s and its subsurfaces changed since drawn to @box (target
+ * pixels, x0, y0, x1, y1): both places where one moved, appeared or went,
+ * else its damage mapped from buffer pixels (all of it when scaled by a
+ * viewport, the filter's pixel around it when by a buffer scale).
+ */
+static void
+damage_tree(const struct umms_render_box *area, struct surface *s, int x, int y, bool shown,
+	int32_t box[4])
+{
+	int32_t now[4] = { 0 };
+	if (shown)
+		surface_box(area, s, x, y, now);
+	int32_t *was = s->drawn_box;
+	if (memcmp(now, was, sizeof(now)) != 0) {
+		compositor_box_add(box, was[0], was[1], was[2], was[3]);
+		compositor_box_add(box, now[0], now[1], now[2], now[3]);
+	} else if (now[2] > now[0] && s->drawn_serial != s->content_serial) {
+		const struct surface_state *st = &s->current;
+		int32_t k = st->scale > 0 ? st->scale : 1;
+		const int32_t *b = s->damage;
+		if (s->damage_all || st->src_w >= 0 || st->dst_w > 0 || b[2] <= b[0]) {
+			compositor_box_add(box, now[0], now[1], now[2], now[3]);
+		} else {
+			int64_t ox = (int64_t)area->x + x, oy = (int64_t)area->y + y;
+			int64_t m = k > 1 ? 1 : 0;
+			int64_t x0 = MAX(ox + b[0] / k - m, now[0]);
+			int64_t y0 = MAX(oy + b[1] / k - m, now[1]);
+			int64_t x1 = MIN(ox + (b[2] + k - 1) / k + m, now[2]);
+			int64_t y1 = MIN(oy + (b[3] + k - 1) / k + m, now[3]);
+			if (x1 > x0 && y1 > y0)
+				compositor_box_add(box, (int32_t)x0, (int32_t)y0, (int32_t)x1,
+					(int32_t)y1);
+		}
+	}
+	bool children = shown && compositor_surface_has_content(s);
+	struct subsurface *sub;
+	wl_list_for_each(sub, &s->below, link)
+		damage_tree(area, sub->surface, x + sub->x, y + sub->y, children, box);
+	wl_list_for_each(sub, &s->above, link)
+		damage_tree(area, sub->surface, x + sub->x, y + sub->y, children, box);
+}
+
+static int32_t
+scaled(int32_t v, int64_t k)
+{
+	const int64_t limit = INT32_C(1) << 30;
+	return (int32_t)CLAMP(v * k, -limit, limit);
+}
+
+/*
+ * The commit's damage (now in s->current) added to what changed since the
+ * surface was drawn, in buffer pixels; all of it for a new size, a viewport
+ * (its surface damage is not mapped back), or a new buffer without damage.
+ */
+void
+compositor_surface_add_damage(struct surface *s, bool resized)
+{
+	struct surface_state *st = &s->current;
+	int32_t *b = st->buffer_damage, *sd = st->surface_damage;
+	bool none = b[2] <= b[0] && sd[2] <= sd[0];
+	bool viewport = st->src_w >= 0 || st->dst_w > 0;
+	if (resized || none || (viewport && sd[2] > sd[0])) {
+		s->damage_all = true;
+	} else {
+		int64_t k = st->scale > 0 ? st->scale : 1;
+		compositor_box_add(s->damage, b[0], b[1], b[2], b[3]);
+		if (sd[2] > sd[0])
+			compositor_box_add(s->damage, scaled(sd[0], k), scaled(sd[1], k),
+				scaled(sd[2], k), scaled(sd[3], k));
+	}
+	memset(st->buffer_damage, 0, sizeof(st->buffer_damage));
+	memset(st->surface_damage, 0, sizeof(st->surface_damage));
+}
+
+/* Nothing to draw: frame callbacks and feedback answered with the next vblank all the same. */
+static void
+collect_frames(struct umms_compositor *c, struct surface *s)
+{
+	if (!compositor_surface_has_content(s))
+		return;
+	struct subsurface *sub;
+	wl_list_for_each(sub, &s->below, link)
+		collect_frames(c, sub->surface);
+	wl_list_for_each(sub, &s->above, link)
+		collect_frames(c, sub->surface);
+	wl_list_insert_list(c->frames_drawn.prev, &s->current.frames);
+	wl_list_init(&s->current.frames);
+	wl_list_insert_list(c->feedbacks_drawn.prev, &s->current.feedbacks);
+	wl_list_init(&s->current.feedbacks);
+}
+
+static bool
+ui_damage(void *data, const struct umms_render_box *area, struct umms_render_box *out)
+{
+	struct umms_compositor *c = data;
+	if (c->whole)
+		return false;
+	int32_t box[4] = { 0 };
+	struct toplevel *t;
+	wl_list_for_each(t, &c->toplevels, link) {
+		if (t->mapped)
+			damage_tree(area, t->surface, 0, 0, true, box);
+	}
+	if (box[2] <= box[0] || box[3] <= box[1]) {
+		wl_list_for_each(t, &c->toplevels, link) {
+			if (t->mapped)
+				collect_frames(c, t->surface);
+		}
+		*out = (struct umms_render_box){ 0, 0, 0, 0 };
+		return true;
+	}
+	*out = (struct umms_render_box){ box[0], box[1], box[2] - box[0], box[3] - box[1] };
+	return true;
+}
+
+void
+compositor_box_add(int32_t box[4], int32_t x0, int32_t y0, int32_t x1, int32_t y1)
+{
+	if (x1 <= x0 || y1 <= y0)
+		return;
+	if (box[2] <= box[0] || box[3] <= box[1]) {
+		box[0] = x0, box[1] = y0, box[2] = x1, box[3] = y1;
+		return;
+	}
+	box[0] = MIN(box[0], x0), box[1] = MIN(box[1], y0);
+	box[2] = MAX(box[2], x1), box[3] = MAX(box[3], y1);
+}
+
 const struct umms_screen_ui_impl compositor_ui_impl = {
 	.draw = ui_draw,
 	.presented = ui_presented,
 	.resized = ui_resized,
+	.damage = ui_damage,
 };
 
 /* ---- damage ----------------------------------------------------------------- */
@@ -322,10 +511,20 @@ any_mapped(struct umms_compositor *c)
 }
 
 void
+compositor_scene_damage_commit(struct umms_compositor *c)
+{
+	if (c->destroying)
+		return;
+	compositor_placement_update(c);
+	umms_screen_damage_ui(c->screen, any_mapped(c) || c->videos->len > 0);
+}
+
+void
 compositor_scene_damage(struct umms_compositor *c)
 {
 	if (c->destroying)
 		return;
+	c->whole = true;
 	compositor_placement_update(c);
 	umms_screen_damage_ui(c->screen, any_mapped(c) || c->videos->len > 0);
 }

@@ -106,6 +106,7 @@ compositor_toplevel_committed(struct toplevel *t)
 	bool mapped = compositor_surface_has_content(t->surface);
 	if (mapped != t->mapped) {
 		t->mapped = mapped;
+		c->whole = true;
 		umms_info("display: %s window of %s", mapped ? "showing" : "hiding",
 			t->surface->role);
 		update_focus(c);

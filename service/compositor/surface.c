@@ -2,9 +2,11 @@
  * Surfaces: wl_compositor, wl_surface, wl_region, wl_subcompositor and
  * wl_subsurface (compositor-private.h).
  *
- * Deliberate simplifications, each harmless to a kiosk's clients: damage
- * is accepted and ignored (the UI is redrawn whole, it is small next to
- * video), opaque and input regions are ignored, buffer transforms other
+ * Damage (damage, damage_buffer) is kept as one bounding box per commit,
+ * for the scene to upload and repaint only that (scene.c).
+ *
+ * Deliberate simplifications, each harmless to a kiosk's clients: opaque
+ * and input regions are ignored, buffer transforms other
  * than normal are ignored, and subsurface restacking (place_above/below)
  * applies at once rather than with the parent's commit.
  */
@@ -140,6 +142,11 @@ state_merge(struct surface_state *to, struct surface_state *from)
 	if (from->video.set)
 		to->video = from->video;
 	from->video.set = false;
+	int32_t *b = from->buffer_damage, *sd = from->surface_damage;
+	compositor_box_add(to->buffer_damage, b[0], b[1], b[2], b[3]);
+	compositor_box_add(to->surface_damage, sd[0], sd[1], sd[2], sd[3]);
+	memset(from->buffer_damage, 0, sizeof(from->buffer_damage));
+	memset(from->surface_damage, 0, sizeof(from->surface_damage));
 	from->committed = 0;
 	state_set_buffer(from, NULL);
 	from->dx = from->dy = 0;
@@ -236,12 +243,33 @@ surface_attach(struct wl_client *client, struct wl_resource *resource,
 	s->pending.committed |= STATE_BUFFER;
 }
 
+/* A client's rectangle, bounded (any int32 is accepted: INT32_MAX means "all"). */
+static void
+add_damage(int32_t box[4], int32_t x, int32_t y, int32_t width, int32_t height)
+{
+	if (width <= 0 || height <= 0)
+		return;
+	const int64_t limit = INT32_C(1) << 24;
+	int64_t x1 = (int64_t)x + width, y1 = (int64_t)y + height;
+	compositor_box_add(box, (int32_t)CLAMP(x, -limit, limit), (int32_t)CLAMP(y, -limit, limit),
+		(int32_t)CLAMP(x1, -limit, limit), (int32_t)CLAMP(y1, -limit, limit));
+}
+
 static void
 surface_damage(struct wl_client *client, struct wl_resource *resource, int32_t x, int32_t y,
 	int32_t width, int32_t height)
 {
-	/* Where in the surface is not used: the surface is drawn (and uploaded) whole. */
 	struct surface *s = wl_resource_get_user_data(resource);
+	add_damage(s->pending.surface_damage, x, y, width, height);
+	s->pending.committed |= STATE_DAMAGE;
+}
+
+static void
+surface_damage_buffer(struct wl_client *client, struct wl_resource *resource, int32_t x,
+	int32_t y, int32_t width, int32_t height)
+{
+	struct surface *s = wl_resource_get_user_data(resource);
+	add_damage(s->pending.buffer_damage, x, y, width, height);
 	s->pending.committed |= STATE_DAMAGE;
 }
 
@@ -311,8 +339,14 @@ surface_apply(struct surface *s, struct surface_state *from)
 			compositor_feedback_discard(fb);
 	}
 	struct video_place video = from->video;
-	if (from->committed & (STATE_BUFFER | STATE_DAMAGE))
+	bool changed = from->committed & (STATE_BUFFER | STATE_DAMAGE);
+	if (changed)
 		s->content_serial++;
+	/* The size of what was shown, its buffer destroyed since or not. */
+	int old_bw, old_bh;
+	buffer_size(s->current.buffer, &old_bw, &old_bh);
+	if (!s->current.buffer && s->kept.data)
+		old_bw = s->kept.width, old_bh = s->kept.height;
 	if (new_buffer)
 		drop_kept(s);
 	state_merge(&s->current, from);
@@ -320,6 +354,8 @@ surface_apply(struct surface *s, struct surface_state *from)
 
 	int bw, bh;
 	buffer_size(s->current.buffer, &bw, &bh);
+	if (changed)
+		compositor_surface_add_damage(s, bw != old_bw || bh != old_bh);
 	if (!s->current.buffer && s->kept.data) {
 		/* Its buffer was destroyed while shown: a commit without one keeps its pixels. */
 		bw = s->kept.width, bh = s->kept.height;
@@ -391,7 +427,7 @@ surface_commit(struct wl_client *client, struct wl_resource *resource)
 	} else {
 		surface_apply(s, &s->pending);
 	}
-	compositor_scene_damage(s->compositor);
+	compositor_scene_damage_commit(s->compositor);
 }
 
 static void
@@ -427,7 +463,7 @@ static const struct wl_surface_interface surface_impl = {
 	.commit = surface_commit,
 	.set_buffer_transform = surface_set_buffer_transform,
 	.set_buffer_scale = surface_set_buffer_scale,
-	.damage_buffer = surface_damage,
+	.damage_buffer = surface_damage_buffer,
 };
 
 static void

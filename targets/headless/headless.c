@@ -45,6 +45,8 @@ struct headless {
 	struct umms_frame *shown, *waiting;
 	bool waiting_set;          /* waiting holds the next thing to show (NULL: none) */
 	bool dirty;                /* draw at the next vblank */
+	bool whole;                /* that draw repaints all: not only the UI's damage */
+	uint64_t damaged_pixels;   /* repainted, over all draws */
 	GSource *vblank;
 	int64_t epoch_ns;          /* vblank k is at epoch_ns + k * period */
 	uint64_t seq;
@@ -289,12 +291,37 @@ draw_ui(struct headless *h)
 	}
 }
 
+/*
+ * What the draw repaints: all of the screen after a change of its own (a
+ * video frame, a mode, margins, zoom, placement), else what the UI says
+ * changed (false: all). An empty box: nothing.
+ */
+static bool
+damage(struct headless *h, struct umms_render_box *box)
+{
+	if (h->whole || !h->ui || !h->ui->damage)
+		return false;
+	if (!h->ui_visible) {
+		*box = (struct umms_render_box){ 0, 0, 0, 0 };
+		return true;
+	}
+	int a[4];
+	area(h, a);
+	struct umms_render_box ui_area = { a[0], a[1], a[2], a[3] };
+	return h->ui->damage(h->ui_data, &ui_area, box);
+}
+
 static void
 draw(struct headless *h)
 {
+	struct umms_render_box box;
+	bool partial = damage(h, &box);
+	h->whole = false;
+	if (partial && !(box.width > 0 && box.height > 0))
+		return;   /* nothing changed: nothing repainted */
 	struct umms_render_target target = { .format = DRM_FORMAT_XRGB8888,
 		.width = h->width, .height = h->height, .fd = -1, .data = h->pixels,
-		.stride = (uint32_t)h->width * 4 };
+		.stride = (uint32_t)h->width * 4, .damage = partial ? &box : NULL };
 	g_autoptr(GError) error = NULL;
 	if (!umms_renderer_begin(h->renderer, &target, &error)) {
 		umms_warn("display: %s", error->message);
@@ -302,6 +329,8 @@ draw(struct headless *h)
 	}
 	umms_renderer_clear(h->renderer, 0xff000000);
 	h->redraws++;
+	h->damaged_pixels += partial ? (uint64_t)(box.width * box.height) :
+		(uint64_t)h->width * (uint64_t)h->height;
 	bool above = h->placed && h->place.above_ui;
 	if (above)
 		draw_ui(h);
@@ -387,6 +416,7 @@ static void
 redraw(struct headless *h)
 {
 	h->dirty = true;
+	h->whole = true;
 	arm(h);
 }
 
@@ -404,6 +434,7 @@ headless_show(struct umms_target *target, struct umms_frame *frame, GError **err
 	}
 	h->waiting = frame ? umms_frame_ref(frame) : NULL;
 	h->waiting_set = true;
+	h->whole = true;
 	arm(h);
 	return true;
 }
@@ -576,8 +607,12 @@ static void
 damage_ui(struct umms_target *t, bool visible)
 {
 	struct headless *h = headless(t);
+	if (visible != h->ui_visible)
+		h->whole = true;
 	h->ui_visible = visible;
-	redraw(h);
+	/* Otherwise what changed is asked of the UI at the draw (damage()). */
+	h->dirty = true;
+	arm(h);
 }
 
 static void
@@ -642,7 +677,9 @@ get_stats(struct umms_target *t, struct umms_screen_stats *stats)
 {
 	struct headless *h = headless(t);
 	*stats = (struct umms_screen_stats){ .renderer = h->description, .redraws = h->redraws,
-		.uploads = umms_renderer_stats(h->renderer)->uploads, .subpictures = h->subpictures };
+		.uploads = umms_renderer_stats(h->renderer)->uploads, .subpictures = h->subpictures,
+		.upload_bytes = umms_renderer_stats(h->renderer)->upload_bytes,
+		.damaged_pixels = h->damaged_pixels };
 }
 
 static const struct umms_screen_impl headless_screen_impl = {
@@ -734,6 +771,7 @@ umms_headless_create(const struct umms_headless_config *config, GError **error)
 	g_source_attach(h->vblank, g_main_context_get_thread_default());
 	/* Black until something shows, as a screen lit at start. */
 	h->dirty = true;
+	h->whole = true;
 	arm(h);
 	umms_info("display: headless %dx%d@%.2f, drawn by %s", h->width, h->height,
 		h->refresh_mhz / 1000.0, h->description);

@@ -53,11 +53,54 @@ draw_ui_layer(struct kms_output *o)
 	}
 }
 
-/* Draws the UI into @dst, black under it. */
+void
+kms_output_ui_stale(struct kms_output *o)
+{
+	o->ui_stale_all[0] = o->ui_stale_all[1] = true;
+}
+
 static void
-draw_ui(struct kms_output *o, struct kms_dumb *dst)
+box_add(struct umms_render_box *to, const struct umms_render_box *b)
+{
+	if (!(b->width > 0 && b->height > 0))
+		return;
+	if (!(to->width > 0 && to->height > 0)) {
+		*to = *b;
+		return;
+	}
+	double x0 = MIN(to->x, b->x), y0 = MIN(to->y, b->y);
+	double x1 = MAX(to->x + to->width, b->x + b->width);
+	double y1 = MAX(to->y + to->height, b->y + b->height);
+	*to = (struct umms_render_box){ x0, y0, x1 - x0, y1 - y0 };
+}
+
+/*
+ * What UI buffer @i must repaint (false: all of it): the UI's damage since
+ * the last draw, added to what each buffer missed since it was drawn.
+ */
+static bool
+ui_damage(struct kms_output *o, int i, struct umms_render_box *box)
+{
+	int a[4];
+	kms_output_area(o, a);
+	struct umms_render_box area = { a[0], a[1], a[2], a[3] }, d;
+	if (!o->ui->damage || !o->ui->damage(o->ui_data, &area, &d))
+		kms_output_ui_stale(o);
+	else
+		for (int k = 0; k < 2; k++)
+			box_add(&o->ui_stale[k], &d);
+	if (o->ui_stale_all[i])
+		return false;
+	*box = o->ui_stale[i];
+	return true;
+}
+
+/* Draws the UI into @dst (black under it), only @damage of it if not NULL. */
+static void
+draw_ui(struct kms_output *o, struct kms_dumb *dst, const struct umms_render_box *damage)
 {
 	struct umms_render_target target = dumb_target(o, dst);
+	target.damage = damage;
 	g_autoptr(GError) error = NULL;
 	if (!umms_renderer_begin(o->renderer, &target, &error)) {
 		umms_warn("display: %s", error->message);
@@ -65,6 +108,8 @@ draw_ui(struct kms_output *o, struct kms_dumb *dst)
 	}
 	umms_renderer_clear(o->renderer, 0xff000000);
 	o->redraws++;
+	o->damaged_pixels += damage ? (uint64_t)(damage->width * damage->height) :
+		(uint64_t)dst->width * dst->height;
 	draw_ui_layer(o);
 	if (!umms_renderer_end(o->renderer, &error))
 		umms_warn("display: %s", error->message);
@@ -77,12 +122,18 @@ kms_output_background_fb(struct kms_output *o)
 	if (!o->ui || !o->ui_visible)
 		return o->black.fb_id;
 	if (o->ui_dirty || !o->ui_fb) {
-		/* Drawn into the buffer not on screen. */
-		struct kms_dumb *dst = &o->ui_buf[o->ui_next];
-		draw_ui(o, dst);
-		o->ui_fb = dst->fb_id;
-		o->ui_next ^= 1;
+		/* Drawn into the buffer not on screen, what it missed since it was drawn. */
+		int i = o->ui_next;
+		struct umms_render_box box;
+		bool partial = o->ui_fb && ui_damage(o, i, &box);
 		o->ui_dirty = false;
+		if (partial && !(box.width > 0 && box.height > 0))
+			return o->ui_fb;   /* nothing changed: the buffer on screen again */
+		draw_ui(o, &o->ui_buf[i], partial ? &box : NULL);
+		o->ui_stale[i] = (struct umms_render_box){ 0, 0, 0, 0 };
+		o->ui_stale_all[i] = false;
+		o->ui_fb = o->ui_buf[i].fb_id;
+		o->ui_next ^= 1;
 	}
 	return o->ui_fb;
 }
@@ -121,6 +172,9 @@ kms_output_compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame
 		goto fail;
 	umms_renderer_clear(o->renderer, 0xff000000);
 	o->redraws++;
+	o->damaged_pixels += (uint64_t)dst->width * dst->height;
+	/* The UI drawn here takes its damage along: its own buffers miss it. */
+	kms_output_ui_stale(o);
 	bool above = o->placed && o->place.above_ui;
 	if (above)
 		draw_ui_layer(o);

@@ -191,7 +191,7 @@ umms_kms_output_get_stats(struct umms_target *target, struct umms_screen_stats *
 	*stats = (struct umms_screen_stats){ .renderer = o->renderer_name, .redraws = o->redraws,
 		.uploads = umms_renderer_stats(o->renderer)->uploads,
 		.upload_bytes = umms_renderer_stats(o->renderer)->upload_bytes,
-		.subpictures = kms_frame_cache_sub_fbs(o->cache) };
+		.subpictures = kms_frame_cache_sub_fbs(o->cache), .damaged_pixels = o->damaged_pixels };
 }
 
 const struct umms_screen_impl kms_screen_impl = {

@@ -34,6 +34,7 @@ struct kms_output {
 	bool gl;                   /* it is gles2: it draws into the buffers' dma-bufs */
 	char *renderer_name;
 	uint64_t redraws;          /* pictures it composited */
+	uint64_t damaged_pixels;   /* repainted, over all of them */
 	struct kms_dumb black, composite[2], capture;
 	int next_composite;
 	GSource *source;
@@ -65,6 +66,13 @@ struct kms_output {
 	struct kms_dumb ui_buf[2];
 	int ui_next;
 	uint32_t ui_fb;            /* the UI as last drawn, 0: not drawn yet */
+	/*
+	 * What changed since each UI buffer was last drawn (buffer age): one
+	 * box each, or all of it. The UI's own damage goes into both; anything
+	 * else (placement, mode, margins, the UI drawn elsewhere) makes both whole.
+	 */
+	struct umms_render_box ui_stale[2];
+	bool ui_stale_all[2];
 	GSource *kick;             /* a commit for the UI, soon */
 	bool placed;               /* the video goes where place says, not full screen */
 	struct umms_screen_video_place place;
@@ -98,6 +106,8 @@ uint32_t kms_output_background_fb(struct kms_output *o);
  * The video (@l: where), its subtitles (@sub: where, NULL: none) and the
  * UI drawn together into @dst, stacked as placed.
  */
+/* kms-compose.c: both UI buffers must be repainted whole at their next draw. */
+void kms_output_ui_stale(struct kms_output *o);
 bool kms_output_compose(struct kms_output *o, struct kms_dumb *dst, struct umms_frame *frame,
 	const struct umms_layout *l, const struct umms_layout_overlay *sub);
 

@@ -493,6 +493,7 @@ make_buffers(struct kms_output *o, GError **error)
 	kms_dumb_destroy(fd, &o->ui_buf[0]);
 	kms_dumb_destroy(fd, &o->ui_buf[1]);
 	o->ui_fb = 0;
+	kms_output_ui_stale(o);
 	return kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->black, error) &&
 		kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->composite[0], error) &&
 		kms_dumb_create(fd, w, h, DRM_FORMAT_XRGB8888, &o->composite[1], error) &&
@@ -521,6 +522,7 @@ refresh(struct kms_output *o)
 	struct umms_frame *frame = o->shown ? umms_frame_ref(o->shown) : NULL;
 	GError *error = NULL;
 	o->ui_dirty = true;
+	kms_output_ui_stale(o);
 	if (!present(o, frame, false, &error)) {
 		umms_warn("%s", error->message);
 		g_error_free(error);
@@ -665,6 +667,7 @@ umms_kms_output_set_ui(struct umms_target *target, const struct umms_screen_ui_i
 	o->ui_data = data;
 	o->ui_visible = false;
 	o->ui_dirty = true;
+	kms_output_ui_stale(o);
 	ui_resized(o);
 }
 
@@ -672,7 +675,10 @@ void
 umms_kms_output_damage_ui(struct umms_target *target, bool visible)
 {
 	struct kms_output *o = kms_output(target);
+	if (visible != o->ui_visible)
+		kms_output_ui_stale(o);
 	o->ui_visible = visible;
+	/* Otherwise what changed is asked of the UI at the draw (kms-compose.c). */
 	o->ui_dirty = true;
 	/* Soon, not now: one commit for all the surfaces a client commits together. */
 	if (!o->kick)
@@ -696,6 +702,7 @@ umms_kms_output_place_video(struct umms_target *target, const struct umms_screen
 		o->place = *place;
 	}
 	o->ui_dirty = true;
+	kms_output_ui_stale(o);
 	if (!o->kick)
 		o->kick = umms_source_idle(kick_cb, o);
 }
@@ -714,6 +721,7 @@ umms_kms_output_set_active(struct umms_target *target, bool active)
 	o->modeset = true;
 	o->good_k = -1;
 	o->ui_dirty = true;
+	kms_output_ui_stale(o);
 	/* The frame waiting, else the one shown again (a flip pending kicks when it ends). */
 	kick(o);
 }

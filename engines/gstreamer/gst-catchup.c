@@ -15,7 +15,8 @@
  * which (its successors depending on nothing before it) is decoded again.
  * The CPU that player saves goes to the others, and it shows the start of
  * each group of pictures it can decode in time. Skipped frames count as
- * dropped in Stats.
+ * dropped in Stats. A stream whose key frames are not marked (or far
+ * apart) is skipped at most MAX_SKIP of its time, then decoded again.
  */
 #define UMMS_LOG_SCOPE UMMS_SCOPE_ENGINE
 
@@ -24,10 +25,19 @@
 #include "gst-private.h"
 #include "log.h"
 
+#define MAX_SKIP (5 * GST_SECOND)
+
 struct catchup {
 	struct gst_engine *engine;
 	bool skipping;        /* streaming thread: dropping until a key frame */
+	GstClockTime since;   /* the timestamp skipping started at, or NONE */
 };
+
+static GstClockTime
+timestamp(GstBuffer *buffer)
+{
+	return GST_BUFFER_PTS_IS_VALID(buffer) ? GST_BUFFER_PTS(buffer) : GST_BUFFER_DTS(buffer);
+}
 
 /* How late (ns) @buffer is for the screen now; 0 when not playing or unknown. */
 static GstClockTimeDiff
@@ -37,8 +47,7 @@ lateness(struct gst_engine *engine, GstPad *pad, GstBuffer *buffer)
 	GST_OBJECT_LOCK(sink);
 	bool playing = GST_STATE(sink) == GST_STATE_PLAYING;
 	GST_OBJECT_UNLOCK(sink);
-	GstClockTime ts = GST_BUFFER_PTS_IS_VALID(buffer) ? GST_BUFFER_PTS(buffer) :
-		GST_BUFFER_DTS(buffer);
+	GstClockTime ts = timestamp(buffer);
 	if (!playing || !GST_CLOCK_TIME_IS_VALID(ts))
 		return 0;
 	GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
@@ -82,6 +91,14 @@ catchup_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 		umms_debug("video %" G_GINT64_FORMAT " ms late: skipping to the next key frame",
 			late / GST_MSECOND);
 		catchup->skipping = true;
+		catchup->since = timestamp(buffer);
+	} else if (GST_CLOCK_TIME_IS_VALID(catchup->since) &&
+			GST_CLOCK_TIME_IS_VALID(timestamp(buffer)) &&
+			timestamp(buffer) > catchup->since + MAX_SKIP) {
+		umms_debug("no key frame in %" G_GUINT64_FORMAT " s: decoding again",
+			MAX_SKIP / GST_SECOND);
+		catchup->skipping = false;
+		return GST_PAD_PROBE_OK;
 	}
 	g_mutex_lock(&engine->lock);
 	engine->skipped++;

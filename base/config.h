@@ -63,6 +63,7 @@ struct umms_config {
 		unsigned reply_timeout;   /* ms a network source's request waits to reply */
 		bool pitch_correction;    /* keep the pitch at rates != 1 */
 		unsigned trickmode_rate;  /* |rate| above which only key frames play */
+	unsigned catch_up;        /* ms late at a video decoder before it skips to a key frame, 0 never */
 		unsigned subtitle_size;   /* ‰ of the picture's height, subtitle text */
 		unsigned subtitle_margin; /* ‰ of the picture's height, under subtitles */
 		enum umms_engine_isolation isolation;

@@ -4,6 +4,7 @@
  * forwards and backwards, volume, track selection, subtitles and counters.
  */
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 
 #include "harness.h"
@@ -619,6 +620,47 @@ test_stats(struct umms_test *t, gconstpointer data)
 	umms_test_signals_free(signals);
 }
 
+/*
+ * A player whose video falls hopelessly behind (its worker stopped for a
+ * second, as a CPU shared by too many players would leave it) skips to the
+ * next key frame ([engine] catch-up), counts what it skipped as dropped,
+ * shows frames again after that and plays to the end.
+ */
+static void
+test_catch_up(struct umms_test *t, gconstpointer data)
+{
+	const char *overrides[] = { "engine.isolation=worker", "engine.fork-server=false",
+		"engine.spare-workers=0", "engine.catch-up=200", NULL };
+	umms_test_restart(t, overrides);
+	g_autofree char *p = umms_test_open(t->bus, "long.mkv");
+	unsigned zombies = 0;
+	pid_t worker = 0;
+	g_assert_cmpuint(umms_test_engine_children(&zombies, 0, &worker), ==, 1);
+	g_assert_cmpint(worker, >, 0);
+	struct umms_test_signals *signals = umms_test_signals_watch(t->bus, p);
+	umms_test_player_do(t->bus, p, "SetPosition", g_variant_new("(x)", US(16)));
+	umms_test_player_do(t->bus, p, "Play", NULL);
+	umms_test_wait_position(t->bus, p, US(16.3), false, UMMS_TEST_TIMEOUT_MS);
+	/* Key frames every second: stopped 1.5 s, its next frames are far behind. */
+	g_autoptr(GVariant) before = umms_test_get(t->bus, p, UMMS_PLAYER, "Stats");
+	g_assert_cmpint(kill(worker, SIGSTOP), ==, 0);
+	umms_test_sleep(1500);
+	g_assert_cmpint(kill(worker, SIGCONT), ==, 0);
+	g_variant_unref(umms_test_signals_wait(signals, "Eos", UMMS_TEST_TIMEOUT_MS));
+	g_autoptr(GVariant) after = umms_test_get(t->bus, p, UMMS_PLAYER, "Stats");
+	uint64_t dropped = stat_value(after, "frames-dropped") -
+		stat_value(before, "frames-dropped");
+	uint64_t presented = stat_value(after, "frames-presented") -
+		stat_value(before, "frames-presented");
+	g_test_message("after the stop: %" G_GUINT64_FORMAT " presented, %" G_GUINT64_FORMAT
+		" dropped", presented, dropped);
+	/* Skipped frames count: at least the second it stood still, at 25 fps. */
+	g_assert_cmpuint(dropped, >=, 25);
+	/* From the next key frame on it shows frames again (2.2 s were left to play). */
+	g_assert_cmpuint(presented, >=, 5);
+	umms_test_signals_free(signals);
+}
+
 static void
 test_two_players(struct umms_test *t, gconstpointer data)
 {
@@ -652,5 +694,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/player/subtitle-uri", test_subtitle_uri);
 	UMMS_TEST_ADD("/player/stats", test_stats);
 	UMMS_TEST_ADD("/player/two-players", test_two_players);
+	UMMS_TEST_ADD("/player/catch-up", test_catch_up);
 	return g_test_run();
 }

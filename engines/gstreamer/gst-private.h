@@ -141,6 +141,7 @@ struct gst_engine {
 	guint64 decoded;
 	guint64 presented;
 	guint64 superseded;  /* presented, but replaced by a newer one before the main loop ran */
+	guint64 skipped;               /* dropped before decoding to catch up (gst-catchup.c) */
 	guint64 copies;                /* frames copied into memfd memory */
 	guint64 dmabuf_frames;         /* frames handed on as a decoder's dma-buf */
 	bool video_wanted;             /* someone shows frames: build them */
@@ -343,6 +344,8 @@ bool gst_support_missing_plugin(struct gst_engine *engine, GstMessage *message);
  * playbin's stream signals (as "umms-streams" application messages).
  */
 void gst_support_watch_pipeline(struct gst_engine *engine);
+/* gst-catchup.c: @decoder (video) skips to its next key frame when hopelessly late. */
+void gst_catchup_watch_decoder(struct gst_engine *engine, GstElement *decoder);
 void gst_support_qos(struct gst_engine *engine, GstMessage *message);
 void gst_support_reset_stats(struct gst_engine *engine);
 void gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats);

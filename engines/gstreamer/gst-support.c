@@ -554,6 +554,7 @@ element_added_cb(GstBin *bin, GstBin *sub_bin, GstElement *element, gpointer dat
 	if (v4l2)
 		gst_util_set_object_arg(G_OBJECT(element), "capture-io-mode", "dmabuf");
 	gst_captions_watch_decoder(engine, element);
+	gst_catchup_watch_decoder(engine, element);
 	GstPad *src = gst_element_get_static_pad(element, "src");
 	if (src) {
 		gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
@@ -631,6 +632,7 @@ gst_support_reset_stats(struct gst_engine *engine)
 	engine->decoded = 0;
 	engine->presented = 0;
 	engine->superseded = 0;
+	engine->skipped = 0;
 	engine->copies = 0;
 	engine->dmabuf_frames = 0;
 	engine->audio_buffers = 0;
@@ -648,7 +650,7 @@ gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats
 	/* Frames the main loop was too busy to hand over count as dropped, not presented. */
 	stats->presented = engine->presented > engine->superseded ?
 		engine->presented - engine->superseded : 0;
-	stats->dropped = engine->superseded;
+	stats->dropped = engine->superseded + engine->skipped;
 	stats->copies = engine->copies;
 	stats->dmabuf = engine->dmabuf_frames;
 	stats->audio_buffers = engine->audio_buffers;

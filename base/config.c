@@ -64,6 +64,7 @@ static const struct key keys[] = {
 	UKEY("engine", "worker-memory-max", engine.worker_memory_max, 0, 1048576),
 	UKEY("engine", "spare-workers", engine.spare_workers, 0, 1),
 	KEY("engine", "fork-server", KEY_BOOL, engine.fork_server),
+	KEY("engine", "spare-while-playing", KEY_BOOL, engine.spare_while_playing),
 	KEY("engine", "sandbox", KEY_BOOL, engine.sandbox),
 	KEY("engine", "sandbox-elements", KEY_STRV, engine.sandbox_elements),
 	KEY("engine", "landlock", KEY_BOOL, engine.landlock),

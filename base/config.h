@@ -72,6 +72,7 @@ struct umms_config {
 		unsigned worker_memory_max; /* MB of resident memory per worker, 0: no limit */
 		unsigned spare_workers;   /* workers kept started for the next SetUri: 0 or 1 */
 		bool fork_server;         /* workers forked from one loaded umms-engine (worker/zygote.h) */
+		bool spare_while_playing; /* the spare started while a player plays too */
 		bool sandbox;             /* workers enter worker/sandbox.h's sandbox */
 		char **sandbox_elements;  /* more element or plugin names it allows, NULL-terminated */
 		bool landlock;            /* with Landlock where the kernel has it */

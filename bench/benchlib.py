@@ -131,6 +131,69 @@ def proc_cpu(pid):
     return sum(int(v) for v in fields[11:15]) / CLK_TCK
 
 
+def process_tree(pid):
+    """@pid and its descendants, parents first (those that exist now)."""
+    pids = [pid]
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return pids
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                for child in f.read().split():
+                    pids += process_tree(int(child))
+        except OSError:
+            pass
+    return pids
+
+
+def proc_sample(pid):
+    """
+    One process now: its name, own CPU seconds (utime + stime, no children),
+    and from /proc/PID/smaps_rollup its resident (RSS) and proportional (PSS:
+    each shared page divided among the processes that map it) memory in
+    kB. None if it is gone.
+    """
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+        rss = pss = 0
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Rss:"):
+                    rss = int(line.split()[1])
+                elif line.startswith("Pss:"):
+                    pss = int(line.split()[1])
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return {"pid": pid, "name": stat[stat.index("(") + 1:stat.rindex(")")],
+            "cpu": (int(fields[11]) + int(fields[12])) / CLK_TCK, "rss": rss, "pss": pss}
+
+
+def tree_sample(pid):
+    """proc_sample() of @pid's whole process tree."""
+    return [s for s in (proc_sample(p) for p in process_tree(pid)) if s]
+
+
+class TreeSampler:
+    """tree_sample() of each of @pids' trees, @delay s from now (mid-playback), on a thread."""
+
+    def __init__(self, pids, delay=5.0):
+        self.samples = None
+        self.timer = threading.Timer(delay, self._take, args=(pids,))
+        self.timer.start()
+
+    def _take(self, pids):
+        self.samples = {pid: tree_sample(pid) for pid in pids}
+
+    def result(self):
+        self.timer.cancel()
+        self.timer.join()
+        return self.samples
+
+
 class LineReader:
     """Reads a child's stdout on a thread, keeping (CLOCK_REALTIME s, line) pairs."""
 

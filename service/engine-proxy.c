@@ -81,6 +81,9 @@ take_status(struct proxy *proxy, const struct umms_ipc_status *status)
 		return;
 	proxy->status = *status;
 	proxy->base.state = (enum umms_engine_state)status->state;
+	if (proxy->link)
+		umms_worker_process_set_playing(proxy->link->process,
+			proxy->base.state == UMMS_ENGINE_PLAYING);
 }
 
 static void

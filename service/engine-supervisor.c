@@ -29,6 +29,15 @@
  * of its own, as one with no spare does.
  */
 #define SPARE_DELAY_MS 1000
+/*
+ * Nor while a player plays ([engine] spare-while-playing = false): a
+ * spare's start (fork, engine, warm-up clip, 64 MB of heap written) is
+ * 0.04 to 0.2 s of CPU and ~75 MB of memory (PSS) beside the decoding it
+ * would compete with, for a SetUri that may never come; it starts
+ * SPARE_DELAY_MS after the last player stopped playing (paused, stopped,
+ * ended, gone). A SetUri meanwhile forks a worker of its own from the
+ * fork server, its heap cold (bench/README.md says what each costs).
+ */
 
 /*
  * A worker's socket hung up, or is full: how long to wait for its exit
@@ -49,6 +58,7 @@ struct umms_worker_process {
 	GSource *io, *exit_watch;
 	bool reaped, hung_up;
 	bool ready;              /* said READY: its main loop runs */
+	bool playing;            /* its engine plays (umms_worker_process_set_playing()) */
 	int code;                /* the reason to report, once a kill was decided */
 	char *why;
 	const struct umms_worker_handler *handler;
@@ -141,10 +151,43 @@ describe_exit(int status)
 }
 
 /* The process is gone: tell whoever is attached, once, and forget it. */
+static void schedule_spare(unsigned delay_ms);
+
+/* Whether a worker attached to a player plays now. */
+static bool
+anything_playing(void)
+{
+	for (GList *l = sup.all; l; l = l->next) {
+		struct umms_worker_process *process = l->data;
+		if (process->playing && process->handler && !process->reaped)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the spare waits for the players to stop (SPARE_DELAY_MS). */
+static bool
+spare_waits(void)
+{
+	return sup.config && !sup.config->engine.spare_while_playing && anything_playing();
+}
+
+/* @process stopped playing, or went: the spare once nothing plays. */
+static void
+stopped_playing(struct umms_worker_process *process)
+{
+	if (!process->playing)
+		return;
+	process->playing = false;
+	if (!spare_waits())
+		schedule_spare(SPARE_DELAY_MS);
+}
+
 static void
 reaped(struct umms_worker_process *process, int status)
 {
 	process->reaped = true;
+	stopped_playing(process);
 	sup.all = g_list_remove(sup.all, process);
 	close_socket(process);
 	if (process->pidfd >= 0)
@@ -372,7 +415,7 @@ spare_cb(gpointer data)
 {
 	umms_source_forget(&sup.spare_idle);
 	/* Started once the fork server is (fork_server_ready()): then it costs less. */
-	if (umms_fork_server_starting())
+	if (umms_fork_server_starting() || spare_waits())
 		return G_SOURCE_REMOVE;
 	if (sup.enabled && !sup.spare && sup.config && sup.config->engine.spare_workers > 0) {
 		g_autoptr(GError) error = NULL;
@@ -386,7 +429,8 @@ spare_cb(gpointer data)
 static void
 schedule_spare(unsigned delay_ms)
 {
-	if (!sup.enabled || sup.spare || sup.spare_idle || !sup.config->engine.spare_workers)
+	if (!sup.enabled || sup.spare || sup.spare_idle || !sup.config->engine.spare_workers ||
+			spare_waits())
 		return;
 	/*
 	 * A second on, at low priority: the process and GStreamer starting
@@ -444,6 +488,9 @@ umms_supervisor_init(const struct umms_config *config)
 void
 umms_supervisor_finish(void)
 {
+	/* Nothing plays from here on: no spare is scheduled as they go. */
+	for (GList *l = sup.all; l; l = l->next)
+		((struct umms_worker_process *)l->data)->playing = false;
 	umms_source_clear(&sup.spare_idle);
 	umms_fork_server_stop();
 	/* Those that waited for it: reaped unstarted. */
@@ -502,8 +549,19 @@ void
 umms_worker_process_attach(struct umms_worker_process *process,
 	const struct umms_worker_handler *handler, void *data)
 {
+	if (!handler)
+		stopped_playing(process);
 	process->handler = handler;
 	process->data = data;
+}
+
+void
+umms_worker_process_set_playing(struct umms_worker_process *process, bool playing)
+{
+	if (!playing)
+		stopped_playing(process);
+	else
+		process->playing = true;
 }
 
 void
@@ -511,7 +569,7 @@ umms_worker_process_release(struct umms_worker_process *process)
 {
 	if (!process)
 		return;
-	process->handler = NULL;
+	umms_worker_process_attach(process, NULL, NULL);
 	/* Hung up, the worker ends by itself; its exit watch reaps it. */
 	close_socket(process);
 	if (!process->reaped && process->pid > 0)

@@ -40,7 +40,9 @@ bool umms_supervisor_enabled(void);
 const struct umms_config *umms_supervisor_config(void);
 /*
  * Starts a new spare if none is kept, a second later at low priority:
- * called when the request that took the last one has been served.
+ * called when the request that took the last one has been served. With
+ * [engine] spare-while-playing = false, not while a worker attached to a
+ * player plays: a second after the last one stopped.
  */
 void umms_supervisor_refill(void);
 
@@ -49,6 +51,8 @@ struct umms_worker_process *umms_worker_process_take(const struct umms_config *c
 	GError **error);
 void umms_worker_process_attach(struct umms_worker_process *process,
 	const struct umms_worker_handler *handler, void *data);
+/* Whether @process's engine plays now (the spare waits for none to: umms_supervisor_refill()). */
+void umms_worker_process_set_playing(struct umms_worker_process *process, bool playing);
 /* Detaches, hangs up (the worker exits) and drops the caller's reference. */
 void umms_worker_process_release(struct umms_worker_process *process);
 struct umms_worker_process *umms_worker_process_ref(struct umms_worker_process *process);

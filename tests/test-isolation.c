@@ -624,6 +624,54 @@ test_fork_server(struct umms_test *t, gconstpointer data)
 	assert_no_workers_left(t);
 }
 
+/* A live engine worker but @busy now (the last found), or 0. */
+static pid_t
+worker_but(pid_t busy)
+{
+	unsigned zombies = 0;
+	pid_t other = 0;
+	umms_test_engine_children(&zombies, busy, &other);
+	return other;
+}
+
+/*
+ * The next spare waits while a player plays ([engine] spare-while-playing
+ * = false): its start and its memory would come beside the video. It
+ * starts once the player pauses; with spare-while-playing = true it starts
+ * a second after the SetUri, playing or not.
+ */
+static void
+test_spare_after_playing(struct umms_test *t, gconstpointer data)
+{
+	umms_test_restart(t, NULL);
+	pid_t spare = warm_spare(0);
+	g_autofree char *player = play(t, "long.mkv");
+	g_assert_cmpint((pid_t)umms_test_stat(t->bus, player, "engine-pid"), ==, spare);
+	/* Well past the second after SetUri when it would have started. */
+	umms_test_wait_position(t->bus, player, US(3), false, 15000);
+	g_autofree char *state = umms_test_get_string(t->bus, player, "State");
+	g_assert_cmpstr(state, ==, "playing");
+	g_assert_cmpint(worker_but(spare), ==, 0);
+
+	umms_test_player_do(t->bus, player, "Pause", NULL);
+	pid_t next = warm_spare(spare);
+	g_assert_cmpint(next, !=, spare);
+	/* Playing again: the spare it now has stays. */
+	umms_test_player_do(t->bus, player, "Play", NULL);
+	umms_test_sleep(500);
+	g_assert_cmpint(worker_but(spare), ==, next);
+
+	const char *const overrides[] = { "engine.spare-while-playing=true", NULL };
+	umms_test_restart(t, overrides);
+	spare = warm_spare(0);
+	g_autofree char *again = play(t, "long.mkv");
+	g_assert_cmpint((pid_t)umms_test_stat(t->bus, again, "engine-pid"), ==, spare);
+	next = warm_spare(spare);
+	g_assert_cmpint(next, !=, spare);
+	g_autofree char *still = umms_test_get_string(t->bus, again, "State");
+	g_assert_cmpstr(still, ==, "playing");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -638,5 +686,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/isolation/sandbox-elements", test_sandbox_elements);
 	UMMS_TEST_ADD("/isolation/warm-spare", test_warm_spare);
 	UMMS_TEST_ADD("/isolation/fork-server", test_fork_server);
+	UMMS_TEST_ADD("/isolation/spare-after-playing", test_spare_after_playing);
 	return g_test_run();
 }

@@ -107,3 +107,17 @@ umms_worker_heap_warm_step(struct umms_worker_heap *h)
 		(double)(g_get_monotonic_time() - start) / 1000, faults() - before);
 	return true;
 }
+
+void
+umms_worker_heap_trim(void)
+{
+#ifndef HEAP_OWN_ALLOCATOR
+	gint64 start = g_get_monotonic_time();
+	struct mallinfo2 before = mallinfo2();
+	malloc_trim(0);
+	struct mallinfo2 after = mallinfo2();
+	umms_debug("worker: heap trimmed in %.1f ms: %zu of %zu kB free before, %zu kB in the "
+		"heap after", (double)(g_get_monotonic_time() - start) / 1000, before.fordblks >> 10,
+		before.arena >> 10, after.arena >> 10);
+#endif
+}

@@ -18,6 +18,10 @@
  *    threads (their frames, libav's per-thread contexts, the copies of
  *    the first frames) take from OPEN to the first 1080p H.264 frame
  *    (~56 MB measured) is then there, written, when they ask for it.
+ * 3. once the media has played a while (UMMS_WORKER_HEAP_SETTLE_MS),
+ *    gives back what the heap holds free (umms_worker_heap_trim()): what
+ *    the warm-up wrote beyond the decoder's needs, ~13 to 20 MB of a
+ *    1080p H.264 stream's 74 (bench/video-cpu's memory table).
  * Not under AddressSanitizer, whose allocator is its own.
  */
 #ifndef UMMS_WORKER_HEAP_H
@@ -38,8 +42,13 @@ struct umms_worker_heap {
 	bool done;
 };
 
+/* How long a media plays before its worker's heap is trimmed. */
+#define UMMS_WORKER_HEAP_SETTLE_MS 2000
+
 /* Before any thread is made. */
 void umms_worker_heap_setup(void);
+/* Gives the heap's free memory back to the system (malloc_trim), logs how much. */
+void umms_worker_heap_trim(void);
 /*
  * Writes the next block (~7 ms, so that an OPEN waits no longer on the
  * main loop); after the last frees them all back into the heap, logs what

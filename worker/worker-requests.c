@@ -109,6 +109,7 @@ umms_worker_handle_request(struct umms_worker *worker, struct umms_ipc_message *
 		replay_settings(worker);
 		worker->rate = 1.0;
 		worker->expect_target = worker->expect_away_from = -1;
+		worker->played_ms = 0;
 		return worker->engine->impl->open(worker->engine, uri, error);
 	}
 	case UMMS_IPC_SET_STATE: {

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "ipc.h"
 #include "log.h"
+#include "worker-heap.h"
 #include "worker-record.h"
 #include "worker-sandbox.h"
 #include "worker-warm-up.h"
@@ -92,6 +93,13 @@ status_cb(gpointer data)
 {
 	struct umms_worker *worker = data;
 	umms_worker_send_event(worker, UMMS_IPC_STATUS, NULL, false);
+	/* Played a while: what the heap holds beyond the stream's needs goes back. */
+	if (worker->engine && worker->engine->state == UMMS_ENGINE_PLAYING &&
+			worker->played_ms < UMMS_WORKER_HEAP_SETTLE_MS) {
+		worker->played_ms += worker->status_period;
+		if (worker->played_ms >= UMMS_WORKER_HEAP_SETTLE_MS)
+			umms_worker_heap_trim();
+	}
 	return G_SOURCE_CONTINUE;
 }
 

@@ -152,7 +152,7 @@ umms_config_init(struct umms_config *config)
 			.reply_timeout = 1000,
 			.pitch_correction = true,
 			.trickmode_rate = 2,
-			.catch_up = 200,
+			.catch_up = 0,      /* opt-in: see docs/config.md */
 			.subtitle_size = 50,
 			.subtitle_margin = 50,
 			.isolation = UMMS_ISOLATION_WORKER,

@@ -196,6 +196,33 @@ umms_test_image_assert_rect(const struct umms_test_image *image, int x, int y, i
 		first_y, first, min_x, min_y, max_x, max_y, image->width, image->height, saved);
 }
 
+void
+umms_test_image_assert_each(const struct umms_test_image *image, umms_test_pixel_fn want,
+	const void *data, int tolerance, const char *what)
+{
+	unsigned bad = 0;
+	int first_x = 0, first_y = 0;
+	uint32_t found = 0, expected = 0;
+	for (int y = 0; y < image->height; y++) {
+		for (int x = 0; x < image->width; x++) {
+			uint32_t w = want(x, y, data);
+			if (w == UMMS_TEST_ANY_PIXEL)
+				continue;
+			uint32_t g = umms_test_image_pixel(image, x, y);
+			if (umms_test_color_near(g, w & 0xffffff, tolerance))
+				continue;
+			if (bad++ == 0)
+				first_x = x, first_y = y, found = g, expected = w & 0xffffff;
+		}
+	}
+	if (bad == 0)
+		return;
+	g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
+	g_error("%s: %u pixels wrong (±%d per channel), the first at (%d,%d): #%06x, not "
+		"#%06x; image %dx%d saved to %s", what, bad, tolerance, first_x, first_y, found,
+		expected, image->width, image->height, saved);
+}
+
 struct umms_test_image *
 umms_test_capture(struct umms_test *t, const char *what, int width, int height)
 {

@@ -47,6 +47,17 @@ void umms_test_image_assert_pixel(const struct umms_test_image *image, int x, in
 void umms_test_image_assert_rect(const struct umms_test_image *image, int x, int y, int w,
 	int h, int inset, uint32_t rgb, int tolerance, const char *what);
 
+/* The 0xRRGGBB expected at (x, y), or UMMS_TEST_ANY_PIXEL where any will do. */
+typedef uint32_t (*umms_test_pixel_fn)(int x, int y, const void *data);
+#define UMMS_TEST_ANY_PIXEL 0xffffffffu
+/*
+ * Asserts every pixel of @image is within @tolerance of what @want says
+ * (a whole picture: no trail, nothing missing). Fails like
+ * umms_test_image_assert_pixel(), with how many are wrong and the first.
+ */
+void umms_test_image_assert_each(const struct umms_test_image *image, umms_test_pixel_fn want,
+	const void *data, int tolerance, const char *what);
+
 /*
  * What ummsd's screen (/org/umms/display/0) shows now, by Display1.Capture
  * into the test's scratch folder as @what.png; with @width and @height not

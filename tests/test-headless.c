@@ -217,29 +217,27 @@ scene_pixel(int x, int y, const void *data)
 	return pattern(x, y);
 }
 
+struct screen_want {
+	ui_pixel_fn window;
+	const void *data;
+	int width, height;   /* the window's; black beyond */
+};
+
+static uint32_t
+screen_pixel(int x, int y, const void *data)
+{
+	const struct screen_want *sw = data;
+	return x < sw->width && y < sw->height ? sw->window(x, y, sw->data) & 0xffffff : BLACK;
+}
+
 /* Every pixel of the screen is what @want says (within the renderers' rounding). */
 static void
 assert_screen(struct umms_test *t, const char *what, ui_pixel_fn want, const void *data,
 	int width, int height)
 {
 	struct umms_test_image *image = capture(t, what, 640, 360);
-	int bad = 0, first_x = -1, first_y = -1;
-	uint32_t got = 0, expected = 0;
-	for (int y = 0; y < 360; y++) {
-		for (int x = 0; x < 640; x++) {
-			uint32_t w = x < width && y < height ? want(x, y, data) & 0xffffff : BLACK;
-			uint32_t g = umms_test_image_pixel(image, x, y) & 0xffffff;
-			if (umms_test_color_near(g, w, 4))
-				continue;
-			if (bad++ == 0)
-				first_x = x, first_y = y, got = g, expected = w;
-		}
-	}
-	if (bad) {
-		g_autofree char *saved = umms_test_image_save_for_diagnosis(image, what);
-		g_error("%s: %d pixels wrong, the first at (%d, %d): %06x, not %06x (%s)", what, bad,
-			first_x, first_y, got, expected, saved);
-	}
+	struct screen_want sw = { want, data, width, height };
+	umms_test_image_assert_each(image, screen_pixel, &sw, 4, what);
 	umms_test_image_free(image);
 }
 

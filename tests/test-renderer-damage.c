@@ -16,23 +16,10 @@
 #include "gles2.h"
 #include "pixman-renderer.h"
 #include "renderer.h"
+#include "renderer-list.h"
 
 #define W 96
 #define H 64
-
-static struct umms_renderer *
-create_gles2(GError **error)
-{
-	return umms_gles2_renderer_create(NULL, error);
-}
-
-static const struct renderer_entry {
-	const char *name;
-	struct umms_renderer *(*create)(GError **error);
-} renderers[] = {
-	{ "gles2", create_gles2 },
-	{ "pixman", umms_pixman_renderer_create },
-};
 
 static struct umms_renderer *
 create(const struct renderer_entry *entry)

@@ -27,6 +27,7 @@
 #include <glib.h>
 
 #include "renderer.h"
+#include "renderer-list.h"
 #include "gles2.h"
 #include "renderer-dmabuf.h"
 #include "pixman-renderer.h"
@@ -46,20 +47,6 @@
 #define IMG_H 48
 #define DST_W 128
 #define DST_H 96
-
-static struct umms_renderer *
-create_gles2(GError **error)
-{
-	return umms_gles2_renderer_create(NULL, error);
-}
-
-static const struct renderer_entry {
-	const char *name;
-	struct umms_renderer *(*create)(GError **error);
-} renderers[] = {
-	{ "gles2", create_gles2 },
-	{ "pixman", umms_pixman_renderer_create },
-};
 
 static const uint8_t left_rgb[3] = { 200, 40, 60 };
 static const uint8_t right_rgb[3] = { 30, 160, 220 };

@@ -150,7 +150,6 @@ describe_exit(int status)
 		WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-/* The process is gone: tell whoever is attached, once, and forget it. */
 static void schedule_spare(unsigned delay_ms);
 
 /* Whether a worker attached to a player plays now. */
@@ -183,6 +182,7 @@ stopped_playing(struct umms_worker_process *process)
 		schedule_spare(SPARE_DELAY_MS);
 }
 
+/* The process is gone: tell whoever is attached, once, and forget it. */
 static void
 reaped(struct umms_worker_process *process, int status)
 {

@@ -22,15 +22,24 @@ void
 umms_test_recording_wait(struct umms_test *t, const char *path, const char *state,
 	unsigned ms)
 {
-	for (unsigned i = 0; i < ms / 50; i++) {
+	/*
+	 * By the clock, not by the number of naps: in the emulated VM a
+	 * D-Bus round trip can take longer than the nap itself. The count
+	 * bounds it too, should that clock stall (umms_test_sleep).
+	 */
+	gint64 begun = g_get_monotonic_time(), end = begun + (gint64)ms * 1000;
+	unsigned polls = 0;
+	do {
 		g_autofree char *now = umms_test_recording_string(t, path, "State");
+		polls++;
 		if (strcmp(now, state) == 0)
 			return;
 		umms_test_sleep(50);
-	}
+	} while (g_get_monotonic_time() < end && polls < ms / 10);
 	g_autofree char *now = umms_test_recording_string(t, path, "State");
 	g_autofree char *error = umms_test_recording_string(t, path, "Error");
-	g_error("%s stayed %s (%s), never %s", path, now, error, state);
+	g_error("%s stayed %s (%s), never %s, over %.1f s (%u polls)", path, now, error, state,
+		(g_get_monotonic_time() - begun) / 1e6, polls);
 }
 
 char *

@@ -6,6 +6,7 @@
 #include "dbus-iface.h"
 #include "error.h"
 #include "log.h"
+#include "source.h"
 
 struct _UmmsDbusIface {
 	GDBusInterfaceSkeleton parent;
@@ -15,7 +16,14 @@ struct _UmmsDbusIface {
 	GHashTable *sent;       /* property name → GVariant last sent */
 	GMainContext *context;
 	GSource *pending;       /* idle source computing the changes */
+	/* Per property, in info's order: INTERVAL_ANNOTATION's µs (0: none), last sent. */
+	gint64 *interval_us, *sent_us;
+	GSource *later;         /* a change held back by its interval comes out then */
 };
+
+/* This project's annotation: the least time between two signals of a property, ms. */
+#define INTERVAL_ANNOTATION "org.umms.ChangedSignalInterval"
+
 
 G_DEFINE_FINAL_TYPE(UmmsDbusIface, umms_dbus_iface, G_TYPE_DBUS_INTERFACE_SKELETON)
 
@@ -152,6 +160,9 @@ iface_finalize(GObject *object)
 		g_source_destroy(self->pending);
 		g_source_unref(self->pending);
 	}
+	umms_source_clear(&self->later);
+	g_free(self->interval_us);
+	g_free(self->sent_us);
 	g_hash_table_unref(self->sent);
 	g_dbus_interface_info_unref(self->info);
 	g_main_context_unref(self->context);
@@ -185,6 +196,17 @@ umms_dbus_iface_new(GDBusInterfaceInfo *info, const struct umms_dbus_iface_ops *
 	self->ops = ops;
 	self->data = data;
 	self->context = g_main_context_ref_thread_default();
+	guint n = 0;
+	while (info->properties && info->properties[n])
+		n++;
+	self->interval_us = g_new0(gint64, n + 1);
+	self->sent_us = g_new0(gint64, n + 1);
+	for (guint i = 0; i < n; i++) {
+		const char *ms = g_dbus_annotation_info_lookup(info->properties[i]->annotations,
+			INTERVAL_ANNOTATION);
+		if (ms)
+			self->interval_us[i] = (gint64)g_ascii_strtoull(ms, NULL, 10) * 1000;
+	}
 	/* Method calls run in the thread that owns the service's main context. */
 	g_dbus_interface_skeleton_set_flags(G_DBUS_INTERFACE_SKELETON(self),
 		G_DBUS_INTERFACE_SKELETON_FLAGS_NONE);
@@ -238,8 +260,24 @@ emit_on_all(UmmsDbusIface *self, const char *interface, const char *name, GVaria
 		g_variant_unref(params);
 }
 
-void
-umms_dbus_iface_flush_changes(UmmsDbusIface *self)
+static void flush(UmmsDbusIface *self, bool all);
+
+static gboolean
+later_cb(gpointer data)
+{
+	UmmsDbusIface *self = data;
+	umms_source_forget(&self->later);
+	flush(self, false);
+	return G_SOURCE_REMOVE;
+}
+
+/*
+ * Compares and sends. A property with an interval that was sent less than
+ * its interval ago waits (a timer brings it out then), unless @all: a
+ * signal about to follow must find every value it reports already sent.
+ */
+static void
+flush(UmmsDbusIface *self, bool all)
 {
 	if (self->pending) {
 		g_source_destroy(self->pending);
@@ -251,21 +289,33 @@ umms_dbus_iface_flush_changes(UmmsDbusIface *self)
 
 	GVariantBuilder changed;
 	bool any = false;
+	gint64 now = g_get_monotonic_time(), due = G_MAXINT64;
 	g_variant_builder_init(&changed, G_VARIANT_TYPE("a{sv}"));
-	for (GDBusPropertyInfo **prop = self->info->properties; prop && *prop; prop++) {
-		if (!emits_changes(*prop) || !((*prop)->flags & G_DBUS_PROPERTY_INFO_FLAGS_READABLE))
+	for (guint i = 0; self->info->properties && self->info->properties[i]; i++) {
+		const GDBusPropertyInfo *prop = self->info->properties[i];
+		if (!emits_changes(prop) || !(prop->flags & G_DBUS_PROPERTY_INFO_FLAGS_READABLE))
 			continue;
-		GVariant *value = get_value(self, (*prop)->name, NULL);
+		GVariant *value = get_value(self, prop->name, NULL);
 		if (!value)
 			continue;
-		GVariant *old = g_hash_table_lookup(self->sent, (*prop)->name);
+		GVariant *old = g_hash_table_lookup(self->sent, prop->name);
 		if (old && g_variant_equal(old, value)) {
 			g_variant_unref(value);
 			continue;
 		}
-		g_variant_builder_add(&changed, "{sv}", (*prop)->name, value);
-		g_hash_table_insert(self->sent, (*prop)->name, value);
+		if (!all && self->interval_us[i] && now - self->sent_us[i] < self->interval_us[i]) {
+			due = MIN(due, self->sent_us[i] + self->interval_us[i]);
+			g_variant_unref(value);
+			continue;
+		}
+		self->sent_us[i] = now;
+		g_variant_builder_add(&changed, "{sv}", prop->name, value);
+		g_hash_table_insert(self->sent, prop->name, value);
 		any = true;
+	}
+	if (due != G_MAXINT64 && !self->later) {
+		self->later = umms_source_timeout((unsigned)((due - now + 999) / 1000), later_cb,
+			self);
 	}
 	if (!any) {
 		g_variant_builder_clear(&changed);
@@ -276,10 +326,16 @@ umms_dbus_iface_flush_changes(UmmsDbusIface *self)
 }
 
 void
+umms_dbus_iface_flush_changes(UmmsDbusIface *self)
+{
+	flush(self, false);
+}
+
+void
 umms_dbus_iface_emit(UmmsDbusIface *self, const char *name, GVariant *params)
 {
 	/* Clients see the state a signal reports before the signal itself. */
-	umms_dbus_iface_flush_changes(self);
+	flush(self, true);
 	emit_on_all(self, self->info->name, name, params);
 }
 
@@ -378,6 +434,7 @@ umms_dbus_iface_detach(UmmsDbusIface *self)
 		g_source_unref(self->pending);
 		self->pending = NULL;
 	}
+	umms_source_clear(&self->later);
 	self->ops = NULL;
 	self->data = NULL;
 }

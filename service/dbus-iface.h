@@ -11,7 +11,11 @@
  * Change signals are derived, not hand-maintained: umms_dbus_iface_changed()
  * schedules a comparison of every property (but those annotated
  * org.freedesktop.DBus.Property.EmitsChangedSignal=false) with the values
- * last sent, and emits one PropertiesChanged holding the differences.
+ * last sent, and emits one PropertiesChanged holding the differences. A
+ * property annotated org.umms.ChangedSignalInterval=MS (counters that move
+ * with every frame: Player1.Stats) is sent at most once in MS: a change
+ * within that time waits for a timer, or for the next signal of the
+ * interface (umms_dbus_iface_emit), which carries every pending change.
  */
 #ifndef UMMS_SERVICE_DBUS_IFACE_H
 #define UMMS_SERVICE_DBUS_IFACE_H

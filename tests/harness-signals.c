@@ -109,6 +109,31 @@ umms_test_signals_find_change(struct umms_test_signals *signals, const char *pro
 	return NULL;
 }
 
+unsigned
+umms_test_signals_count_changes(struct umms_test_signals *signals, const char *property,
+	GVariant **last)
+{
+	umms_test_sleep(0);
+	unsigned n = 0;
+	for (GList *l = signals->queue.head; l; l = l->next) {
+		struct recorded *recorded = l->data;
+		if (strcmp(recorded->member, "PropertiesChanged") != 0)
+			continue;
+		g_autoptr(GVariant) changed = g_variant_get_child_value(recorded->params, 1);
+		GVariant *value = g_variant_lookup_value(changed, property, NULL);
+		if (!value)
+			continue;
+		n++;
+		if (last) {
+			g_clear_pointer(last, g_variant_unref);
+			*last = value;
+		} else {
+			g_variant_unref(value);
+		}
+	}
+	return n;
+}
+
 double
 umms_test_signals_last_ms(struct umms_test_signals *signals)
 {

@@ -184,6 +184,12 @@ GVariant *umms_test_signals_wait(struct umms_test_signals *signals, const char *
 	unsigned timeout_ms);
 /* Whether a PropertiesChanged for @property arrived (and pops up to it); no waiting. */
 GVariant *umms_test_signals_find_change(struct umms_test_signals *signals, const char *property);
+/*
+ * How many PropertiesChanged recorded (and not popped) carry @property; the
+ * last value in *@last (NULL: not wanted; *@last NULL or a value to replace).
+ */
+unsigned umms_test_signals_count_changes(struct umms_test_signals *signals,
+	const char *property, GVariant **last);
 /* Milliseconds since the watch started when the last waited signal arrived. */
 double umms_test_signals_last_ms(struct umms_test_signals *signals);
 void umms_test_signals_clear(struct umms_test_signals *signals);

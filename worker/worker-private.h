@@ -48,6 +48,11 @@ struct umms_worker {
 	struct umms_worker_warm_up warm;
 	struct umms_worker_sandbox sandbox; /* entered at the first OPEN */
 	struct umms_worker_record record; /* a recording's worker (RECORD): no engine */
+	/*
+	 * The last INFO's news (state, rate, seek range, media info), as
+	 * sent: an INFO that would repeat it is not sent (info_cb).
+	 */
+	GBytes *info_sent;
 
 	struct wl_listener settled, info, eos, error, frame, cue, eit;
 };

@@ -110,6 +110,8 @@ umms_worker_handle_request(struct umms_worker *worker, struct umms_ipc_message *
 		worker->rate = 1.0;
 		worker->expect_target = worker->expect_away_from = -1;
 		worker->played_ms = 0;
+		/* New media: its first INFO goes out whatever it says. */
+		g_clear_pointer(&worker->info_sent, g_bytes_unref);
 		return worker->engine->impl->open(worker->engine, uri, error);
 	}
 	case UMMS_IPC_SET_STATE: {

@@ -183,11 +183,41 @@ settled_cb(struct wl_listener *listener, void *data)
 	worker->settle_timer = umms_source_timeout(SETTLE_POLL_MS, settle_poll_cb, worker);
 }
 
+/*
+ * Whether an INFO now would tell ummsd nothing its last one did not. playbin
+ * announces its streams again whenever a tag on them moves: a parser's
+ * bitrate, about ten times a second while playing H.264. Each INFO makes
+ * ummsd read and compare every property of the player, for nothing.
+ */
+static bool
+info_repeats(struct umms_worker *worker)
+{
+	struct umms_ipc_status status;
+	fill_status(worker, &status);
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u32(&w, status.state);
+	umms_ipc_put_f64(&w, status.rate);
+	umms_ipc_put_u8(&w, status.has_range);
+	umms_ipc_put_i64(&w, status.range_start);
+	umms_ipc_put_i64(&w, status.range_end);
+	umms_ipc_put_media_info(&w, &worker->engine->info);
+	bool same = worker->info_sent && g_bytes_get_size(worker->info_sent) == w.data->len &&
+		memcmp(g_bytes_get_data(worker->info_sent, NULL), w.data->data, w.data->len) == 0;
+	if (!same) {
+		g_clear_pointer(&worker->info_sent, g_bytes_unref);
+		worker->info_sent = g_bytes_new(w.data->data, w.data->len);
+	}
+	umms_ipc_writer_finish(&w);
+	return same;
+}
+
 static void
 info_cb(struct wl_listener *listener, void *data)
 {
 	struct umms_worker *worker = wl_container_of(listener, worker, info);
-	umms_worker_send_event(worker, UMMS_IPC_INFO, NULL, false);
+	if (!info_repeats(worker))
+		umms_worker_send_event(worker, UMMS_IPC_INFO, NULL, false);
 }
 
 static void
@@ -303,6 +333,7 @@ umms_worker_detach_engine(struct umms_worker *worker)
 	wl_list_remove(&worker->cue.link);
 	umms_engine_destroy(worker->engine);
 	worker->engine = NULL;
+	g_clear_pointer(&worker->info_sent, g_bytes_unref);
 }
 
 bool

@@ -376,6 +376,13 @@ spawn(const struct umms_config *config, const char *text, GError **error)
 	sup.all = g_list_prepend(sup.all, process);
 	process->io = g_unix_fd_source_new(process->sock, G_IO_IN | G_IO_HUP | G_IO_ERR);
 	g_source_set_callback(process->io, G_SOURCE_FUNC(io_cb), process, NULL);
+	/*
+	 * Messages come with every frame. GLib (2.74) takes a source that may
+	 * not recurse out of the poll while it runs and puts it back after,
+	 * and each of those wakes the loop: one pointless turn of it per
+	 * message. ummsd never runs a loop inside a callback, so none recurses.
+	 */
+	g_source_set_can_recurse(process->io, TRUE);
 	g_source_attach(process->io, g_main_context_get_thread_default());
 
 	struct umms_ipc_writer w;

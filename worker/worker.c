@@ -579,6 +579,8 @@ umms_worker_run(struct umms_worker *worker)
 	umms_worker_send_event(worker, UMMS_IPC_READY, NULL, false);
 	worker->io = g_unix_fd_source_new(worker->sock, G_IO_IN | G_IO_HUP | G_IO_ERR);
 	g_source_set_callback(worker->io, G_SOURCE_FUNC(io_cb), worker, NULL);
+	/* A request with every frame: no wake-up around each (engine-supervisor.c). */
+	g_source_set_can_recurse(worker->io, TRUE);
 	g_source_attach(worker->io, NULL);
 	g_source_unref(worker->io);
 	umms_worker_warm_up_start(&worker->warm);

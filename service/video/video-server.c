@@ -327,6 +327,8 @@ umms_video_server_create(const struct umms_config *config, struct umms_manager *
 	g_source_add_unix_fd(&source->base,
 		wl_event_loop_get_fd(wl_display_get_event_loop(server->display)),
 		G_IO_IN | G_IO_ERR | G_IO_HUP);
+	/* Clients' requests come with every frame: no wake-up around each (engine-supervisor.c). */
+	g_source_set_can_recurse(&source->base, TRUE);
 	g_source_attach(&source->base, g_main_context_get_thread_default());
 	server->source = &source->base;
 	umms_info("serving video on %s", server->socket_path);

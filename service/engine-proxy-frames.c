@@ -76,18 +76,23 @@ frame_destroy(struct umms_frame *base)
 	g_free(frame);
 }
 
-/* Whether @fd holds at least @size bytes (a memfd sealed against shrinking). */
-static bool
-fd_holds(int fd, enum umms_frame_kind kind, uint64_t size)
+/*
+ * How many bytes @fd holds for good: a memfd's size once sealed against
+ * shrinking (0 unsealed), a dma-buf's size (UINT64_MAX for one that cannot
+ * say: trusted).
+ */
+static uint64_t
+fd_held(int fd, enum umms_frame_kind kind)
 {
 	if (kind == UMMS_FRAME_MEMFD) {
 		struct stat st;
 		int seals = fcntl(fd, F_GET_SEALS);
-		return seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(fd, &st) == 0 &&
-			(uint64_t)st.st_size >= size;
+		if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) != 0 || st.st_size < 0)
+			return 0;
+		return (uint64_t)st.st_size;
 	}
 	off_t end = lseek(fd, 0, SEEK_END);
-	return end < 0 || (uint64_t)end >= size; /* a dma-buf that cannot say: trusted */
+	return end < 0 ? UINT64_MAX : (uint64_t)end;
 }
 
 static bool
@@ -115,13 +120,22 @@ umms_proxy_frame_from_message(struct proxy_link *link, struct umms_ipc_message *
 	struct proxy_memory *memory = g_hash_table_lookup(link->memory, &f.memory_id);
 	if (memory && memory->n_planes != (int)f.n_planes)
 		return NULL;
+	uint64_t held[UMMS_FRAME_MAX_PLANES] = { 0 };
 	for (uint32_t i = 0; i < f.n_planes; i++) {
 		/* Chroma planes have at most the picture's rows. */
 		uint64_t rows = i == 0 ? (uint64_t)f.height : ((uint64_t)f.height + 1) / 2;
 		uint64_t size = (uint64_t)f.planes[i].offset + (uint64_t)f.planes[i].stride * rows;
-		int fd = memory ? memory->fds[i] : message->fds[f.planes[i].fd_index];
-		if (f.planes[i].stride == 0 || !fd_holds(fd, f.kind, size))
+		if (f.planes[i].stride == 0)
 			return NULL;
+		/* Memory seen before is asked again only for more than it held then. */
+		held[i] = memory ? memory->held[i] : 0;
+		if (held[i] < size)
+			held[i] = fd_held(memory ? memory->fds[i] : message->fds[f.planes[i].fd_index],
+				f.kind);
+		if (held[i] < size)
+			return NULL;
+		if (memory)
+			memory->held[i] = held[i];
 	}
 	struct umms_subpicture *subpicture = NULL;
 	if (f.has_subpicture) {
@@ -157,8 +171,10 @@ umms_proxy_frame_from_message(struct proxy_link *link, struct umms_ipc_message *
 		memory = g_new0(struct proxy_memory, 1);
 		memory->id = f.memory_id;
 		memory->n_planes = (int)f.n_planes;
-		for (uint32_t i = 0; i < f.n_planes; i++)
+		for (uint32_t i = 0; i < f.n_planes; i++) {
 			memory->fds[i] = message->fds[f.planes[i].fd_index];
+			memory->held[i] = held[i];
+		}
 		for (uint32_t i = 0; i < f.n_planes; i++)
 			message->fds[f.planes[i].fd_index] = -1;
 		g_hash_table_insert(link->memory, &memory->id, memory);

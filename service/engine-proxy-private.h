@@ -21,6 +21,8 @@
 struct proxy_memory {
 	uint64_t id;             /* the worker's */
 	int fds[UMMS_FRAME_MAX_PLANES];
+	/* Bytes each fd was seen to hold: sealed against shrinking, never fewer. */
+	uint64_t held[UMMS_FRAME_MAX_PLANES];
 	int n_planes;
 	int live;                /* frames using it now */
 };

@@ -93,16 +93,22 @@ umms_test_signals_wait(struct umms_test_signals *signals, const char *member, un
 	}
 }
 
+/* @property's value in @recorded, a PropertiesChanged carrying it; NULL otherwise. */
+static GVariant *
+changed_value(const struct recorded *recorded, const char *property)
+{
+	if (strcmp(recorded->member, "PropertiesChanged") != 0)
+		return NULL;
+	g_autoptr(GVariant) changed = g_variant_get_child_value(recorded->params, 1);
+	return g_variant_lookup_value(changed, property, NULL);
+}
+
 GVariant *
 umms_test_signals_find_change(struct umms_test_signals *signals, const char *property)
 {
 	umms_test_sleep(0);
 	for (GList *l = signals->queue.head; l; l = l->next) {
-		struct recorded *recorded = l->data;
-		if (strcmp(recorded->member, "PropertiesChanged") != 0)
-			continue;
-		g_autoptr(GVariant) changed = g_variant_get_child_value(recorded->params, 1);
-		GVariant *value = g_variant_lookup_value(changed, property, NULL);
+		GVariant *value = changed_value(l->data, property);
 		if (value)
 			return value;
 	}
@@ -116,11 +122,7 @@ umms_test_signals_count_changes(struct umms_test_signals *signals, const char *p
 	umms_test_sleep(0);
 	unsigned n = 0;
 	for (GList *l = signals->queue.head; l; l = l->next) {
-		struct recorded *recorded = l->data;
-		if (strcmp(recorded->member, "PropertiesChanged") != 0)
-			continue;
-		g_autoptr(GVariant) changed = g_variant_get_child_value(recorded->params, 1);
-		GVariant *value = g_variant_lookup_value(changed, property, NULL);
+		GVariant *value = changed_value(l->data, property);
 		if (!value)
 			continue;
 		n++;

@@ -24,7 +24,6 @@ struct _UmmsDbusIface {
 /* This project's annotation: the least time between two signals of a property, ms. */
 #define INTERVAL_ANNOTATION "org.umms.ChangedSignalInterval"
 
-
 G_DEFINE_FINAL_TYPE(UmmsDbusIface, umms_dbus_iface, G_TYPE_DBUS_INTERFACE_SKELETON)
 
 static GError *

@@ -63,6 +63,10 @@ get_value(UmmsDbusIface *self, const char *name, GError **error)
 		g_propagate_error(error, gone_error(self));
 		return NULL;
 	}
+	if (!self->ops->get_property) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no property %s", name);
+		return NULL;
+	}
 	GVariant *value = self->ops->get_property(self->data, name, error);
 	/* A floating value is sunk, a full reference (a cached GVariant) taken over. */
 	return value ? g_variant_take_ref(value) : NULL;

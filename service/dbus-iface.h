@@ -32,8 +32,9 @@ struct umms_dbus_iface_ops {
 	void (*method_call)(void *data, const char *sender, const char *method,
 		GVariant *params, GDBusMethodInvocation *invocation);
 	/*
-	 * Required. Returns the property's value (floating or owned; it is
-	 * sunk), or NULL with @error set.
+	 * Required if the interface has properties (NULL: it has none).
+	 * Returns the property's value (floating or owned; it is sunk), or
+	 * NULL with @error set.
 	 */
 	GVariant *(*get_property)(void *data, const char *name, GError **error);
 	/*

@@ -163,17 +163,8 @@ method_call(void *data, const char *sender, const char *method, GVariant *params
 	}
 }
 
-static GVariant *
-get_property(void *data, const char *name, GError **error)
-{
-	(void)data;
-	g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED, "no property %s", name);
-	return NULL;
-}
-
 static const struct umms_dbus_iface_ops entitlement_ops = {
 	.method_call = method_call,
-	.get_property = get_property,
 };
 
 struct entitlement_dbus *

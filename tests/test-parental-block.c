@@ -19,17 +19,11 @@
 #include "harness.h"
 #include "image.h"
 #include "video-raw.h"
+#include "xmltv.h"
 
 #define GUIDE "org.umms.Guide1"
 #define PARENTAL "org.umms.Parental1"
 #define S ((int64_t)G_USEC_PER_SEC)
-
-static char *
-xmltv_time(int64_t us)
-{
-	g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(us / S);
-	return g_date_time_format(t, "%Y%m%d%H%M%S +0000");
-}
 
 struct programme {
 	const char *channel;
@@ -69,26 +63,16 @@ fresh_with(struct umms_test *t, const char *name, const struct programme *progra
 	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ImportM3U",
 		g_variant_new("(s)", m3u)));
 
-	GString *xml = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tv>\n"
-		"<channel id=\"film\"><display-name>Film</display-name></channel>\n"
-		"<channel id=\"locked\"><display-name>Locked</display-name></channel>\n"
-		"<channel id=\"plain\"><display-name>Plain</display-name></channel>\n"
-		"<channel id=\"live\"><display-name>Live</display-name></channel>\n");
+	static const char *const channels[] = { "film", "Film", "locked", "Locked", "plain", "Plain",
+		"live", "Live", NULL };
+	GString *xml = umms_test_xmltv_begin(channels);
 	for (size_t i = 0; i < n; i++) {
-		g_autofree char *start = xmltv_time(programmes[i].start);
-		g_autofree char *stop = xmltv_time(programmes[i].stop);
-		g_string_append_printf(xml, "<programme channel=\"%s\" start=\"%s\" stop=\"%s\">"
-			"<title>%s</title>", programmes[i].channel, start, stop,
-			programmes[i].title);
-		if (programmes[i].fsk)
-			g_string_append_printf(xml, "<rating system=\"FSK\"><value>%s</value>"
-				"</rating>", programmes[i].fsk);
-		g_string_append(xml, "</programme>\n");
+		g_autofree char *rating = programmes[i].fsk ? g_strdup_printf(
+			"<rating system=\"FSK\"><value>%s</value></rating>", programmes[i].fsk) : NULL;
+		umms_test_xmltv_programme(xml, programmes[i].channel, programmes[i].start,
+			programmes[i].stop, programmes[i].title, rating);
 	}
-	g_string_append(xml, "</tv>\n");
-	g_autofree char *file = g_strdup_printf("%s/%s.xml", umms_test_tmpdir(), name);
-	g_assert_true(g_file_set_contents(file, xml->str, -1, NULL));
-	g_string_free(xml, TRUE);
+	g_autofree char *file = umms_test_xmltv_finish(xml, name);
 	g_variant_unref(umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE, "ImportXMLTV",
 		g_variant_new("(s)", file)));
 

@@ -18,6 +18,7 @@
 #include "harness.h"
 #include "recorder-private.h"
 #include "sources.h"
+#include "xmltv.h"
 
 #define RECORDER1 "org.umms.Recorder1"
 #define RECORDING1 "org.umms.Recording1"
@@ -270,13 +271,6 @@ struct airing {
 	bool previously_shown;     /* <previously-shown/>: a repeat */
 };
 
-static char *
-xmltv_time(int64_t us)
-{
-	g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(us / G_USEC_PER_SEC);
-	return g_date_time_format(t, "%Y%m%d%H%M%S +0000");
-}
-
 /* @m3u_uri: channel "one"'s URI; channel "two" is in the XMLTV only (no URI). */
 static void
 import_guide(struct umms_test *t, const char *name, const char *one_uri,
@@ -288,25 +282,17 @@ import_guide(struct umms_test *t, const char *name, const char *one_uri,
 	g_assert_true(g_file_set_contents(m3u, m3u_text, -1, NULL));
 	g_autoptr(GVariant) r1 = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "ImportM3U",
 		g_variant_new("(s)", m3u));
-	GString *xml = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<tv>\n"
-		"<channel id=\"one\"><display-name>One</display-name></channel>\n"
-		"<channel id=\"two\"><display-name>Two</display-name></channel>\n");
+	static const char *const channels[] = { "one", "One", "two", "Two", NULL };
+	GString *xml = umms_test_xmltv_begin(channels);
 	for (size_t i = 0; i < n; i++) {
-		g_autofree char *start = xmltv_time(airings[i].start_us);
-		g_autofree char *stop = xmltv_time(airings[i].stop_us);
-		g_string_append_printf(xml, "<programme channel=\"%s\" start=\"%s\" stop=\"%s\">"
-			"<title>%s</title>", airings[i].channel, start, stop, airings[i].title);
-		if (airings[i].episode)
-			g_string_append_printf(xml, "<episode-num system=\"xmltv_ns\">%s"
-				"</episode-num>", airings[i].episode);
-		if (airings[i].previously_shown)
-			g_string_append(xml, "<previously-shown/>");
-		g_string_append(xml, "</programme>\n");
+		g_autofree char *episode = airings[i].episode ? g_strdup_printf(
+			"<episode-num system=\"xmltv_ns\">%s</episode-num>", airings[i].episode) : NULL;
+		g_autofree char *inner = g_strconcat(episode ? episode : "",
+			airings[i].previously_shown ? "<previously-shown/>" : "", NULL);
+		umms_test_xmltv_programme(xml, airings[i].channel, airings[i].start_us,
+			airings[i].stop_us, airings[i].title, inner);
 	}
-	g_string_append(xml, "</tv>\n");
-	g_autofree char *file = g_strdup_printf("%s/%s.xml", umms_test_tmpdir(), name);
-	g_assert_true(g_file_set_contents(file, xml->str, -1, NULL));
-	g_string_free(xml, TRUE);
+	g_autofree char *file = umms_test_xmltv_finish(xml, name);
 	g_autoptr(GVariant) r2 = umms_test_call_ok(t->bus, UMMS_ROOT, GUIDE1, "ImportXMLTV",
 		g_variant_new("(s)", file));
 }

@@ -56,6 +56,7 @@ static const struct key keys[] = {
 	KEY("engine", "pitch-correction", KEY_BOOL, engine.pitch_correction),
 	UKEY("engine", "trickmode-rate", engine.trickmode_rate, 1, 64),
 	UKEY("engine", "catch-up", engine.catch_up, 0, 60000),
+	UKEY("engine", "decoder-threads", engine.decoder_threads, 0, 64),
 	UKEY("engine", "subtitle-size", engine.subtitle_size, 10, 500),
 	UKEY("engine", "subtitle-margin", engine.subtitle_margin, 0, 900),
 	KEY("engine", "isolation", KEY_ISOLATION, engine.isolation),

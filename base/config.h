@@ -64,6 +64,7 @@ struct umms_config {
 		bool pitch_correction;    /* keep the pitch at rates != 1 */
 		unsigned trickmode_rate;  /* |rate| above which only key frames play */
 	unsigned catch_up;        /* ms late at a video decoder before it skips to a key frame, 0 never */
+		unsigned decoder_threads; /* a software video decoder's threads, 0: by its picture */
 		unsigned subtitle_size;   /* ‰ of the picture's height, subtitle text */
 		unsigned subtitle_margin; /* ‰ of the picture's height, under subtitles */
 		enum umms_engine_isolation isolation;

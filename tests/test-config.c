@@ -107,6 +107,7 @@ test_file_errors(void)
 	expect_file_error("[video]\nmax-clients=4097\n", "1 to 4096");
 	expect_file_error("[engine]\ncatch-up=60001\n", "0 to 60000");
 	expect_file_error("[engine]\ncatch-up=-1\n", "engine.catch-up");
+	expect_file_error("[engine]\ndecoder-threads=65\n", "0 to 64");
 	expect_file_error("[service]\nbus=fancy\n", "service.bus");
 	expect_file_error("[service]\nspeed=fast\n", "unknown key [service] speed");
 	expect_file_error("[nowhere]\nkey=1\n", "unknown key [nowhere] key");

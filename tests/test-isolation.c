@@ -672,6 +672,33 @@ test_spare_after_playing(struct umms_test *t, gconstpointer data)
 	g_assert_cmpstr(still, ==, "playing");
 }
 
+/*
+ * A software decoder's threads ([engine] decoder-threads): by default one
+ * for a picture up to 1080p30 (no frame threads beside the streaming
+ * thread: less CPU and memory than one per core), four when set to 4.
+ */
+static void
+test_decoder_threads(struct umms_test *t, gconstpointer data)
+{
+	static const char *const settings[] = { "engine.decoder-threads=0",
+		"engine.decoder-threads=4" };
+	unsigned threads[G_N_ELEMENTS(settings)];
+	for (size_t i = 0; i < G_N_ELEMENTS(settings); i++) {
+		const char *const overrides[] = { settings[i], NULL };
+		umms_test_restart(t, overrides);
+		g_autofree char *player = play(t, "long.mkv");
+		umms_test_wait_position(t->bus, player, US(1), false, 15000);
+		umms_test_player_do(t->bus, player, "Pause", NULL);
+		pid_t pid = (pid_t)umms_test_stat(t->bus, player, "engine-pid");
+		g_assert_cmpint(pid, >, 0);
+		g_autofree char *count = umms_test_proc_status(pid, "Threads");
+		threads[i] = (unsigned)atoi(count);
+	}
+	g_test_message("the player's worker: %u threads by default, %u with decoder-threads=4",
+		threads[0], threads[1]);
+	g_assert_cmpuint(threads[1], >=, threads[0] + 3);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -687,5 +714,6 @@ main(int argc, char **argv)
 	UMMS_TEST_ADD("/isolation/warm-spare", test_warm_spare);
 	UMMS_TEST_ADD("/isolation/fork-server", test_fork_server);
 	UMMS_TEST_ADD("/isolation/spare-after-playing", test_spare_after_playing);
+	UMMS_TEST_ADD("/isolation/decoder-threads", test_decoder_threads);
 	return g_test_run();
 }

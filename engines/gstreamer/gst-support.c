@@ -384,6 +384,39 @@ decoded_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 }
 
 /* Streaming thread: the caps a decoder is given name the stream's codec. */
+/*
+ * A software decoder's threads, set from its input's caps before it opens
+ * ([engine] decoder-threads): by default one up to 1920x1088 at 30 fps,
+ * where one thread is several times faster than real time and a thread per
+ * core costs 5 % more CPU and a pool of frames per thread (bench/README.md);
+ * the decoder's own choice (0) above, or for a picture it does not know.
+ */
+static void
+choose_threads(struct gst_engine *engine, GstElement *decoder, GstCaps *caps)
+{
+	GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(decoder), "max-threads");
+	if (!spec || spec->value_type != G_TYPE_INT || !(spec->flags & G_PARAM_WRITABLE) ||
+			!caps || gst_caps_get_size(caps) == 0)
+		return;
+	int threads = (int)engine->config->engine.decoder_threads;
+	if (threads == 0) {
+		const GstStructure *s = gst_caps_get_structure(caps, 0);
+		int width = 0, height = 0, fps_n = 0, fps_d = 1;
+		gst_structure_get_int(s, "width", &width);
+		gst_structure_get_int(s, "height", &height);
+		/* No rate, or a variable one (0/1): taken as 30. */
+		if (!gst_structure_get_fraction(s, "framerate", &fps_n, &fps_d) || fps_n <= 0 ||
+				fps_d <= 0)
+			fps_n = 30, fps_d = 1;
+		bool small = width > 0 && height > 0 && (int64_t)width * height <= 1920 * 1088 &&
+			(int64_t)fps_n <= (int64_t)fps_d * 30;
+		threads = small ? 1 : 0;
+	}
+	g_object_set(decoder, "max-threads", threads, NULL);
+	umms_debug("%s: %d decoding thread%s", GST_ELEMENT_NAME(decoder), threads,
+		threads == 0 ? "s, its own choice" : threads == 1 ? "" : "s at most");
+}
+
 static GstPadProbeReturn
 decoder_caps_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
@@ -395,6 +428,8 @@ decoder_caps_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	gst_event_parse_caps(event, &caps);
 	char *id = gst_pad_get_stream_id(pad);
 	GstElement *decoder = GST_ELEMENT(gst_pad_get_parent(pad));
+	if (decoder)
+		choose_threads(engine, decoder, caps);
 	if (id && decoder) {
 		g_mutex_lock(&engine->lock);
 		g_hash_table_replace(engine->stream_caps, g_strdup(id), gst_caps_ref(caps));

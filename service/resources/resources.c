@@ -107,8 +107,8 @@ victim(struct pool *p, int rank)
 	return best;
 }
 
-/* Takes grant @i away: the holder waits for it back and is told. */
-static void
+/* Takes grant @i away: the holder waits for it back (told by tell_lost). */
+static struct grant
 preempt(struct umms_resources *r, struct pool *p, guint i, const char *by)
 {
 	struct grant g = g_array_index(p->holders, struct grant, i);
@@ -116,8 +116,19 @@ preempt(struct umms_resources *r, struct pool *p, guint i, const char *by)
 	g.seq = ++r->seq;
 	g_array_append_val(p->waiting, g);
 	umms_info("resources: %s lost its %s to %s", g.holder->name, p->kind, by);
-	if (g.holder->impl && g.holder->impl->lost)
-		g.holder->impl->lost(g.holder, p->kind, by);
+	return g;
+}
+
+/*
+ * The loser of @g hears of it once the pool is as it will stay: a holder
+ * that asks then what it may still take (umms_resources_can_take) must not
+ * find the unit free between the loss and the taker's grant.
+ */
+static void
+tell_lost(struct pool *p, const struct grant *g, const char *by)
+{
+	if (g->holder->impl && g->holder->impl->lost)
+		g->holder->impl->lost(g->holder, p->kind, by);
 }
 
 /* Free units go to the waiting holders: the highest rank, the oldest loss first. */
@@ -170,8 +181,10 @@ umms_resources_set_pool(struct umms_resources *r, const char *kind, unsigned tot
 		p->info.source = p->source;
 	}
 	p->total = total;
-	while (p->holders->len > p->total)
-		preempt(r, p, (guint)victim(p, G_MAXINT), "a smaller pool");
+	while (p->holders->len > p->total) {
+		struct grant lost = preempt(r, p, (guint)victim(p, G_MAXINT), "a smaller pool");
+		tell_lost(p, &lost, "a smaller pool");
+	}
 	restore(r, p);
 }
 
@@ -219,20 +232,24 @@ umms_resources_acquire(struct umms_resources *r, struct umms_resource_holder *ho
 	}
 	if (find(p->holders, holder) >= 0)
 		return true;
-	int w = find(p->waiting, holder);
+	struct grant lost = { 0 };
 	if (p->holders->len >= p->total) {
 		int v = victim(p, holder->rank);
 		if (v < 0) {
 			no_resource(p, kind, error);
 			return false;
 		}
-		preempt(r, p, (guint)v, holder->name);
+		lost = preempt(r, p, (guint)v, holder->name);
 	}
+	/* After the preemption, which added to the waiting list. */
+	int w = find(p->waiting, holder);
 	if (w >= 0)
 		g_array_remove_index(p->waiting, (guint)w);
 	struct grant g = { holder, ++r->seq };
 	g_array_append_val(p->holders, g);
 	umms_debug("resources: %s holds a %s (%s)", holder->name, kind, holder->priority);
+	if (lost.holder)
+		tell_lost(p, &lost, holder->name);
 	return true;
 }
 

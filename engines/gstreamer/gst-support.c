@@ -383,7 +383,6 @@ decoded_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 	return GST_PAD_PROBE_OK;
 }
 
-/* Streaming thread: the caps a decoder is given name the stream's codec. */
 /*
  * A software decoder's threads, set from its input's caps before it opens
  * ([engine] decoder-threads): by default one up to 1920x1088 at 30 fps,
@@ -417,6 +416,7 @@ choose_threads(struct gst_engine *engine, GstElement *decoder, GstCaps *caps)
 		threads == 0 ? "s, its own choice" : threads == 1 ? "" : "s at most");
 }
 
+/* Streaming thread: the caps a decoder is given name the stream's codec. */
 static GstPadProbeReturn
 decoder_caps_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {

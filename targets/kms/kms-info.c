@@ -151,11 +151,7 @@ umms_kms_output_capture(struct umms_target *target, const char *path, GError **e
 			dev->driver);
 		return false;
 	}
-	if (!kms_output_wait_flip(o, KMS_FLIP_PATIENCE_MS)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
-			"display: the screen stopped flipping (no flip done in %d ms)", KMS_FLIP_PATIENCE_MS);
-		return false;
-	}
+	kms_output_settle(o);
 	if (!o->capture.fb_id && !kms_dumb_create(dev->fd, dev->mode.hdisplay, dev->mode.vdisplay,
 			DRM_FORMAT_XRGB8888, &o->capture, error))
 		return false;

@@ -46,6 +46,8 @@ struct kms_output {
 	enum umms_layout_scale zoom;
 	struct umms_frame *shown, *flipping, *waiting;
 	bool flip_pending;
+	int64_t flip_since;        /* monotonic µs when the pending flip was committed */
+	unsigned lost_flips;       /* flips the device never reported (kms_output_settle) */
 	bool flipping_new;         /* flipping is a new frame, to report at the flip */
 	bool waiting_set;          /* waiting holds the next thing to show (NULL: black) */
 	struct plan plan;          /* the last commit's */
@@ -85,12 +87,20 @@ void kms_output_margins_px(const struct kms_output *o, int px[4]);
 /* Commits @plan with @flags; with @capture_fb the writeback connector reads it (@fence). */
 bool kms_output_commit(struct kms_output *o, const struct plan *plan, uint32_t flags,
 	uint32_t capture_fb, int32_t *fence, GError **error);
-/* Waits (blocking, up to @ms per flip) until no flip is pending. */
+/* Waits (blocking, up to @ms per flip) until no flip is pending; false: it timed out. */
 bool kms_output_wait_flip(struct kms_output *o, int ms);
 /*
- * How long a request that needs the screen idle (capture, mode switch) waits
- * for the flip in progress. A real screen flips within a frame; vkms in an
- * emulated VM on a loaded host has been seen to take over 500 ms.
+ * Waits up to KMS_FLIP_PATIENCE_MS for the flip in progress, for a request
+ * that needs the screen idle (capture, mode switch, new settings). A flip the
+ * device never reports is taken as done, with a warning, so the screen goes
+ * on: the kernel itself holds a blocking commit until the earlier one is
+ * through, and a nonblocking one it refuses (EBUSY) drops that frame only.
+ */
+void kms_output_settle(struct kms_output *o);
+/*
+ * How long a flip may take before it is taken as lost. A real screen flips
+ * within a frame; vkms in an emulated VM on a loaded host has been seen to
+ * take over 500 ms, and once (CI, stop 33) over 3000 ms.
  */
 #define KMS_FLIP_PATIENCE_MS 3000
 

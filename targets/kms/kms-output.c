@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <glib-unix.h>
 #include <xf86drm.h>
@@ -327,6 +328,7 @@ present(struct kms_output *o, struct umms_frame *frame, bool new, GError **error
 	o->flipping = frame;
 	o->flipping_new = new;
 	o->flip_pending = true;
+	o->flip_since = g_get_monotonic_time();
 	return true;
 }
 
@@ -368,6 +370,9 @@ static void
 page_flip(int fd, unsigned sequence, unsigned sec, unsigned usec, unsigned crtc, void *data)
 {
 	struct kms_output *o = data;
+	/* Late, for a flip already taken as lost (kms_output_settle). */
+	if (!o->flip_pending)
+		return;
 	o->flip_pending = false;
 	int64_t when = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
 	if (o->flipping_new)
@@ -413,6 +418,26 @@ kms_output_wait_flip(struct kms_output *o, int ms)
 	return true;
 }
 
+/* The device never reported the flip in progress: it is taken as done now. */
+static void
+flip_lost(struct kms_output *o)
+{
+	o->lost_flips++;
+	umms_warn("display: %s reported no flip in %d ms: taken as done (%u so far)",
+		o->dev->path, KMS_FLIP_PATIENCE_MS, o->lost_flips);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	page_flip(o->dev->fd, 0, (unsigned)now.tv_sec, (unsigned)(now.tv_nsec / 1000),
+		o->dev->crtc_id, o);
+}
+
+void
+kms_output_settle(struct kms_output *o)
+{
+	while (o->flip_pending && !kms_output_wait_flip(o, KMS_FLIP_PATIENCE_MS))
+		flip_lost(o);
+}
+
 /* ---- the target ------------------------------------------------------------- */
 
 static bool
@@ -421,6 +446,10 @@ kms_show(struct umms_target *target, struct umms_frame *frame, GError **error)
 	struct kms_output *o = kms_output(target);
 	if (frame)
 		umms_frame_ref(frame);
+	/* Checked here, with each frame, rather than by a timer rearmed at every flip. */
+	if (o->flip_pending && g_get_monotonic_time() - o->flip_since >
+			(int64_t)KMS_FLIP_PATIENCE_MS * 1000)
+		flip_lost(o);
 	if (o->flip_pending || o->inactive) {
 		/* The screen is busy (or away): the newest frame waits, the one it replaces is dropped. */
 		if (o->waiting) {
@@ -517,8 +546,9 @@ refresh(struct kms_output *o)
 {
 	ui_resized(o);
 	/* Away, the settings apply when the device is back (set_active). */
-	if (o->inactive || !kms_output_wait_flip(o, KMS_FLIP_PATIENCE_MS))
+	if (o->inactive)
 		return;
+	kms_output_settle(o);
 	struct umms_frame *frame = o->shown ? umms_frame_ref(o->shown) : NULL;
 	GError *error = NULL;
 	o->ui_dirty = true;
@@ -573,11 +603,7 @@ switch_mode(struct kms_output *o, const drmModeModeInfo *info, GError **error)
 			"display: the device is away (another session holds the seat)");
 		return false;
 	}
-	if (!kms_output_wait_flip(o, KMS_FLIP_PATIENCE_MS)) {
-		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED,
-			"display: the screen stopped flipping (no flip done in %d ms)", KMS_FLIP_PATIENCE_MS);
-		return false;
-	}
+	kms_output_settle(o);
 	drmModeModeInfo old = o->dev->mode;
 	o->dev->mode = *info;
 	o->modeset = true;

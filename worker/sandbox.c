@@ -565,51 +565,15 @@ name_matches(const char *name, const char *const *patterns)
 }
 
 /*
- * Whether @plugin keeps a feature that may still be made once the
- * sources in @removed are gone: one named as allowed, an element with a
- * rank (a bin may plug it), or a feature of another kind (a typefinder).
- */
-static bool
-plugin_kept(GstRegistry *registry, const char *plugin, GHashTable *removed,
-	const char *const *allow)
-{
-	GList *features = gst_registry_get_feature_list_by_plugin(registry, plugin);
-	bool kept = false;
-	for (GList *l = features; l && !kept; l = l->next) {
-		GstPluginFeature *feature = l->data;
-		const char *name = gst_plugin_feature_get_name(feature);
-		kept = !g_hash_table_contains(removed, name) && (!GST_IS_ELEMENT_FACTORY(feature) ||
-			gst_plugin_feature_get_rank(feature) > GST_RANK_NONE ||
-			name_matches(name, umms_sandbox_default_elements) || name_matches(name, allow));
-	}
-	gst_plugin_feature_list_free(features);
-	return kept;
-}
-
-/*
  * gst_element_make_from_uri() ignores ranks, so a URI source goes out of
- * the registry. If its plugin keeps something that may be made (fdsrc lives
- * with filesrc, giosrc with giosink), the plugin is loaded first: loading
- * it later would register the source again, at its own rank. A ranked
- * feature survives that (the plugin updates the feature it finds), a
- * removed one does not. A plugin that keeps nothing leaves the registry
- * whole, unloaded: its libraries (libcurl, libdvdread, libraw1394…) are
- * never mapped into a worker.
+ * the registry. Its plugin is loaded first: loading it later (for another
+ * of its elements: fdsrc lives with filesrc, giosrc with giosink) would
+ * register it again, at its own rank. A ranked feature survives that (the
+ * plugin updates the feature it finds), a removed one does not.
  */
 static void
-remove_source(GstRegistry *registry, GstPluginFeature *feature, GHashTable *removed,
-	const char *const *allow)
+remove_source(GstRegistry *registry, GstPluginFeature *feature)
 {
-	const char *plugin_name = gst_plugin_feature_get_plugin_name(feature);
-	GstPlugin *plugin = plugin_name ? gst_registry_find_plugin(registry, plugin_name) : NULL;
-	if (!plugin)
-		return; /* gone with an earlier source of the same plugin */
-	if (!plugin_kept(registry, plugin_name, removed, allow)) {
-		gst_registry_remove_plugin(registry, plugin);
-		gst_object_unref(plugin);
-		return;
-	}
-	gst_object_unref(plugin);
 	GstPluginFeature *loaded = gst_plugin_feature_load(feature);
 	if (loaded)
 		gst_object_unref(loaded);
@@ -632,9 +596,6 @@ umms_sandbox_rank_plugins(const char *const *allow, GError **error)
 	}
 	GstRegistry *registry = gst_registry_get();
 	GList *features = gst_registry_get_feature_list(registry, GST_TYPE_ELEMENT_FACTORY);
-	/* Ranks first, then the sources: whether a plugin keeps something depends on all ranks. */
-	g_autoptr(GHashTable) removed = g_hash_table_new(g_str_hash, g_str_equal);
-	g_autoptr(GPtrArray) sources = g_ptr_array_new();
 	for (GList *l = features; l; l = l->next) {
 		GstElementFactory *factory = l->data;
 		const char *name = gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory));
@@ -646,13 +607,9 @@ umms_sandbox_rank_plugins(const char *const *allow, GError **error)
 					GST_PLUGIN_FEATURE(factory)), allow))
 			continue;
 		gst_plugin_feature_set_rank(GST_PLUGIN_FEATURE(factory), GST_RANK_NONE);
-		if (gst_element_factory_get_uri_type(factory) == GST_URI_SRC) {
-			g_hash_table_add(removed, (gpointer)name);
-			g_ptr_array_add(sources, factory);
-		}
+		if (gst_element_factory_get_uri_type(factory) == GST_URI_SRC)
+			remove_source(registry, GST_PLUGIN_FEATURE(factory));
 	}
-	for (guint i = 0; i < sources->len; i++)
-		remove_source(registry, sources->pdata[i], removed, allow);
 	gst_plugin_feature_list_free(features);
 	return true;
 }

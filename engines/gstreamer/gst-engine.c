@@ -11,7 +11,6 @@
 #include "source.h"
 
 #define US_TO_NS(us) ((GstClockTime)(us) * 1000)
-#define NS_TO_US(ns) ((int64_t)((ns) / 1000))
 
 static void pump(struct gst_engine *engine);
 
@@ -214,32 +213,6 @@ do_seek(struct gst_engine *engine, double rate, int64_t position, GError **error
 	gst_video_hold(engine, false);
 	wait_for(engine, GST_WAIT_ASYNC_DONE);
 	return true;
-}
-
-int64_t
-gst_engine_query_position(struct gst_engine *engine)
-{
-	gint64 ns;
-	if (!gst_element_query_position(engine->pipeline, GST_FORMAT_TIME, &ns) || ns < 0)
-		return -1;
-	return NS_TO_US(ns);
-}
-
-bool
-gst_engine_query_seeking(struct gst_engine *engine, bool *seekable, int64_t *start,
-	int64_t *end)
-{
-	GstQuery *query = gst_query_new_seeking(GST_FORMAT_TIME);
-	gboolean can = FALSE;
-	gint64 first = -1, last = -1;
-	bool answered = gst_element_query(engine->pipeline, query);
-	if (answered)
-		gst_query_parse_seeking(query, NULL, &can, &first, &last);
-	gst_query_unref(query);
-	*seekable = can;
-	*start = first >= 0 ? NS_TO_US(first) : -1;
-	*end = last >= 0 ? NS_TO_US(last) : -1;
-	return answered;
 }
 
 static bool

@@ -469,3 +469,31 @@ gst_media_refresh(struct gst_engine *engine)
 	}
 	g_mutex_unlock(&engine->lock);
 }
+
+/* ---- queries --------------------------------------------------------------- */
+
+int64_t
+gst_engine_query_position(struct gst_engine *engine)
+{
+	gint64 ns;
+	if (!gst_element_query_position(engine->pipeline, GST_FORMAT_TIME, &ns) || ns < 0)
+		return -1;
+	return NS_TO_US(ns);
+}
+
+bool
+gst_engine_query_seeking(struct gst_engine *engine, bool *seekable, int64_t *start,
+	int64_t *end)
+{
+	GstQuery *query = gst_query_new_seeking(GST_FORMAT_TIME);
+	gboolean can = FALSE;
+	gint64 first = -1, last = -1;
+	bool answered = gst_element_query(engine->pipeline, query);
+	if (answered)
+		gst_query_parse_seeking(query, NULL, &can, &first, &last);
+	gst_query_unref(query);
+	*seekable = can;
+	*start = first >= 0 ? NS_TO_US(first) : -1;
+	*end = last >= 0 ? NS_TO_US(last) : -1;
+	return answered;
+}

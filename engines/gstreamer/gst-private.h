@@ -29,6 +29,9 @@
 #include "engine.h"
 #include "frame.h"
 
+/* GStreamer's nanoseconds to the engine interface's microseconds. */
+#define NS_TO_US(ns) ((int64_t)((ns) / 1000))
+
 /* The closed caption tracks a video may carry, in their list order (gst-captions.c). */
 enum gst_caption_kind {
 	GST_CAPTIONS_608,       /* CEA-608, CC1 */

@@ -372,6 +372,67 @@ attach_picture(struct client_buffer *buffer)
 	return true;
 }
 
+/*
+ * Whether a frame of @format (memfd: wl_shm's code; dma-buf: DRM's) covers
+ * what lies under it. Only formats known to have no alpha: a picture with
+ * alpha is blended, and an unknown format is taken as one.
+ */
+static bool
+format_opaque(uint32_t format)
+{
+	/* wl_shm's codes are DRM's but for the first two; XRGB8888 is either. */
+	if (format == 0x34325258)
+		return true;
+	switch (format) {
+	case WL_SHM_FORMAT_XRGB8888:
+	case WL_SHM_FORMAT_XBGR8888:
+	case WL_SHM_FORMAT_RGBX8888:
+	case WL_SHM_FORMAT_BGRX8888:
+	case WL_SHM_FORMAT_XRGB2101010:
+	case WL_SHM_FORMAT_XBGR2101010:
+	case WL_SHM_FORMAT_RGB888:
+	case WL_SHM_FORMAT_BGR888:
+	case WL_SHM_FORMAT_RGB565:
+	case WL_SHM_FORMAT_NV12:
+	case WL_SHM_FORMAT_NV21:
+	case WL_SHM_FORMAT_NV16:
+	case WL_SHM_FORMAT_P010:
+	case WL_SHM_FORMAT_P012:
+	case WL_SHM_FORMAT_P016:
+	case WL_SHM_FORMAT_YUV420:
+	case WL_SHM_FORMAT_YVU420:
+	case WL_SHM_FORMAT_YUV422:
+	case WL_SHM_FORMAT_YUV444:
+	case WL_SHM_FORMAT_YUYV:
+	case WL_SHM_FORMAT_UYVY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Tells the compositor the picture hides what is under it (the
+ * application's window), or no longer does, when that changes: weston then
+ * does not paint the window under the video with every frame.
+ */
+static void
+mark_opaque(struct umms_client_video *video, bool opaque)
+{
+	if (opaque == video->opaque)
+		return;
+	struct wl_region *region = NULL;
+	if (opaque) {
+		region = wl_compositor_create_region(video->client->compositor);
+		/* The compositor clips it to the surface, whatever its size. */
+		wl_region_add(region, 0, 0, INT32_MAX, INT32_MAX);
+	}
+	wl_surface_set_opaque_region(video->video_surface, region);
+	if (region)
+		wl_region_destroy(region);
+	video->opaque = opaque;
+}
+
 bool
 client_buffer_reattach(struct client_buffer *buffer)
 {
@@ -422,6 +483,7 @@ client_buffer_show(struct client_buffer *buffer, uint32_t serial)
 		umms_core_buffer_release(&buffer->base, 1);
 	}
 	wl_surface_damage_buffer(video->video_surface, 0, 0, INT32_MAX, INT32_MAX);
+	mark_opaque(video, format_opaque(buffer->base.format));
 	if (video->client->presentation) {
 		if (video->n_feedbacks >= MAX_FEEDBACKS) {
 			/* A compositor that never answers: stop waiting for the oldest. */

@@ -107,6 +107,7 @@ struct umms_client_video {
 	struct wl_list feedbacks;     /* presentation feedback still pending, newest first */
 	unsigned n_feedbacks;
 	struct client_buffer *current; /* attached to the video surface */
+	bool opaque;                  /* the video surface's opaque region is set */
 	/*
 	 * The newest show of a dma-buf whose import the compositor has not
 	 * answered yet (NULL: none): shown once it answers, discarded if a

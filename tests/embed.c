@@ -41,12 +41,23 @@ umms_test_embed_wait(struct umms_test_embed *e, const char *prefix, unsigned ms)
 struct umms_test_embed *
 umms_test_embed_start(struct umms_test_compositor *compositor, const char *const *args)
 {
+	return umms_test_embed_start_traced(compositor, args, NULL);
+}
+
+struct umms_test_embed *
+umms_test_embed_start_traced(struct umms_test_compositor *compositor, const char *const *args,
+	const char *trace)
+{
 	struct umms_test_embed *e = g_new0(struct umms_test_embed, 1);
 	e->lines = g_async_queue_new_full(g_free);
 	g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
 		G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
 	g_subprocess_launcher_setenv(launcher, "WAYLAND_DISPLAY",
 		umms_test_compositor_display(compositor), TRUE);
+	if (trace) {
+		g_subprocess_launcher_setenv(launcher, "WAYLAND_DEBUG", "client", TRUE);
+		g_subprocess_launcher_set_stderr_file_path(launcher, trace);
+	}
 	GPtrArray *argv = g_ptr_array_new();
 	g_autofree char *program = g_build_filename(umms_test_build_root(), "tests", "wl-embed",
 		NULL);

@@ -29,6 +29,9 @@ struct umms_test_embed {
  */
 struct umms_test_embed *umms_test_embed_start(struct umms_test_compositor *compositor,
 	const char *const *args);
+/* The same, with its client side of the Wayland protocol (WAYLAND_DEBUG) written to @trace. */
+struct umms_test_embed *umms_test_embed_start_traced(struct umms_test_compositor *compositor,
+	const char *const *args, const char *trace);
 /* The next line starting with @prefix (others are skipped); fails after @ms. */
 char *umms_test_embed_wait(struct umms_test_embed *e, const char *prefix, unsigned ms);
 void umms_test_embed_send(struct umms_test_embed *e, const char *command);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <glib/gstdio.h>
 
 #include "compositor.h"
 #include "embed.h"
@@ -577,6 +578,50 @@ test_captions_ummsd(gconstpointer data)
 	ummsd_window_stop(&w);
 }
 
+/*
+ * The picture (BGRx frames: no alpha) hides the window under it, and says
+ * so: its surface's opaque region covers it, so weston does not paint the
+ * window under the video with every frame (bench/video-cpu on weston:
+ * 0.87 s of compositing for 250 1080p frames without it, 0.49 with).
+ */
+static void
+test_opaque(gconstpointer data)
+{
+	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
+	struct umms_test_service *service = umms_test_service_start(NULL);
+	GDBusConnection *bus = umms_test_connect();
+	g_autofree char *dir = g_dir_make_tmp("umms-embed-trace-XXXXXX", NULL);
+	g_assert_nonnull(dir);
+	g_autofree char *trace = g_build_filename(dir, "wayland.log", NULL);
+	struct umms_test_embed *e = umms_test_embed_start_traced(compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,320,180", "--scale", "fill", NULL }, trace);
+	open_paused(bus, e->path, "pattern.mkv", 0.5);
+	static const struct check fill[] = {
+		{ 0.25, 0.3, RED, "red" }, { 0.75, 0.7, WHITE, "white" },
+	};
+	expect_screen(compositor, (const int[]){ 320, 180 }, fill, G_N_ELEMENTS(fill), "shown");
+	umms_test_embed_free(e);
+
+	g_autofree char *log = NULL;
+	g_assert_true(g_file_get_contents(trace, &log, NULL, NULL));
+	/* " -> wl_region@N.add(0, 0, 2147483647, 2147483647)", then the surface's request. */
+	const char *add = strstr(log, ".add(0, 0, 2147483647, 2147483647)");
+	g_assert_nonnull(add);
+	const char *id = g_strrstr_len(log, add - log, "wl_region@");
+	g_assert_nonnull(id);
+	g_autofree char *region = g_strndup(id, (gsize)(add - id));
+	g_autofree char *request = g_strdup_printf(".set_opaque_region(%s)", region);
+	g_assert_nonnull(strstr(add, request));
+	g_test_message("%s, then %s", region, request);
+	g_unlink(trace);
+	g_rmdir(dir);
+
+	g_object_unref(bus);
+	umms_test_service_stop(service);
+	umms_test_compositor_stop(compositor);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -593,6 +638,7 @@ main(int argc, char *argv[])
 	g_test_add_data_func("/embed/weston/desync-move-control",
 		GINT_TO_POINTER(UMMS_TEST_WESTON | MOVE_DESYNC), test_move);
 	g_test_add_func("/embed/client-killed", test_client_killed);
+	g_test_add_data_func("/embed/weston/opaque", GINT_TO_POINTER(UMMS_TEST_WESTON), test_opaque);
 	g_test_add_data_func("/embed/sway/subtitles", GINT_TO_POINTER(UMMS_TEST_SWAY),
 		test_subtitles);
 	g_test_add_data_func("/embed/sway/subtitles-ummsd", GINT_TO_POINTER(UMMS_TEST_SWAY),

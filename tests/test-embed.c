@@ -479,7 +479,10 @@ expect_cue(struct umms_test_compositor *compositor, bool shown, const char *what
 	}
 }
 
-/* A compositor, ummsd in-process and wl-embed showing its video at 40,40 480x360 (fill). */
+/*
+ * A compositor, ummsd in-process and wl-embed showing its video at 40,40
+ * 480x360 (fill); with @trace, wl-embed's requests written there (WAYLAND_DEBUG).
+ */
 struct ummsd_window {
 	struct umms_test_compositor *compositor;
 	struct umms_test_service *service;
@@ -488,13 +491,14 @@ struct ummsd_window {
 };
 
 static void
-ummsd_window_start(struct ummsd_window *w, enum umms_test_compositor_kind kind)
+ummsd_window_start(struct ummsd_window *w, enum umms_test_compositor_kind kind,
+	const char *trace)
 {
 	w->compositor = umms_test_compositor_start(kind, 1280, 720);
 	w->service = umms_test_service_start(NULL);
 	w->bus = umms_test_connect();
-	w->e = umms_test_embed_start(w->compositor, (const char *const[]){
-		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL });
+	w->e = umms_test_embed_start_traced(w->compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL }, trace);
 }
 
 static void
@@ -515,7 +519,7 @@ test_subtitles_ummsd(gconstpointer data)
 	 * libumms-client puts the image over the picture in the window.
 	 */
 	struct ummsd_window w;
-	ummsd_window_start(&w, GPOINTER_TO_INT(data));
+	ummsd_window_start(&w, GPOINTER_TO_INT(data), NULL);
 	struct umms_test_compositor *compositor = w.compositor;
 	GDBusConnection *bus = w.bus;
 	struct umms_test_embed *e = w.e;
@@ -548,7 +552,7 @@ test_captions_ummsd(gconstpointer data)
 	 * its track is chosen; libumms-client puts it over the picture.
 	 */
 	struct ummsd_window w;
-	ummsd_window_start(&w, GPOINTER_TO_INT(data));
+	ummsd_window_start(&w, GPOINTER_TO_INT(data), NULL);
 	struct umms_test_compositor *compositor = w.compositor;
 	GDBusConnection *bus = w.bus;
 	struct umms_test_embed *e = w.e;
@@ -587,21 +591,18 @@ test_captions_ummsd(gconstpointer data)
 static void
 test_opaque(gconstpointer data)
 {
-	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
-	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
-	struct umms_test_service *service = umms_test_service_start(NULL);
-	GDBusConnection *bus = umms_test_connect();
 	g_autofree char *dir = g_dir_make_tmp("umms-embed-trace-XXXXXX", NULL);
 	g_assert_nonnull(dir);
 	g_autofree char *trace = g_build_filename(dir, "wayland.log", NULL);
-	struct umms_test_embed *e = umms_test_embed_start_traced(compositor, (const char *const[]){
-		"--size", "1260x700", "--rect", "40,40,320,180", "--scale", "fill", NULL }, trace);
-	open_paused(bus, e->path, "pattern.mkv", 0.5);
+	struct ummsd_window w;
+	ummsd_window_start(&w, GPOINTER_TO_INT(data), trace);
+	open_paused(w.bus, w.e->path, "pattern.mkv", 0.5);
 	static const struct check fill[] = {
 		{ 0.25, 0.3, RED, "red" }, { 0.75, 0.7, WHITE, "white" },
 	};
-	expect_screen(compositor, (const int[]){ 320, 180 }, fill, G_N_ELEMENTS(fill), "shown");
-	umms_test_embed_free(e);
+	expect_screen(w.compositor, (const int[]){ 480, 360 }, fill, G_N_ELEMENTS(fill), "shown");
+	/* Stopped first: wl-embed's trace is whole once it has exited. */
+	ummsd_window_stop(&w);
 
 	g_autofree char *log = NULL;
 	g_assert_true(g_file_get_contents(trace, &log, NULL, NULL));
@@ -616,10 +617,6 @@ test_opaque(gconstpointer data)
 	g_test_message("%s, then %s", region, request);
 	g_unlink(trace);
 	g_rmdir(dir);
-
-	g_object_unref(bus);
-	umms_test_service_stop(service);
-	umms_test_compositor_stop(compositor);
 }
 
 int

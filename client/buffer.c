@@ -414,7 +414,8 @@ format_opaque(uint32_t format)
 /*
  * Tells the compositor the picture hides what is under it (the
  * application's window), or no longer does, when that changes: weston then
- * does not paint the window under the video with every frame.
+ * does not paint the window under the video with every frame. The bars
+ * follow (client_video_size_bars).
  */
 static void
 mark_opaque(struct umms_client_video *video, bool opaque)
@@ -431,6 +432,11 @@ mark_opaque(struct umms_client_video *video, bool opaque)
 	if (region)
 		wl_region_destroy(region);
 	video->opaque = opaque;
+	/* The bars hide under an opaque picture only; with alpha, they show through it. */
+	if (video->bg_attached) {
+		client_video_size_bars(video);
+		wl_surface_commit(video->bg_surface);
+	}
 }
 
 bool

@@ -170,5 +170,7 @@ void client_subtitles_update(struct umms_client_video *video);
  * an application's change, which in synchronized mode waits for its commit.
  */
 void client_video_apply_layout(struct umms_client_video *video, bool from_app);
+/* Sizes the bars for the layout and the picture's opacity (the bars' commit is the caller's). */
+void client_video_size_bars(struct umms_client_video *video);
 
 #endif

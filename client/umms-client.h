@@ -136,6 +136,25 @@ UMMS_CLIENT_EXPORT void umms_client_video_set_source_crop(struct umms_client_vid
 	int width, int height);
 UMMS_CLIENT_EXPORT void umms_client_video_set_stacking(struct umms_client_video *video,
 	enum umms_client_stacking stacking);
+/*
+ * Whether the video hides the rectangle @x, @y, @width x @height of
+ * @parent (its surface coordinates) from your next commit on: it lies in
+ * the video's rectangle, and the video is stacked above. The video's
+ * rectangle is always opaque, whatever the frames: the picture where it
+ * is, black bars around it and before the first frame, black under a
+ * picture with alpha. Where it returns true you may leave your surface
+ * unpainted, as a video player filling its window should: once the window
+ * is on screen (compositors place a new window by its first buffer's
+ * size), attach a 1x1 buffer at 0,0 instead of a window-sized one.
+ * Compositors that paint
+ * every surface under the damage (sway 1.7: wlroots 0.15 culls nothing
+ * under opaque surfaces) otherwise composite your hidden window again with
+ * every video frame. The answer changes only with your own calls
+ * (set_rect, set_stacking), so ask when you make them. False where ummsd
+ * is the compositor (the video is placed there, not drawn by this library).
+ */
+UMMS_CLIENT_EXPORT bool umms_client_video_hides(struct umms_client_video *video, int x, int y,
+	int width, int height);
 /* Synchronized (true, the default) or desynchronized geometry; see above. */
 UMMS_CLIENT_EXPORT void umms_client_video_set_sync(struct umms_client_video *video, bool sync);
 

@@ -141,6 +141,23 @@ place_direct(struct umms_client_video *video)
 		UMMS_VIDEO_PLAYER_V1_STACKING_BELOW : UMMS_VIDEO_PLAYER_V1_STACKING_ABOVE);
 }
 
+/*
+ * The bars fill the rectangle, except under a picture that covers it and
+ * has no alpha: then they shrink to one pixel nobody sees (base/layout.c).
+ * Until a frame comes, the bars are all there is to see; under a picture
+ * with alpha, they are what shows through. So the rectangle is opaque
+ * whatever the frames are (umms_client_video_hides).
+ */
+void
+client_video_size_bars(struct umms_client_video *video)
+{
+	const struct umms_layout *l = &video->layout;
+	bool hidden = l->visible && video->opaque;
+	wp_viewport_set_destination(video->bg_viewport, hidden ? l->bg_width : video->in.width,
+		hidden ? l->bg_height : video->in.height);
+	wl_surface_damage_buffer(video->bg_surface, 0, 0, INT32_MAX, INT32_MAX);
+}
+
 void
 client_video_apply_layout(struct umms_client_video *video, bool from_app)
 {
@@ -158,11 +175,7 @@ client_video_apply_layout(struct umms_client_video *video, bool from_app)
 	if (has_rect) {
 		/* The parent's state: lands with the application's next commit. */
 		wl_subsurface_set_position(video->bg_sub, video->in.x, video->in.y);
-		/* Until a frame comes, the bars are all there is to see. */
-		wp_viewport_set_destination(video->bg_viewport,
-			layout.visible ? layout.bg_width : video->in.width,
-			layout.visible ? layout.bg_height : video->in.height);
-		wl_surface_damage_buffer(video->bg_surface, 0, 0, INT32_MAX, INT32_MAX);
+		client_video_size_bars(video);
 	}
 	if (!has_rect) {
 		wl_surface_attach(video->bg_surface, NULL, 0, 0);
@@ -452,6 +465,18 @@ umms_client_video_set_rect(struct umms_client_video *video, int x, int y, int wi
 _Static_assert((int)UMMS_CLIENT_SCALE_16_9 == (int)UMMS_LAYOUT_SCALE_ANAMORPHIC &&
 	(int)UMMS_CLIENT_SCALE_NONE == (int)UMMS_LAYOUT_SCALE_NONE,
 	"the client's scale modes are the layout's");
+
+bool
+umms_client_video_hides(struct umms_client_video *video, int x, int y, int width, int height)
+{
+	const struct umms_layout_input *in = &video->in;
+	/* Where ummsd is the compositor, it decides what covers what (planes). */
+	if (video->client->direct || video->stacking != UMMS_CLIENT_ABOVE || !video->black ||
+			in->width <= 0 || in->height <= 0 || width <= 0 || height <= 0)
+		return false;
+	return x >= in->x && y >= in->y && (long long)x + width <= (long long)in->x + in->width &&
+		(long long)y + height <= (long long)in->y + in->height;
+}
 
 void
 umms_client_video_set_scale(struct umms_client_video *video, enum umms_client_scale scale)

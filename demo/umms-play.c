@@ -61,6 +61,7 @@ struct app {
 	int pending_width, pending_height; /* from the last xdg_toplevel.configure */
 	int windowed_width, windowed_height; /* our size when not fullscreen */
 	bool fullscreen, pending_fullscreen;
+	bool mapped;                   /* its first buffer, the whole window, was committed */
 
 	/* The video and the player behind it. */
 	struct umms_client *umms;
@@ -250,27 +251,34 @@ static const struct wl_buffer_listener buffer_listener = { .release = buffer_rel
 
 /*
  * The window's own pixels: all black. A new memfd is all zeros, and zero is
- * black in XRGB8888, so there is nothing to paint. The video covers all of it
- * anyway (the library paints the letterbox bars itself); black is what shows
- * before the first frame, and under a video with transparency.
+ * black in XRGB8888, so there is nothing to paint. The video's rectangle
+ * covers the window and hides all of it (the library paints the letterbox
+ * bars itself, and black before the first frame), so once the window is on
+ * screen one pixel will do: a compositor that repaints whatever lies under
+ * the video's damage (sway 1.7) then has no window-sized buffer to paint
+ * with every frame. Not the first time: compositors place a new window by
+ * the size of its first buffer (weston 10 counts no subsurface then).
  */
 static void
 draw(struct app *app)
 {
-	int stride = app->width * 4, size = stride * app->height;
+	bool hidden = app->mapped &&
+		umms_client_video_hides(app->video, 0, 0, app->width, app->height);
+	int width = hidden ? 1 : app->width, height = hidden ? 1 : app->height;
+	int stride = width * 4, size = stride * height;
 	int fd = memfd_create("umms-play", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, size) < 0) {
 		fprintf(stderr, "umms-play: no memory for the window: %s\n", strerror(errno));
 		exit(1);
 	}
 	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, app->width, app->height,
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
 		stride, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
 	wl_surface_attach(app->surface, buffer, 0, 0);
-	wl_surface_damage_buffer(app->surface, 0, 0, app->width, app->height);
+	wl_surface_damage_buffer(app->surface, 0, 0, width, height);
 }
 
 /* xdg-shell sends the size (and states) first, then this to apply them. */
@@ -305,9 +313,15 @@ xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t seri
 	 */
 	app->width = width;
 	app->height = height;
-	draw(app);
 	umms_client_video_set_rect(app->video, 0, 0, app->width, app->height);
+	draw(app);
 	wl_surface_commit(app->surface);
+	if (!app->mapped) {
+		/* Placed by its whole size now: from here on, one pixel (see draw). */
+		app->mapped = true;
+		draw(app);
+		wl_surface_commit(app->surface);
+	}
 }
 
 static const struct xdg_surface_listener xdg_surface_listener = {

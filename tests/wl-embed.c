@@ -7,7 +7,9 @@
  *            [--player PATH] [--desync] [--below] [--crop X,Y,W,H] [--ui-delay MS]
  *            [--umms SOCKET]
  *
- * Prints "path /org/umms/player/N" once the player exists, "frame N" after
+ * Prints "window WxH drawn WxH" with each drawing of its own (a 1x1 buffer
+ * where the video hides the window: umms_client_video_hides), "path
+ * /org/umms/player/N" once the player exists, "frame N" after
  * the Nth frame committed to the video's surface (with what the compositor
  * said of them so far: headless sway says nothing), "presented N flags 0xF"
  * when the compositor's count of frames shown grows (F: how the newest was
@@ -106,27 +108,33 @@ buffer_release(void *data, struct wl_buffer *buffer)
 
 static const struct wl_buffer_listener buffer_listener = { .release = buffer_release };
 
-/* The UI: its colour everywhere, the frame just outside the video rectangle. */
+/*
+ * The UI: its colour everywhere, the frame just outside the video rectangle.
+ * Where the video hides the whole window, one pixel: sway 1.7 would paint a
+ * window-sized buffer under the video with every frame.
+ */
 static void
 draw(struct app *app)
 {
-	int stride = app->width * 4, size = stride * app->height;
+	bool hidden = umms_client_video_hides(app->video, 0, 0, app->width, app->height);
+	int w = hidden ? 1 : app->width, h = hidden ? 1 : app->height;
+	int stride = w * 4, size = stride * h;
 	int fd = memfd_create("wl-embed", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, size) < 0)
 		exit(1);
 	uint32_t *pixels = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	int x0 = app->rect[0] - FRAME, y0 = app->rect[1] - FRAME;
 	int x1 = app->rect[0] + app->rect[2] + FRAME, y1 = app->rect[1] + app->rect[3] + FRAME;
-	for (int y = 0; y < app->height; y++) {
-		for (int x = 0; x < app->width; x++) {
+	for (int y = 0; y < h; y++) {
+		for (int x = 0; x < w; x++) {
 			bool frame = x >= x0 && x < x1 && y >= y0 && y < y1 &&
 				!(x >= app->rect[0] && x < x1 - FRAME && y >= app->rect[1] && y < y1 - FRAME);
-			pixels[y * app->width + x] = frame ? FRAME_COLOR : UI_COLOR;
+			pixels[y * w + x] = frame ? FRAME_COLOR : UI_COLOR;
 		}
 	}
 	munmap(pixels, (size_t)size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, app->width, app->height,
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h,
 		stride, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
@@ -134,7 +142,9 @@ draw(struct app *app)
 	/* The one on screen is released when this one replaces it. */
 	app->buffer = buffer;
 	wl_surface_attach(app->surface, buffer, 0, 0);
-	wl_surface_damage_buffer(app->surface, 0, 0, app->width, app->height);
+	wl_surface_damage_buffer(app->surface, 0, 0, w, h);
+	printf("window %dx%d drawn %dx%d\n", app->width, app->height, w, h);
+	fflush(stdout);
 }
 
 static void
@@ -376,6 +386,8 @@ main(int argc, char *argv[])
 	while (!app.configured && wl_display_dispatch(app.display) >= 0)
 		;
 	umms_client_video_set_rect(app.video, app.rect[0], app.rect[1], app.rect[2], app.rect[3]);
+	if (umms_client_video_hides(app.video, 0, 0, app.width, app.height))
+		draw(&app);
 	wl_surface_commit(app.surface);
 	wl_display_flush(app.display);
 

@@ -566,24 +566,33 @@ name_matches(const char *name, const char *const *patterns)
 
 /*
  * gst_element_make_from_uri() ignores ranks, so a URI source goes out of
- * the registry. Its plugin is loaded first: loading it later (for another
- * of its elements: fdsrc lives with filesrc, giosrc with giosink) would
- * register it again, at its own rank. A ranked feature survives that (the
- * plugin updates the feature it finds), a removed one does not.
+ * the registry. Loading its plugin later (for another of its elements:
+ * fdsrc lives with filesrc, giosrc with giosink, multifilesrc with
+ * splitmuxsink) registers it again, at its own rank: the registry says so
+ * (feature-added), and it goes out again before the plugin's loading
+ * returns. A ranked feature survives a reload (the plugin updates the
+ * feature it finds), a removed one would not. Plugins are not loaded here:
+ * loading every source's plugin (soup, srt, curl, rtmp, their TLS and XML
+ * libraries) to keep them out cost each worker their memory and 25 ms.
  */
+static GHashTable *removed_sources; /* names; for the life of the process */
+
+static void
+feature_added(GstRegistry *registry, GstPluginFeature *feature, gpointer data)
+{
+	if (g_hash_table_contains(removed_sources, gst_plugin_feature_get_name(feature)))
+		gst_registry_remove_feature(registry, feature);
+}
+
 static void
 remove_source(GstRegistry *registry, GstPluginFeature *feature)
 {
-	GstPluginFeature *loaded = gst_plugin_feature_load(feature);
-	if (loaded)
-		gst_object_unref(loaded);
-	/* The registry's own feature of that name, whichever it is now. */
-	GstPluginFeature *current = gst_registry_lookup_feature(registry,
-		gst_plugin_feature_get_name(feature));
-	if (current) {
-		gst_registry_remove_feature(registry, current);
-		gst_object_unref(current);
+	if (!removed_sources) {
+		removed_sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		g_signal_connect(registry, "feature-added", G_CALLBACK(feature_added), NULL);
 	}
+	g_hash_table_add(removed_sources, g_strdup(gst_plugin_feature_get_name(feature)));
+	gst_registry_remove_feature(registry, feature);
 }
 
 bool

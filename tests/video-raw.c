@@ -112,6 +112,7 @@ player_show(void *data, struct umms_video_player_v1 *player, struct umms_video_b
 		c->last->held--;
 	}
 	buffer->held++;
+	buffer->shows++;
 	c->last = buffer;
 }
 

@@ -23,6 +23,7 @@ struct raw_buffer {
 	uint32_t offsets[4], strides[4];
 	bool done, retired;
 	unsigned held;
+	unsigned shows;       /* times shown */
 };
 
 struct raw_client {

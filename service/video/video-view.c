@@ -40,7 +40,13 @@ struct video_view {
 	struct wl_listener frame, eos, error, destroy;
 	struct wl_listener blocked;  /* parental control: the picture goes (version 5) */
 	struct wl_list buffers;    /* view_buffer.link, retired ones too */
-	struct umms_frame *shape;  /* last frame whose geometry and format were sent */
+	/*
+	 * The geometry and format last sent, by value: a reference to that
+	 * frame would keep its memory from the engine while the shape lasts
+	 * (one 8 MB frame of 1080p BGRx for a whole playback).
+	 */
+	struct umms_frame shape;
+	bool has_shape;
 	unsigned held;             /* frames held, all buffers */
 	uint32_t serial;
 	struct {
@@ -178,8 +184,14 @@ send_shape(struct video_view *view, struct umms_frame *frame)
 	umms_video_player_v1_send_geometry(view->resource, frame->width, frame->height,
 		frame->crop_x, frame->crop_y, frame->crop_width, frame->crop_height,
 		frame->par_n, frame->par_d);
-	umms_frame_unref(view->shape);
-	view->shape = umms_frame_ref(frame);
+	view->shape = (struct umms_frame){
+		.kind = frame->kind, .format = frame->format,
+		.width = frame->width, .height = frame->height,
+		.crop_x = frame->crop_x, .crop_y = frame->crop_y,
+		.crop_width = frame->crop_width, .crop_height = frame->crop_height,
+		.par_n = frame->par_n, .par_d = frame->par_d,
+	};
+	view->has_shape = true;
 }
 
 /*
@@ -300,7 +312,7 @@ on_frame(struct wl_listener *listener, void *data)
 	expire_cues(view, frame->position);
 	if (view->placed) {
 		/* The screen shows it: the client only hears of its shape. */
-		if (!view->shape || !same_shape(view->shape, frame))
+		if (!view->has_shape || !same_shape(&view->shape, frame))
 			send_shape(view, frame);
 		return;
 	}
@@ -309,7 +321,7 @@ on_frame(struct wl_listener *listener, void *data)
 		umms_player_report_display(view->player, false, 0);
 		return;
 	}
-	if (!view->shape || !same_shape(view->shape, frame))
+	if (!view->has_shape || !same_shape(&view->shape, frame))
 		send_shape(view, frame);
 	struct view_buffer *buffer = find_buffer(view, frame->memory_id);
 	if (!buffer && !(buffer = announce_buffer(view, frame)))
@@ -622,7 +634,6 @@ view_resource_destroy(struct wl_resource *resource)
 		wl_list_remove(&buffer->link);
 		wl_list_init(&buffer->link);
 	}
-	umms_frame_unref(view->shape);
 	g_free(view->cue);
 	g_array_unref(view->cues);
 	if (view->owned && player)

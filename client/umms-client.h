@@ -146,12 +146,12 @@ UMMS_CLIENT_EXPORT void umms_client_video_set_stacking(struct umms_client_video 
  * unpainted, as a video player filling its window should: once the window
  * is on screen (compositors place a new window by its first buffer's
  * size), attach a 1x1 buffer at 0,0 instead of a window-sized one.
- * Compositors that paint
- * every surface under the damage (sway 1.7: wlroots 0.15 culls nothing
- * under opaque surfaces) otherwise composite your hidden window again with
- * every video frame. The answer changes only with your own calls
- * (set_rect, set_stacking), so ask when you make them. False where ummsd
- * is the compositor (the video is placed there, not drawn by this library).
+ * Compositors that paint every surface under the damage (sway 1.7:
+ * wlroots 0.15 culls nothing under opaque surfaces) otherwise composite
+ * your hidden window again with every video frame. The answer changes
+ * only with your own calls (set_rect, set_stacking), so ask when you make
+ * them. False where ummsd is the compositor (the video is placed there,
+ * not drawn by this library).
  */
 UMMS_CLIENT_EXPORT bool umms_client_video_hides(struct umms_client_video *video, int x, int y,
 	int width, int height);

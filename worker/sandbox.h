@@ -229,10 +229,11 @@ extern const char *const umms_sandbox_default_elements[];
  * instance a VOC file, which avdemux_voc of Debian 12 can spin on for
  * ever). Ranks do not choose the source for a URI, so a source outside the
  * list that handles URIs is also removed from the registry: its scheme is
- * then unsupported. Its plugin is loaded first so that it cannot come back
- * (on Debian 12 with every package of tools/install-deps: 18 plugins,
- * 85 ms), so call this before entering the sandbox. Elements still made by name (gst_element_factory_make)
- * are not affected otherwise. Process-wide, not undone.
+ * then unsupported. Its plugin is not loaded: should it load later (for
+ * another of its elements), the registry's feature-added signal takes the
+ * source out again before the loading returns. Elements still made by
+ * name (gst_element_factory_make) are not affected otherwise.
+ * Process-wide, not undone.
  */
 bool umms_sandbox_rank_plugins(const char *const *allow, GError **error);
 

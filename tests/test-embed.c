@@ -705,8 +705,11 @@ test_hidden_window(gconstpointer data)
 				"green %u, blue %u, white %u pixels (a quadrant: %u)", window[0],
 				window[1], box[0], box[1], box[2], box[3], counts[2], counts[3],
 				counts[4], counts[5], quarter);
-			if (!ok)
-				umms_test_image_save(image, "hidden-window.png");
+			if (!ok) {
+				g_autofree char *saved =
+					umms_test_image_save_for_diagnosis(image, "hidden-window");
+				g_test_message("screenshot: %s", saved);
+			}
 			umms_test_image_free(image);
 			g_assert_cmpint(box[2], ==, window[0]);
 			g_assert_cmpint(box[3], ==, window[1]);

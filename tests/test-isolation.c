@@ -565,6 +565,17 @@ test_warm_spare(struct umms_test *t, gconstpointer data)
 	g_assert_nonnull(strstr(sandboxed, g_strerror(EACCES)));
 }
 
+/* Whether process @pid has the GStreamer plugin file @name mapped. */
+static bool
+maps_plugin(pid_t pid, const char *name)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/maps", pid);
+	g_autofree char *maps = NULL;
+	g_assert_true(g_file_get_contents(path, &maps, NULL, NULL));
+	g_autofree char *needle = g_strdup_printf("/gstreamer-1.0/%s\n", name);
+	return strstr(maps, needle) != NULL;
+}
+
 /*
  * Workers come from the fork server ([engine] fork-server, worker/zygote.h),
  * as children of ummsd (here, of this program), sandboxed as any; killing
@@ -578,7 +589,19 @@ test_fork_server(struct umms_test *t, gconstpointer data)
 	pid_t server = umms_test_fork_server(0);
 	g_assert_cmpint(server, >, 0);
 	/* The spare, forked once the server is ready. */
-	g_assert_true(umms_test_worker_forked(warm_spare(0)));
+	pid_t spare = warm_spare(0);
+	g_assert_true(umms_test_worker_forked(spare));
+	/*
+	 * With libav loaded ahead by the server (the first H.264 frame does
+	 * not wait for it), and MP4's demuxer; not the plugins of formats
+	 * umms plays that come seldom (FLV, AVI, HLS and DASH's demuxers):
+	 * the worker that meets one loads it (worker-warm-up.c).
+	 */
+	g_assert_true(maps_plugin(spare, "libgstlibav.so"));
+	g_assert_true(maps_plugin(spare, "libgstisomp4.so"));
+	g_assert_false(maps_plugin(spare, "libgstflv.so"));
+	g_assert_false(maps_plugin(spare, "libgstavi.so"));
+	g_assert_false(maps_plugin(spare, "libgstadaptivedemux2.so"));
 	g_autofree char *first = play(t, "long.mkv");
 	umms_test_wait_position(t->bus, first, US(0.5), false, 10000);
 	pid_t pid = (pid_t)umms_test_stat(t->bus, first, "engine-pid");

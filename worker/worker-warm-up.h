@@ -3,8 +3,9 @@
  * way to the first frame, done while the worker waits as the spare, at
  * idle priority, after READY:
  * 1. the plugins of the demuxers, parsers and software decoders playbin
- *    autoplugs first (rank primary or above) and their classes, loaded
- *    one at a time;
+ *    autoplugs first (rank primary or above) for the common formats
+ *    (worker-warm-up.c's list: libav, MP4, Matroska, MPEG-TS, Ogg...)
+ *    and their classes, loaded one at a time;
  * 2. then a tiny clip built into the worker (warm-up/: 64×64 H.264 High
  *    in MP4, 3.6 kB, no sound) typefound, demuxed, parsed, decoded by
  *    avdec_h264 and converted to BGRx (the XRGB8888 clients take first)

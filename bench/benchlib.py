@@ -389,8 +389,9 @@ class Umms:
                                     self.Gio.DBusCallFlags.NONE, 5000, None)
         return reply.unpack()[0]
 
-    def embed(self, compositor, wayland_debug=None):
-        """wl-embed filling the output, its player created; returns (proc, reader, path)."""
+    def embed(self, compositor, wayland_debug=None, video=None):
+        """wl-embed filling the output, its player created; returns (proc, reader, path).
+        The video fills the window too, or is @video (W, H) at its top left corner."""
         env = compositor.client_env(self.runtime_dir)
         env.update(DBUS_SESSION_BUS_ADDRESS=self.address,
                    LD_LIBRARY_PATH=CLIENT_LIB + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
@@ -399,7 +400,7 @@ class Umms:
             env["WAYLAND_DEBUG"] = "1"
             stderr = open(wayland_debug, "w")
         proc = spawn([WL_EMBED, "--size", "%dx%d" % (WIDTH, HEIGHT),
-                      "--rect", "0,0,%d,%d" % (WIDTH, HEIGHT)], env=env,
+                      "--rect", "0,0,%d,%d" % (video or (WIDTH, HEIGHT))], env=env,
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         if stderr:
             stderr.close()

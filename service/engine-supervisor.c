@@ -31,8 +31,8 @@
 #define SPARE_DELAY_MS 1000
 /*
  * Nor while a player plays ([engine] spare-while-playing = false): a
- * spare's start (fork, engine, warm-up clip, 64 MB of heap written) is
- * 0.04 to 0.2 s of CPU and ~75 MB of memory (PSS) beside the decoding it
+ * spare's start (fork, engine, warm-up clip, 40 MB of heap written) is
+ * 0.04 to 0.2 s of CPU and ~60 MB of memory (PSS) beside the decoding it
  * would compete with, for a SetUri that may never come; it starts
  * SPARE_DELAY_MS after the last player stopped playing (paused, stopped,
  * ended, gone). A SetUri meanwhile forks a worker of its own from the

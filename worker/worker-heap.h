@@ -13,15 +13,19 @@
  * 1. serves blocks below 32 MB (a 4K frame) from its heap, keeps freed
  *    memory up to 128 MB in it, and has one arena, the main heap, for all
  *    its threads (umms_worker_heap_setup(), first thing in main());
- * 2. a spare, after its warm-up clip, grows that heap by 64 MB, written,
- *    and frees it again (umms_worker_heap_warm_step()): what the decoder's
- *    threads (their frames, libav's per-thread contexts, the copies of
- *    the first frames) take from OPEN to the first 1080p H.264 frame
- *    (~56 MB measured) is then there, written, when they ask for it.
+ * 2. a spare, after its warm-up clip, grows that heap by 40 MB, written,
+ *    and frees it again (umms_worker_heap_warm_step()): what the decoder
+ *    (its frames, libav's contexts, the copies of the first frames) takes
+ *    from OPEN to the first 1080p H.264 frame is then there, written, when
+ *    it asks for it. 56 MB measured with a decoding thread per core and
+ *    three frames queued after the decoder, 64 MB written then; ~38 MB
+ *    with one thread and one frame queued (2026-12-07: 40 MB written, the
+ *    first frame took 4,166 page faults, as with 64, in 16 ms instead of
+ *    27, and 24 MB less stays written in an idle spare).
  * 3. once the media has played a while (UMMS_WORKER_HEAP_SETTLE_MS),
  *    gives back what the heap holds free (umms_worker_heap_trim()): what
- *    the warm-up wrote beyond the decoder's needs, ~13 to 20 MB of a
- *    1080p H.264 stream's 74 (bench/video-cpu's memory table).
+ *    the warm-up wrote beyond the decoder's needs (~10 MB of a 1080p
+ *    H.264 stream's 48 in the heap; 32 of 70 when 64 MB were written).
  * Not under AddressSanitizer, whose allocator is its own.
  */
 #ifndef UMMS_WORKER_HEAP_H
@@ -30,8 +34,8 @@
 #include <stdbool.h>
 #include <glib.h>
 
-/* 64 MB in blocks of 4 MB (below the mmap threshold: from the heap). */
-#define UMMS_WORKER_HEAP_BLOCKS 16
+/* 40 MB in blocks of 4 MB (below the mmap threshold: from the heap). */
+#define UMMS_WORKER_HEAP_BLOCKS 10
 
 /* The warming of a spare's heap, a block at a time; zeroed before the first step. */
 struct umms_worker_heap {

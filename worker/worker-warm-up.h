@@ -16,7 +16,7 @@
  *    negotiation) are paid here, not by the player's first frame (see
  *    bench/README.md). Software only: no device is opened before the
  *    sandbox;
- * 3. then 64 MB written into the malloc heap and freed, kept there for
+ * 3. then 40 MB written into the malloc heap and freed, kept there for
  *    the first frame's decoder (worker-heap.h).
  * Stopped at the first OPEN or RECORD, which load what they still need
  * themselves. The clip runs in the main thread (no GStreamer task, none

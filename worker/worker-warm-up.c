@@ -32,18 +32,14 @@ static void play_clip(struct umms_worker_warm_up *w);
  */
 static const char *const warm_plugins[] = {
 	"libav", "isomp4", "matroska", "mpegtsdemux", "ogg", "videoparsersbad",
-	"audioparsers", "opus", "vorbis", "vpx", "flac", "id3demux", "wavparse",
+	"audioparsers", "opus", "vorbis", "vpx", "flac", "id3demux", "wavparse", NULL,
 };
 
 static bool
 warm_plugin(GstPluginFeature *feature)
 {
 	const char *plugin = gst_plugin_feature_get_plugin_name(feature);
-	for (size_t i = 0; plugin && i < G_N_ELEMENTS(warm_plugins); i++) {
-		if (strcmp(plugin, warm_plugins[i]) == 0)
-			return true;
-	}
-	return false;
+	return plugin && g_strv_contains(warm_plugins, plugin);
 }
 
 static GPtrArray *

@@ -196,6 +196,20 @@ umms_test_image_assert_rect(const struct umms_test_image *image, int x, int y, i
 		first_y, first, min_x, min_y, max_x, max_y, image->width, image->height, saved);
 }
 
+unsigned
+umms_test_image_count(const struct umms_test_image *image, int x, int y, int w, int h,
+	umms_test_pixel_match_fn match, const void *data)
+{
+	int x0 = MAX(x, 0), y0 = MAX(y, 0);
+	int x1 = MIN(x + w, image->width), y1 = MIN(y + h, image->height);
+	unsigned n = 0;
+	for (int row = y0; row < y1; row++) {
+		for (int col = x0; col < x1; col++)
+			n += match(umms_test_image_pixel(image, col, row), data);
+	}
+	return n;
+}
+
 void
 umms_test_image_assert_each(const struct umms_test_image *image, umms_test_pixel_fn want,
 	const void *data, int tolerance, const char *what)

@@ -58,6 +58,15 @@ typedef uint32_t (*umms_test_pixel_fn)(int x, int y, const void *data);
 void umms_test_image_assert_each(const struct umms_test_image *image, umms_test_pixel_fn want,
 	const void *data, int tolerance, const char *what);
 
+/* Whether the 0xRRGGBB pixel @rgb is one a count looks for. */
+typedef bool (*umms_test_pixel_match_fn)(uint32_t rgb, const void *data);
+/*
+ * How many pixels of the rectangle (x, y, w, h), clipped to @image, @match
+ * says yes to.
+ */
+unsigned umms_test_image_count(const struct umms_test_image *image, int x, int y, int w,
+	int h, umms_test_pixel_match_fn match, const void *data);
+
 /*
  * What ummsd's screen (/org/umms/display/0) shows now, by Display1.Capture
  * into the test's scratch folder as @what.png; with @width and @height not

@@ -79,18 +79,18 @@ read_now_next(GDataInputStream *out, struct said *said)
 	g_error("no now-next line from umms-kiosk");
 }
 
-/* Near-white pixels (all channels over 200: the guide's text) in a rectangle of the screen. */
+/* Near white: all channels over 200 (the guide's text). */
+static bool
+is_white(uint32_t p, const void *data)
+{
+	return (p >> 16 & 0xff) > 200 && (p >> 8 & 0xff) > 200 && (p & 0xff) > 200;
+}
+
+/* Near-white pixels in a rectangle of the screen. */
 static unsigned
 count_white(const struct umms_test_image *image, int x, int y, int w, int h)
 {
-	unsigned n = 0;
-	for (int row = y; row < y + h; row++) {
-		for (int col = x; col < x + w; col++) {
-			uint32_t p = umms_test_image_pixel(image, col, row);
-			n += (p >> 16 & 0xff) > 200 && (p >> 8 & 0xff) > 200 && (p & 0xff) > 200;
-		}
-	}
-	return n;
+	return umms_test_image_count(image, x, y, w, h, is_white, NULL);
 }
 
 /*

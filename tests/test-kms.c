@@ -464,22 +464,18 @@ test_kiosk_demo(struct umms_test *t, gconstpointer data)
 }
 
 /* Light pixels (red and green over 100: subs.mkv is dark blue) on screen, and those in @rect. */
+static bool
+is_light(uint32_t p, const void *data)
+{
+	return (p >> 16 & 0xff) > 100 && (p >> 8 & 0xff) > 100;
+}
+
 static void
 count_light(const struct umms_test_image *image, const int rect[4], unsigned *all,
 	unsigned *in)
 {
-	*all = *in = 0;
-	for (int y = 0; y < H; y++) {
-		for (int x = 0; x < W; x++) {
-			uint32_t p = umms_test_image_pixel(image, x, y);
-			if ((p >> 16 & 0xff) <= 100 || (p >> 8 & 0xff) <= 100)
-				continue;
-			(*all)++;
-			if (x >= rect[0] && x < rect[0] + rect[2] && y >= rect[1] &&
-					y < rect[1] + rect[3])
-				(*in)++;
-		}
-	}
+	*all = umms_test_image_count(image, 0, 0, W, H, is_light, NULL);
+	*in = umms_test_image_count(image, rect[0], rect[1], rect[2], rect[3], is_light, NULL);
 }
 
 /* Captures until the cue shows (@shown: only inside @rect) or no light pixel does. */

@@ -21,6 +21,7 @@
 #include "cues.h"
 #include "gst-private.h"
 #include "log.h"
+#include "source.h"
 
 /*
  * The media's own cues are kept this long behind the newest (a seek back
@@ -384,7 +385,7 @@ gst_cues_update(struct gst_engine *engine)
 		event->cue.markup = g_strdup("");
 		event->cue.plain = g_strdup("");
 		g_async_queue_push(engine->cue_events, event);
-		g_source_set_ready_time(engine->frame_source, 0);
+		umms_source_wake(engine->frame_source);
 	}
 	return changed;
 }
@@ -473,7 +474,7 @@ gst_cues_frame_due(struct gst_engine *engine, int64_t position)
 	g_array_unref(active);
 	umms_cues_unref(track);
 	if (queued)
-		g_source_set_ready_time(engine->frame_source, 0);
+		umms_source_wake(engine->frame_source);
 }
 
 struct umms_subpicture *

@@ -24,6 +24,7 @@
 #include "error.h"
 #include "gst-private.h"
 #include "log.h"
+#include "source.h"
 #include "subpicture.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -550,7 +551,7 @@ deliver(struct gst_engine *engine, GstAppSink *sink, GstSample *pulled, bool pre
 			frame->base.crop_width, frame->base.crop_height);
 
 	g_async_queue_push(engine->frames, frame);
-	g_source_set_ready_time(engine->frame_source, 0);
+	umms_source_wake(engine->frame_source);
 	return GST_FLOW_OK;
 }
 
@@ -575,10 +576,9 @@ new_preroll_cb(GstAppSink *sink, gpointer data)
 
 /* Main loop: hand the newest waiting frame to whoever listens. */
 static gboolean
-frame_dispatch(GSource *source, GSourceFunc callback, gpointer data)
+frame_dispatch(gpointer data)
 {
 	struct gst_engine *engine = data;
-	g_source_set_ready_time(source, -1);
 	struct gst_frame *frame, *newest = NULL;
 	guint64 superseded = 0;
 	while ((frame = g_async_queue_try_pop(engine->frames))) {
@@ -651,12 +651,8 @@ gst_video_refresh(struct gst_engine *engine)
 	frame->sample = gst_sample_ref(last->sample);
 	frame->base.subpicture = subpicture;
 	g_async_queue_push(engine->frames, frame);
-	g_source_set_ready_time(engine->frame_source, 0);
+	umms_source_wake(engine->frame_source);
 }
-
-static GSourceFuncs frame_source_funcs = {
-	.dispatch = frame_dispatch,
-};
 
 static void
 frame_queue_free(gpointer data)
@@ -677,10 +673,12 @@ gst_video_create_sink(struct gst_engine *engine, GError **error)
 	engine->memfd_allocator = g_object_new(umms_memfd_allocator_get_type(), NULL);
 	gst_object_ref_sink(engine->memfd_allocator);
 	engine->frames = g_async_queue_new_full(frame_queue_free);
-	engine->frame_source = g_source_new(&frame_source_funcs, sizeof(GSource));
-	g_source_set_callback(engine->frame_source, NULL, engine, NULL);
-	g_source_set_ready_time(engine->frame_source, -1);
-	g_source_attach(engine->frame_source, g_main_context_get_thread_default());
+	engine->frame_source = umms_source_wake_new(frame_dispatch, engine);
+	if (!engine->frame_source) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "eventfd: %s", g_strerror(errno));
+		gst_object_unref(sink);
+		return NULL;
+	}
 
 	/* A display drops late frames: so does this sink. */
 	g_object_set(sink, "sync", TRUE, "qos", TRUE, "max-lateness", (gint64)20 * GST_MSECOND,

@@ -34,10 +34,13 @@
  *
  *   worker → ummsd: events, each carrying the status block (state, position,
  *   seek range, statistics, the CLOCK_MONOTONIC time they were taken), and a
- *   STATUS message every UMMS_IPC_STATUS_MS while playing (none while paused
- *   or idle: no wake-ups; but live media, or media of no known length whose
- *   seek range moves, every 5 × UMMS_IPC_STATUS_MS while paused). ummsd answers get_position, get_seek_range and
- *   get_stats from the latest status without asking the worker.
+ *   STATUS message every UMMS_IPC_STATUS_MS while playing (while frames
+ *   come, right after the first FRAME ¾ of that or more since the last
+ *   status, so ummsd reads both in one wake-up: 75 to 150 ms apart; none
+ *   while paused or idle: no wake-ups; but live media, or media of no known
+ *   length whose seek range moves, every 5 × UMMS_IPC_STATUS_MS while
+ *   paused). ummsd answers get_position, get_seek_range and get_stats from
+ *   the latest status without asking the worker.
  *
  *   A request the worker's engine refuses outright (which ummsd's proxy
  *   checks first, so it should not happen) comes back as REFUSED with the

@@ -29,6 +29,7 @@ struct umms_worker {
 	GSource *io;
 	GSource *status_timer;
 	unsigned status_period;  /* ms, 0: none */
+	gint64 status_sent_us;   /* monotonic, when the last status went (any event's) */
 	unsigned played_ms;      /* played since the last OPEN, until the heap's trim */
 	GHashTable *frames;      /* frame id (uint64_t *) → struct umms_frame * (a reference) */
 	uint64_t next_frame_id;

@@ -131,6 +131,18 @@ def proc_cpu(pid):
     return sum(int(v) for v in fields[11:15]) / CLK_TCK
 
 
+def main_thread_sleeps(pid):
+    """How often @pid's main thread slept and was woken (voluntary context switches); 0 if gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("voluntary_ctxt_switches:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def process_tree(pid):
     """@pid and its descendants, parents first (those that exist now)."""
     pids = [pid]

@@ -1,6 +1,7 @@
 #define UMMS_LOG_SCOPE UMMS_SCOPE_PLAYER
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine-proxy.h"
@@ -12,6 +13,8 @@
 #include "timeshift.h"
 
 #define MAX_RATE 64.0
+/* Lip sync's delay reaches the engine in steps of this (umms_player_report_display()). */
+#define VIDEO_DELAY_STEP_NS 1000000
 
 
 struct pending_request {
@@ -704,11 +707,16 @@ umms_player_report_display(struct umms_player *player, bool shown, int64_t laten
 	 * Lip sync: send frames earlier by what they are late, slowly (an
 	 * integrator), within 0–100 ms. Latency is measured against the due
 	 * time, so it tends to 0 once the delay matches the display path.
+	 * The engine gets it once it has moved a millisecond from what it has:
+	 * finer is far below what an eye can tell, and each change is a
+	 * request to a worker, which was one more wake-up for it with every
+	 * frame whose presentation a compositor reported (issue 19).
 	 */
-	int64_t delay = CLAMP(player->video_delay_ns + latency_ns / 16, 0, 100 * 1000000);
-	if (delay != player->video_delay_ns && player->engine) {
-		player->video_delay_ns = delay;
-		player->engine->impl->set_video_delay(player->engine, delay);
+	int64_t wanted = CLAMP(player->video_delay_wanted_ns + latency_ns / 16, 0, 100 * 1000000);
+	player->video_delay_wanted_ns = wanted;
+	if (player->engine && llabs(wanted - player->video_delay_ns) >= VIDEO_DELAY_STEP_NS) {
+		player->video_delay_ns = wanted;
+		player->engine->impl->set_video_delay(player->engine, wanted);
 	}
 }
 

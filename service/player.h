@@ -97,7 +97,8 @@ struct umms_player {
 	uint64_t frames_displayed, frames_discarded;
 	uint64_t frames_copied;    /* by whoever showed them (a GL texture upload) */
 	int64_t display_latency_ns; /* smoothed, presented − due */
-	int64_t video_delay_ns;     /* how early frames leave to arrive on time */
+	int64_t video_delay_ns;     /* how early frames leave to arrive on time (the engine's) */
+	int64_t video_delay_wanted_ns; /* the lip-sync integrator's, applied in steps */
 	int64_t subtitle_delay;     /* µs subtitles are shown later (Player1.SubtitleDelay) */
 	/*
 	 * The subtitles chosen for this media (SetSubtitleUri, SelectTrack),

@@ -210,6 +210,12 @@ umms_test_image_count(const struct umms_test_image *image, int x, int y, int w, 
 	return n;
 }
 
+bool
+umms_test_pixel_light(uint32_t rgb, const void *data)
+{
+	return (rgb >> 16 & 0xff) > 100 && (rgb >> 8 & 0xff) > 100;
+}
+
 void
 umms_test_image_assert_each(const struct umms_test_image *image, umms_test_pixel_fn want,
 	const void *data, int tolerance, const char *what)

@@ -66,6 +66,11 @@ typedef bool (*umms_test_pixel_match_fn)(uint32_t rgb, const void *data);
  */
 unsigned umms_test_image_count(const struct umms_test_image *image, int x, int y, int w,
 	int h, umms_test_pixel_match_fn match, const void *data);
+/*
+ * A match: red and green both over 100, as a subtitle's white or yellow
+ * is and the dark blue picture of the subtitle clips (subs.mkv) is not.
+ */
+bool umms_test_pixel_light(uint32_t rgb, const void *data);
 
 /*
  * What ummsd's screen (/org/umms/display/0) shows now, by Display1.Capture

@@ -435,23 +435,18 @@ test_subtitles(gconstpointer data)
 }
 
 /*
- * Light pixels (red and green over 100: subs.mkv's picture is dark blue) in
+ * Light pixels (umms_test_pixel_light(): subs.mkv's picture is dark blue) in
  * the video rectangle @rect of @image: all of them, and those in its lower half.
  */
-static bool
-is_light(uint32_t p, const void *data)
-{
-	return (p >> 16 & 0xff) > 100 && (p >> 8 & 0xff) > 100;
-}
-
 static void
 count_light(const struct umms_test_image *image, const int rect[4], unsigned *all,
 	unsigned *caption)
 {
 	int half = rect[3] / 2;
-	*all = umms_test_image_count(image, rect[0], rect[1], rect[2], rect[3], is_light, NULL);
+	*all = umms_test_image_count(image, rect[0], rect[1], rect[2], rect[3],
+		umms_test_pixel_light, NULL);
 	*caption = umms_test_image_count(image, rect[0], rect[1] + half, rect[2], rect[3] - half,
-		is_light, NULL);
+		umms_test_pixel_light, NULL);
 }
 
 /* Screenshots until the cue is on screen (@shown) or not: light pixels only as a caption. */

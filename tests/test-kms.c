@@ -463,19 +463,14 @@ test_kiosk_demo(struct umms_test *t, gconstpointer data)
 	umms_test_image_free(image);
 }
 
-/* Light pixels (red and green over 100: subs.mkv is dark blue) on screen, and those in @rect. */
-static bool
-is_light(uint32_t p, const void *data)
-{
-	return (p >> 16 & 0xff) > 100 && (p >> 8 & 0xff) > 100;
-}
-
+/* Light pixels (umms_test_pixel_light(): subs.mkv is dark blue) on screen, and those in @rect. */
 static void
 count_light(const struct umms_test_image *image, const int rect[4], unsigned *all,
 	unsigned *in)
 {
-	*all = umms_test_image_count(image, 0, 0, W, H, is_light, NULL);
-	*in = umms_test_image_count(image, rect[0], rect[1], rect[2], rect[3], is_light, NULL);
+	*all = umms_test_image_count(image, 0, 0, W, H, umms_test_pixel_light, NULL);
+	*in = umms_test_image_count(image, rect[0], rect[1], rect[2], rect[3],
+		umms_test_pixel_light, NULL);
 }
 
 /* Captures until the cue shows (@shown: only inside @rect) or no light pixel does. */

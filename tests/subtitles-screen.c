@@ -30,17 +30,18 @@ subs_is(uint32_t rgb, enum subs_colour c)
 	return false;
 }
 
+static bool
+is_colour(uint32_t rgb, const void *data)
+{
+	return subs_is(rgb, *(const enum subs_colour *)data);
+}
+
 /* Pixels of @c in the screen's rectangle @x0, @y0 to @x1, @y1 (not included). */
 int
 subs_count_box(const struct umms_test_image *image, int x0, int y0, int x1, int y1,
 	enum subs_colour c)
 {
-	int n = 0;
-	for (int y = y0; y < y1; y++) {
-		for (int x = x0; x < x1; x++)
-			n += subs_is(umms_test_image_pixel(image, x, y), c);
-	}
-	return n;
+	return (int)umms_test_image_count(image, x0, y0, x1 - x0, y1 - y0, is_colour, &c);
 }
 
 int

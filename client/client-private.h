@@ -35,6 +35,13 @@ struct umms_client {
 	struct wl_shm *shm;
 	struct wp_presentation *presentation;
 	clockid_t presentation_clock; /* what its times are in (weston: MONOTONIC_RAW) */
+	/*
+	 * Whether the compositor ever answered presentation feedback, and the
+	 * frames committed before it did (buffer.c stops asking one that never
+	 * answers).
+	 */
+	bool feedback_heard;
+	unsigned feedback_unheard;
 	struct wp_single_pixel_buffer_manager_v1 *single_pixel;
 	struct zwp_linux_dmabuf_v1 *dmabuf;
 	uint32_t shm_formats[UMMS_CLIENT_MAX_FORMATS];

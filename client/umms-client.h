@@ -165,8 +165,10 @@ struct umms_client_video_counts {
 	unsigned discarded;  /* replaced before they were shown, or never attached */
 	/*
 	 * Committed frames the compositor never said anything about: the
-	 * library stops waiting once 16 are outstanding (headless wlroots 0.15
-	 * never answers presentation feedback).
+	 * library stops waiting once 16 are outstanding, and asks a
+	 * compositor that answered none of a connection's first 16 about a
+	 * rare frame only (headless wlroots 0.15 never answers presentation
+	 * feedback, and keeps each request for as long as it runs).
 	 */
 	unsigned unanswered;
 };

@@ -702,12 +702,14 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	gst_object_ref_sink(engine->pipeline);
 
 	/* Frames leave through our own clocked sink (gst-video.c). */
-	engine->video_sink = gst_video_create_sink(engine, error);
+	GstElement *video_out = gst_video_create_sink(engine, error);
 	bool silent = config->engine.audio_output == UMMS_AUDIO_NONE || !gst_support_can_sound();
 	GstElement *audio_sink = silent ?
 		make_sink("fakesink", "umms-audio-sink", error) :
 		make_sink("autoaudiosink", "umms-audio-sink", error);
-	if (!engine->video_sink || !audio_sink) {
+	if (!video_out || !audio_sink) {
+		if (video_out)
+			gst_object_unref(gst_object_ref_sink(video_out));
 		g_clear_object(&engine->video_sink);
 		if (audio_sink)
 			gst_object_unref(gst_object_ref_sink(audio_sink));
@@ -722,8 +724,7 @@ gst_engine_create(const struct umms_config *config, GError **error)
 	 * No text sink: playbin's subtitleoverlay renders the stream's own
 	 * subtitles, as overlays riding on the frames (gst-overlay.c).
 	 */
-	gst_object_ref(engine->video_sink);
-	g_object_set(engine->pipeline, "video-sink", engine->video_sink,
+	g_object_set(engine->pipeline, "video-sink", video_out,
 		"audio-sink", audio_sink, NULL);
 
 	if (config->engine.pitch_correction) {

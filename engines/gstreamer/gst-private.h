@@ -28,6 +28,7 @@
 #include "cues.h"
 #include "engine.h"
 #include "frame.h"
+#include "gst-convert.h"
 
 /* GStreamer's nanoseconds to the engine interface's microseconds. */
 #define NS_TO_US(ns) ((int64_t)((ns) / 1000))
@@ -353,7 +354,10 @@ void gst_support_qos(struct gst_engine *engine, GstMessage *message);
 void gst_support_reset_stats(struct gst_engine *engine);
 void gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *stats);
 
-/* gst-video.c: the video sink and the memory frames live in. */
+/*
+ * gst-video.c: the video sink and the memory frames live in. Returns the
+ * bin for playbin's video-sink (floating); @engine's video_sink is its appsink.
+ */
 GstElement *gst_video_create_sink(struct gst_engine *engine, GError **error);
 void gst_video_finish(struct gst_engine *engine);
 /* wl_shm formats the output may produce, preferred first; none: any. */

@@ -691,7 +691,25 @@ gst_video_create_sink(struct gst_engine *engine, GError **error)
 	GstPad *pad = gst_element_get_static_pad(sink, "sink");
 	gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, allocation_probe, engine, NULL);
 	gst_object_unref(pad);
-	return sink;
+
+	/*
+	 * Decoders' 4:2:0 YUV is converted right in front of the sink
+	 * (gst-convert.c); playbin's own videoconvert, before it, then passes
+	 * it through and converts only what ours does not.
+	 */
+	GstElement *bin = gst_bin_new("umms-video-out");
+	GstElement *convert = gst_convert_new("umms-video-convert");
+	gst_bin_add_many(GST_BIN(bin), convert, sink, NULL);
+	if (!gst_element_link(convert, sink)) {
+		g_set_error(error, UMMS_ERROR, UMMS_ERROR_FAILED, "the video converter does not link");
+		gst_object_unref(gst_object_ref_sink(bin));
+		return NULL;
+	}
+	pad = gst_element_get_static_pad(convert, "sink");
+	gst_element_add_pad(bin, gst_ghost_pad_new("sink", pad));
+	gst_object_unref(pad);
+	engine->video_sink = gst_object_ref(sink);
+	return bin;
 }
 
 void

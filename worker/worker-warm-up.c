@@ -9,6 +9,7 @@
 #include <gst/base/base.h>
 #include <gst/video/video.h>
 
+#include "gst-convert.h"
 #include "log.h"
 #include "source.h"
 #include "worker-warm-up.h"
@@ -139,46 +140,14 @@ thread_names(void)
 }
 
 /*
- * A decoded frame, converted to BGRx as videoconvert would (the same
- * GstVideoConverter, so the same ORC programs compiled). Not by a
- * videoconvert element: its converter makes one of GLib's thread pools
- * even for one thread; this one is given a task pool never prepared,
- * which one thread never uses.
+ * A decoded frame, converted to BGRx as the engine's converter converts it
+ * (gst-convert.c: libyuv), so that libyuv's pages and its look at the CPU
+ * come here, before the sandbox, not with the first frame.
  */
 static bool
 convert(GstBuffer *buffer, GstCaps *caps)
 {
-	GstVideoInfo in, out;
-	if (!caps || !gst_video_info_from_caps(&in, caps))
-		return false;
-	gst_video_info_set_format(&out, GST_VIDEO_FORMAT_BGRx, (guint)GST_VIDEO_INFO_WIDTH(&in),
-		(guint)GST_VIDEO_INFO_HEIGHT(&in));
-	/* What a converter may not change. */
-	out.interlace_mode = in.interlace_mode;
-	out.fps_n = in.fps_n;
-	out.fps_d = in.fps_d;
-	out.par_n = in.par_n;
-	out.par_d = in.par_d;
-	GstStructure *config = gst_structure_new("umms-warm-up",
-		GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT, 1, NULL);
-	GstVideoConverter *converter = gst_video_converter_new_with_pool(&in, &out, config,
-		gst_task_pool_new());
-	if (!converter)
-		return false;
-	GstBuffer *target = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&out), NULL);
-	GstVideoFrame src, dest;
-	bool ok = false;
-	if (gst_video_frame_map(&src, &in, buffer, GST_MAP_READ)) {
-		if (gst_video_frame_map(&dest, &out, target, GST_MAP_WRITE)) {
-			gst_video_converter_frame(converter, &src, &dest);
-			gst_video_frame_unmap(&dest);
-			ok = true;
-		}
-		gst_video_frame_unmap(&src);
-	}
-	gst_buffer_unref(target);
-	gst_video_converter_free(converter);
-	return ok;
+	return gst_convert_warm_up(buffer, caps);
 }
 
 static void

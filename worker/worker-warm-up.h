@@ -9,9 +9,9 @@
  * 2. then a tiny clip built into the worker (warm-up/: 64×64 H.264 High
  *    in MP4, 3.6 kB, no sound) typefound, demuxed, parsed, decoded by
  *    avdec_h264 and converted to BGRx (the XRGB8888 clients take first)
- *    by a GstVideoConverter as videoconvert's, in one go on the main loop
- *    (30 to 50 ms here): the once-per-process costs of a first picture
- *    (libav's codec tables and thread set-up, ORC's compiled conversions,
+ *    as the engine's converter converts (libyuv), in one go on the main
+ *    loop (30 to 50 ms here): the once-per-process costs of a first
+ *    picture (libav's codec tables and thread set-up, libyuv's CPU check,
  *    the libraries' pages and relocations, the elements' first
  *    negotiation) are paid here, not by the player's first frame (see
  *    bench/README.md). Software only: no device is opened before the

@@ -144,22 +144,12 @@ matrix_for(const GstVideoInfo *info)
 static void
 u_fix(struct yuv *self, const GstVideoInfo *in)
 {
-	double blue;
-	switch (in->colorimetry.matrix) {
-	case GST_VIDEO_COLOR_MATRIX_BT601:
-		blue = 2.0 * (1 - 0.114) * 255 / 224;
-		break;
-	case GST_VIDEO_COLOR_MATRIX_BT709:
-		blue = 2.0 * (1 - 0.0722) * 255 / 224;
-		break;
-	case GST_VIDEO_COLOR_MATRIX_BT2020:
-		blue = 2.0 * (1 - 0.0593) * 255 / 224;
-		break;
-	default:
-		blue = 2.0;
-		break;
-	}
-	self->fix_u = in->colorimetry.range != GST_VIDEO_COLOR_RANGE_0_255 && blue > 2.0;
+	double kr, kb, blue = 2.0;
+	/* Limited range stretches 224 steps of U over 255. */
+	if (in->colorimetry.range != GST_VIDEO_COLOR_RANGE_0_255 &&
+			gst_video_color_matrix_get_Kr_Kb(in->colorimetry.matrix, &kr, &kb))
+		blue = 2.0 * (1 - kb) * 255 / 224;
+	self->fix_u = blue > 2.0;
 	for (int u = 0; u < 256; u++) {
 		double v = 128 + (u - 128) * blue / 2.0 + 0.5;
 		self->u_table[u] = (guint8)CLAMP(v, 0, 255);
@@ -205,7 +195,12 @@ convert_set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in, GstC
 		return TRUE;
 	}
 	gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(filter), FALSE);
-	if (in->width != out->width || in->height != out->height ||
+	/* Only what transform_caps() offers: 4:2:0 in, BGRx or BGRA out, the same size. */
+	if (!format_in(gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in)), yuv_formats,
+			G_N_ELEMENTS(yuv_formats)) ||
+			!format_in(gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out)), rgb_formats,
+				G_N_ELEMENTS(rgb_formats)) ||
+			in->width != out->width || in->height != out->height ||
 			in->interlace_mode != out->interlace_mode)
 		return FALSE;
 	yuv_init(&self->yuv, in);

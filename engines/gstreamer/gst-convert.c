@@ -169,9 +169,12 @@ u_fixed(struct yuv *self, const guint8 *src, int stride, int width, int rows, in
 	for (int y = 0; y < rows; y++) {
 		const guint8 *row = src + (gsize)y * (gsize)stride;
 		guint8 *out = self->scratch + (gsize)y * (gsize)width;
-		memcpy(out, row, (size_t)width);
-		for (int x = 0; x < width; x += step)
+		/* U through the table; V, between U's in NV12, as it is. */
+		for (int x = 0; x < width; x += step) {
 			out[x] = self->u_table[row[x]];
+			if (step == 2 && x + 1 < width)
+				out[x + 1] = row[x + 1];
+		}
 	}
 	return self->scratch;
 }

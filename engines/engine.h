@@ -202,6 +202,15 @@ struct umms_engine_impl {
 	void (*set_video_dmabuf)(struct umms_engine *engine, bool any,
 		const struct umms_frame_dmabuf_format *formats, size_t n);
 	/*
+	 * Optional, immediate. The frames are shown no larger than
+	 * @max_width x @max_height pixels: frames larger than that may come
+	 * scaled down to fit it (square pixels, the picture's shape kept,
+	 * never larger than the picture), from the next frame made on. 0 (either):
+	 * the picture's own size, the default. Kept across open.
+	 */
+	void (*set_video_size)(struct umms_engine *engine, unsigned max_width,
+		unsigned max_height);
+	/*
 	 * Frames reach the screen @ns after they leave: emit them that much
 	 * before they are due, so picture and sound meet.
 	 */

@@ -91,6 +91,7 @@ struct proxy {
 	bool dmabuf_set, dmabuf_any;
 	struct umms_frame_dmabuf_format *dmabuf;
 	size_t n_dmabuf;
+	unsigned max_width, max_height; /* set_video_size; 0: the picture's */
 	int64_t video_delay, subtitle_delay;
 	bool codecs_set;
 	char **codecs;
@@ -112,6 +113,8 @@ void umms_proxy_send_request(struct proxy *proxy, uint32_t type, struct umms_ipc
 void umms_proxy_set_volume(struct umms_engine *base, double volume, bool mute);
 bool umms_proxy_set_video_output(struct umms_engine *base, bool wanted,
 	const uint32_t *formats, size_t n, GError **error);
+void umms_proxy_set_video_size(struct umms_engine *base, unsigned max_width,
+	unsigned max_height);
 void umms_proxy_set_video_dmabuf(struct umms_engine *base, bool any,
 	const struct umms_frame_dmabuf_format *formats, size_t n);
 void umms_proxy_set_video_delay(struct umms_engine *base, int64_t ns);

@@ -66,6 +66,19 @@ umms_proxy_set_video_dmabuf(struct umms_engine *base, bool any,
 	umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
 }
 
+void
+umms_proxy_set_video_size(struct umms_engine *base, unsigned max_width, unsigned max_height)
+{
+	struct proxy *proxy = proxy_from(base);
+	proxy->max_width = MIN(max_width, UMMS_IPC_MAX_VIDEO_SIZE);
+	proxy->max_height = MIN(max_height, UMMS_IPC_MAX_VIDEO_SIZE);
+	struct umms_ipc_writer w;
+	umms_ipc_writer_init(&w);
+	umms_ipc_put_u32(&w, proxy->max_width);
+	umms_ipc_put_u32(&w, proxy->max_height);
+	umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_SIZE, &w);
+}
+
 /* A request whose one argument is a 64-bit integer. */
 static void
 send_i64(struct proxy *proxy, uint32_t type, int64_t value)

@@ -349,6 +349,12 @@ send_settings(struct proxy *proxy)
 		}
 		umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_DMABUF, &w);
 	}
+	if (proxy->max_width || proxy->max_height) {
+		umms_ipc_writer_init(&w);
+		umms_ipc_put_u32(&w, proxy->max_width);
+		umms_ipc_put_u32(&w, proxy->max_height);
+		umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_SIZE, &w);
+	}
 	umms_ipc_writer_init(&w);
 	umms_ipc_put_i64(&w, proxy->video_delay);
 	umms_proxy_send_request(proxy, UMMS_IPC_SET_VIDEO_DELAY, &w);
@@ -624,6 +630,7 @@ const struct umms_engine_impl umms_engine_proxy_impl = {
 	.set_volume = umms_proxy_set_volume,
 	.set_video_output = umms_proxy_set_video_output,
 	.set_video_dmabuf = umms_proxy_set_video_dmabuf,
+	.set_video_size = umms_proxy_set_video_size,
 	.set_video_delay = umms_proxy_set_video_delay,
 	.set_hardware_codecs = umms_proxy_set_hardware_codecs,
 	.set_blocked = umms_proxy_set_blocked,

@@ -70,6 +70,7 @@
 #define UMMS_IPC_MAX_STRING (64 * 1024)  /* bytes of one string */
 #define UMMS_IPC_MAX_TRACKS 256          /* of one kind */
 #define UMMS_IPC_MAX_FORMATS 64          /* in SET_VIDEO_OUTPUT, SET_VIDEO_DMABUF */
+#define UMMS_IPC_MAX_VIDEO_SIZE 65536    /* in SET_VIDEO_SIZE: pixels either way */
 #define UMMS_IPC_MAX_CODECS 32           /* in SET_HARDWARE_CODECS */
 #define UMMS_IPC_STATUS_MS 100           /* STATUS while playing */
 
@@ -116,6 +117,7 @@ enum umms_ipc_type {
 	/* To the fork server only (worker/zygote.h): u32 worker number; fd: its socket. */
 	UMMS_IPC_FORK,
 	UMMS_IPC_SET_BLOCKED,     /* u8 blocked (engine.h set_blocked) */
+	UMMS_IPC_SET_VIDEO_SIZE,  /* u32 max width, u32 max height (engine.h set_video_size) */
 
 	/* worker → ummsd */
 	UMMS_IPC_READY = 64,      /* status */

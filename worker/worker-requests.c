@@ -207,6 +207,16 @@ umms_worker_handle_request(struct umms_worker *worker, struct umms_ipc_message *
 			impl->set_video_dmabuf(engine, any, formats, n);
 		return true;
 	}
+	case UMMS_IPC_SET_VIDEO_SIZE: {
+		uint32_t width = umms_ipc_get_u32(r);
+		uint32_t height = umms_ipc_get_u32(r);
+		if (!umms_ipc_reader_done(r) || width > UMMS_IPC_MAX_VIDEO_SIZE ||
+				height > UMMS_IPC_MAX_VIDEO_SIZE)
+			break;
+		if (impl->set_video_size)
+			impl->set_video_size(engine, width, height);
+		return true;
+	}
 	case UMMS_IPC_SET_VIDEO_DELAY:
 	case UMMS_IPC_SET_SUBTITLE_DELAY: {
 		int64_t value = umms_ipc_get_i64(r);

@@ -236,7 +236,7 @@ is_setting(uint32_t type)
 	return type == UMMS_IPC_SET_VOLUME || type == UMMS_IPC_SET_VIDEO_OUTPUT ||
 		type == UMMS_IPC_SET_VIDEO_DMABUF || type == UMMS_IPC_SET_VIDEO_DELAY ||
 		type == UMMS_IPC_SET_SUBTITLE_DELAY || type == UMMS_IPC_SET_HARDWARE_CODECS ||
-		type == UMMS_IPC_SET_BLOCKED;
+		type == UMMS_IPC_SET_BLOCKED || type == UMMS_IPC_SET_VIDEO_SIZE;
 }
 
 void

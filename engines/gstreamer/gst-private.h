@@ -155,6 +155,9 @@ struct gst_engine {
 	GstAllocator *memfd_allocator;
 	GstBufferPool *copy_pool;      /* streaming thread only */
 	GArray *dmabuf_formats;        /* struct umms_frame_dmabuf_format taken; NULL: any (lock) */
+	uint32_t *shm_formats;         /* the wl_shm formats last set (gst_video_set_formats) */
+	size_t n_shm_formats;
+	unsigned max_width, max_height; /* frames fit in this (set_video_size), 0: the picture's */
 	GstBuffer *preroll_buffer;     /* last frame shown from a preroll (lock) */
 	int64_t shown_position;        /* µs of the last video frame shown, -1 none (lock) */
 	bool hold_frames;              /* prerolling only to seek elsewhere: show nothing (lock) */
@@ -364,6 +367,8 @@ void gst_video_finish(struct gst_engine *engine);
 bool gst_video_check_formats(const uint32_t *shm_formats, size_t n, GError **error);
 bool gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_formats, size_t n,
 	GError **error);
+/* Frames scaled down to fit @max_width x @max_height; 0: the picture's size. */
+void gst_video_set_size(struct gst_engine *engine, unsigned max_width, unsigned max_height);
 /* Whether frames are built and emitted, or only counted. */
 void gst_video_set_wanted(struct gst_engine *engine, bool wanted);
 /* The dma-bufs the output takes as they are (engine.h, set_video_dmabuf). */

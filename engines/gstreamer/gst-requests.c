@@ -200,6 +200,12 @@ engine_set_video_dmabuf(struct umms_engine *base, bool any,
 }
 
 static void
+engine_set_video_size(struct umms_engine *base, unsigned max_width, unsigned max_height)
+{
+	gst_video_set_size(gst_engine_from_base(base), max_width, max_height);
+}
+
+static void
 engine_set_video_delay(struct umms_engine *base, int64_t ns)
 {
 	struct gst_engine *engine = gst_engine_from_base(base);
@@ -294,6 +300,7 @@ const struct umms_engine_impl umms_gst_engine_impl = {
 	.set_video_output = engine_set_video_output,
 	.check_video_output = gst_video_check_formats,
 	.set_video_dmabuf = engine_set_video_dmabuf,
+	.set_video_size = engine_set_video_size,
 	.set_video_delay = engine_set_video_delay,
 	.set_hardware_codecs = engine_set_hardware_codecs,
 	.set_blocked = engine_set_blocked,

@@ -181,7 +181,7 @@ format_of(GstVideoFormat video, uint32_t *shm, uint32_t *drm)
  * n == 0: any format (before a client has said what it can show).
  */
 static GstCaps *
-caps_for(const uint32_t *shm_formats, size_t n)
+caps_for(const uint32_t *shm_formats, size_t n, unsigned max_width, unsigned max_height)
 {
 	GstCaps *caps = NULL;
 	if (n == 0)
@@ -195,6 +195,15 @@ caps_for(const uint32_t *shm_formats, size_t n)
 	}
 	if (!caps)
 		return NULL;
+	/*
+	 * Shown smaller than the picture (engine.h, set_video_size): scaled
+	 * down to fit, in square pixels, keeping its shape (playsink's
+	 * videoscale picks the size: never larger than the picture).
+	 */
+	if (max_width > 0 && max_height > 0)
+		gst_caps_set_simple(caps, "width", GST_TYPE_INT_RANGE, 1, (int)max_width,
+			"height", GST_TYPE_INT_RANGE, 1, (int)max_height,
+			"pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, NULL);
 	/*
 	 * The same with subtitles riding along as an overlay composition
 	 * (gst-overlay.c): a renderer right upstream attaches them instead
@@ -210,7 +219,7 @@ caps_for(const uint32_t *shm_formats, size_t n)
 bool
 gst_video_check_formats(const uint32_t *shm_formats, size_t n, GError **error)
 {
-	GstCaps *caps = caps_for(shm_formats, n);
+	GstCaps *caps = caps_for(shm_formats, n, 0, 0);
 	if (!caps) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			"none of the %zu formats the client can show is one this engine makes", n);
@@ -224,7 +233,7 @@ bool
 gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_formats, size_t n,
 	GError **error)
 {
-	GstCaps *caps = caps_for(shm_formats, n);
+	GstCaps *caps = caps_for(shm_formats, n, engine->max_width, engine->max_height);
 	if (!caps) {
 		g_set_error(error, UMMS_ERROR, UMMS_ERROR_NOT_SUPPORTED,
 			"none of the %zu formats the client can show is one this engine makes", n);
@@ -244,7 +253,25 @@ gst_video_set_formats(struct gst_engine *engine, const uint32_t *shm_formats, si
 		gst_object_unref(pad);
 	}
 	gst_caps_unref(caps);
+	if (shm_formats != engine->shm_formats) {
+		g_free(engine->shm_formats);
+		engine->shm_formats = n ? g_memdup2(shm_formats, n * sizeof(*shm_formats)) : NULL;
+		engine->n_shm_formats = n;
+	}
 	return true;
+}
+
+void
+gst_video_set_size(struct gst_engine *engine, unsigned max_width, unsigned max_height)
+{
+	if (max_width == 0 || max_height == 0)
+		max_width = max_height = 0;
+	if (max_width == engine->max_width && max_height == engine->max_height)
+		return;
+	engine->max_width = max_width;
+	engine->max_height = max_height;
+	/* The formats stand; only the size changes, on the next frame. */
+	gst_video_set_formats(engine, engine->shm_formats, engine->n_shm_formats, NULL);
 }
 
 /* ---- the pool offered upstream ------------------------------------------- */
@@ -685,7 +712,7 @@ gst_video_create_sink(struct gst_engine *engine, GError **error)
 		"enable-last-sample", FALSE, "emit-signals", FALSE, NULL);
 	GstAppSinkCallbacks callbacks = { .new_sample = new_sample_cb, .new_preroll = new_preroll_cb };
 	gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, engine, NULL);
-	GstCaps *any = caps_for(NULL, 0);
+	GstCaps *any = caps_for(NULL, 0, 0, 0);
 	gst_app_sink_set_caps(GST_APP_SINK(sink), any);
 	gst_caps_unref(any);
 	GstPad *pad = gst_element_get_static_pad(sink, "sink");
@@ -731,6 +758,7 @@ gst_video_finish(struct gst_engine *engine)
 	if (engine->memfd_allocator)
 		gst_object_unref(engine->memfd_allocator);
 	g_clear_pointer(&engine->dmabuf_formats, g_array_unref);
+	g_clear_pointer(&engine->shm_formats, g_free);
 }
 
 int64_t

@@ -118,6 +118,8 @@ scene_video_add(struct umms_display *display, struct umms_player *player,
 	if (want_output) {
 		const uint32_t *formats;
 		int n_formats = umms_screen_get_video_formats(display->target, &formats);
+		/* The screen scales frames itself: at the picture's size. */
+		umms_player_set_video_size(player, 0, 0);
 		if (!umms_player_set_video_output(player, true, formats, (size_t)n_formats, error))
 			return false;
 	}

@@ -180,6 +180,8 @@ display_show_player(struct umms_display *display, struct umms_player *player, GE
 	const char *path = umms_manager_player_path(display->manager, player);
 	const uint32_t *formats;
 	int n_formats = umms_screen_get_video_formats(display->target, &formats);
+	/* The screen scales frames itself: at the picture's size. */
+	umms_player_set_video_size(player, 0, 0);
 	if (!umms_player_set_video_output(player, true, formats, (size_t)n_formats, error))
 		return false;
 	display->player = player;

@@ -334,6 +334,9 @@ attach_engine(struct umms_player *player, const struct umms_engine_impl *impl, G
 	engine->impl->set_volume(engine, player->volume, player->mute);
 	if (engine->impl->set_subtitle_delay)
 		engine->impl->set_subtitle_delay(engine, player->subtitle_delay);
+	if (engine->impl->set_video_size)
+		engine->impl->set_video_size(engine, player->video_max_width,
+			player->video_max_height);
 	if (player->video_wanted)
 		engine->impl->set_video_output(engine, true, player->video_formats,
 			player->n_video_formats, NULL);
@@ -665,6 +668,22 @@ umms_player_set_video_output(struct umms_player *player, bool wanted,
 	if (changed)
 		redraw_still(player);
 	return true;
+}
+
+void
+umms_player_set_video_size(struct umms_player *player, unsigned max_width, unsigned max_height)
+{
+	if (max_width == 0 || max_height == 0)
+		max_width = max_height = 0;
+	if (max_width == player->video_max_width && max_height == player->video_max_height)
+		return;
+	player->video_max_width = max_width;
+	player->video_max_height = max_height;
+	if (!player->engine || !player->engine->impl->set_video_size)
+		return;
+	player->engine->impl->set_video_size(player->engine, max_width, max_height);
+	if (player->video_wanted)
+		redraw_still(player);
 }
 
 void

@@ -93,6 +93,8 @@ struct umms_player {
 	bool dmabuf_restricted;
 	struct umms_frame_dmabuf_format *dmabuf_formats;
 	size_t n_dmabuf_formats;
+	/* The largest frames worth making (umms_player_set_video_size), 0: the picture's. */
+	unsigned video_max_width, video_max_height;
 	/* What clients' compositors said about the frames (presentation feedback). */
 	uint64_t frames_displayed, frames_discarded;
 	uint64_t frames_copied;    /* by whoever showed them (a GL texture upload) */
@@ -258,6 +260,14 @@ void umms_player_set_mute(struct umms_player *player, bool mute);
  */
 bool umms_player_set_video_output(struct umms_player *player, bool wanted,
 	const uint32_t *formats, size_t n, GError **error);
+/*
+ * Frames are shown no larger than @max_width x @max_height pixels (0: the
+ * picture's own size, the default): the engine may make them smaller, to
+ * fit (engine.h set_video_size). A paused player's picture is made again
+ * at the new size.
+ */
+void umms_player_set_video_size(struct umms_player *player, unsigned max_width,
+	unsigned max_height);
 /*
  * Which dma-bufs the frames' consumers take as they are: @any (ummsd's
  * screen: the default), or the @n pairs of @formats (clients' compositors;

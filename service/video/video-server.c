@@ -318,7 +318,7 @@ umms_video_server_create(const struct umms_config *config, struct umms_manager *
 	wl_display_add_client_created_listener(server->display, &server->client_created);
 	if (!add_socket(server, config->video.socket, error))
 		goto fail;
-	server->global = wl_global_create(server->display, &umms_video_manager_v1_interface, 5,
+	server->global = wl_global_create(server->display, &umms_video_manager_v1_interface, 6,
 		server, bind_manager);
 
 	struct display_source *source = (struct display_source *)g_source_new(

@@ -18,6 +18,7 @@
 #include "video-private.h"
 
 #define FEEDBACK_SLOTS 64
+#define UMMS_VIEW_MAX_SIZE 65536   /* set_size, pixels either way */
 
 struct view_buffer {
 	struct wl_resource *resource;
@@ -53,6 +54,8 @@ struct video_view {
 		uint32_t serial;
 		int64_t due_ns;
 	} feedback[FEEDBACK_SLOTS];
+	/* The largest frames it shows (set_size, version 6); 0: the picture's. */
+	int max_width, max_height;
 	/* Subtitles (version 4): UMMS_VIDEO_PLAYER_V1_SUBTITLES_* the client takes. */
 	uint32_t subtitles;
 	uint64_t sub_sent;         /* the subpicture the client has (its serial), 0: none */
@@ -432,9 +435,15 @@ update_output(struct umms_video_server *server, struct umms_player *player)
 {
 	GArray *common = NULL;
 	struct video_view *view;
+	/* The largest size asked; the picture's own where one view asked none. */
+	int max_width = 0, max_height = 0;
+	bool full = false;
 	wl_list_for_each(view, &server->views, link) {
 		if (view->player != player)
 			continue;
+		full |= view->placed || view->max_width == 0;
+		max_width = MAX(max_width, view->max_width);
+		max_height = MAX(max_height, view->max_height);
 		if (!common) {
 			common = g_array_copy(view->formats);
 			continue;
@@ -449,6 +458,9 @@ update_output(struct umms_video_server *server, struct umms_player *player)
 		}
 	}
 	g_autoptr(GError) error = NULL;
+	if (!common || full)
+		max_width = max_height = 0;
+	umms_player_set_video_size(player, (unsigned)max_width, (unsigned)max_height);
 	if (!common) {
 		/* Nobody here shows it: back to what ummsd's own screen takes. */
 		umms_player_set_video_dmabuf(player, true, NULL, 0);
@@ -589,12 +601,33 @@ view_set_subtitles(struct wl_client *client, struct wl_resource *resource, uint3
 			subtitles & UMMS_VIDEO_PLAYER_V1_SUBTITLES_IMAGE);
 }
 
+static void
+view_set_size(struct wl_client *client, struct wl_resource *resource, int32_t width,
+	int32_t height)
+{
+	struct video_view *view = wl_resource_get_user_data(resource);
+	if (width < 0 || height < 0 || width > UMMS_VIEW_MAX_SIZE || height > UMMS_VIEW_MAX_SIZE) {
+		wl_resource_post_error(resource, UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE,
+			"size %dx%d", width, height);
+		return;
+	}
+	if (width == 0 || height == 0)
+		width = height = 0;
+	if (width == view->max_width && height == view->max_height)
+		return;
+	view->max_width = width;
+	view->max_height = height;
+	if (view->player)
+		update_output(view->server, view->player);
+}
+
 static const struct umms_video_player_v1_interface view_impl = {
 	.destroy = view_destroy,
 	.presented = view_presented,
 	.discarded = view_discarded,
 	.place = view_place,
 	.set_subtitles = view_set_subtitles,
+	.set_size = view_set_size,
 };
 
 static void

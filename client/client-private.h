@@ -108,6 +108,8 @@ struct umms_client_video {
 	bool have_geometry;
 	enum umms_client_stacking stacking;
 	bool sync;
+	bool scaled_frames;           /* set_scaled_frames: frames made at the size shown */
+	int sent_width, sent_height;  /* the size last asked of ummsd (set_size) */
 	bool in_sync;                 /* subsurfaces synchronized until the parent commits */
 	struct wl_callback *parent_done;
 

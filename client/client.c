@@ -189,7 +189,7 @@ umms_client_connect(struct wl_display *display, const char *name)
 		return NULL;
 	}
 	/* Version 3: presented's copied flag, for a dma-buf the compositor refused; 4: subtitles. */
-	if (!umms_core_connect(&client->core, name, 1, 5)) {
+	if (!umms_core_connect(&client->core, name, 1, 6)) {
 		int saved = errno;
 		umms_client_disconnect(client);
 		errno = saved;

@@ -157,6 +157,17 @@ UMMS_CLIENT_EXPORT bool umms_client_video_hides(struct umms_client_video *video,
 	int width, int height);
 /* Synchronized (true, the default) or desynchronized geometry; see above. */
 UMMS_CLIENT_EXPORT void umms_client_video_set_sync(struct umms_client_video *video, bool sync);
+/*
+ * Frames made at the size the picture is shown at (true), not the picture's
+ * own (false, the default): a video shown smaller than it is (a thumbnail)
+ * then comes scaled down by ummsd, in square pixels, costing a thumbnail's
+ * memory and conversion. The size listener then reports the frames' size
+ * (the picture's shape, not its resolution). Follows set_rect and
+ * set_scale; off while a source crop is set (the crop is in the picture's
+ * pixels). Needs ummsd's umms_video_v1 version 6; no effect before.
+ */
+UMMS_CLIENT_EXPORT void umms_client_video_set_scaled_frames(struct umms_client_video *video,
+	bool scaled);
 
 /* What became of the frames ummsd sent, for the curious (and for tests). */
 struct umms_client_video_counts {

@@ -158,6 +158,37 @@ client_video_size_bars(struct umms_client_video *video)
 	wl_surface_damage_buffer(video->bg_surface, 0, 0, INT32_MAX, INT32_MAX);
 }
 
+/*
+ * The size the whole picture is shown at, asked of ummsd when it changed
+ * (set_scaled_frames); 0 x 0: the picture's own.
+ */
+static void
+send_size(struct umms_client_video *video)
+{
+	const struct umms_layout_input *in = &video->in;
+	const struct umms_layout *l = &video->layout;
+	int width = 0, height = 0;
+	if (video->scaled_frames && in->user_width <= 0 && in->width > 0 && in->height > 0) {
+		width = in->width;
+		height = in->height;
+		/* Zoomed past the rectangle: the part shown is that big, the picture more. */
+		if (l->visible && l->src_width > 0 && l->src_height > 0 && in->crop_width > 0 &&
+				in->crop_height > 0) {
+			double w = ceil(l->video_width * in->crop_width / l->src_width);
+			double h = ceil(l->video_height * in->crop_height / l->src_height);
+			width = w > width ? (int)fmin(w, 65536) : width;
+			height = h > height ? (int)fmin(h, 65536) : height;
+		}
+		width = width < 65536 ? width : 65536;
+		height = height < 65536 ? height : 65536;
+	}
+	if (!video->core || (width == video->sent_width && height == video->sent_height))
+		return;
+	video->sent_width = width;
+	video->sent_height = height;
+	umms_core_video_set_size(video->core, width, height);
+}
+
 void
 client_video_apply_layout(struct umms_client_video *video, bool from_app)
 {
@@ -168,6 +199,7 @@ client_video_apply_layout(struct umms_client_video *video, bool from_app)
 	struct umms_layout layout;
 	umms_layout_compute(&video->in, &layout);
 	video->layout = layout;
+	send_size(video);
 	/* Only the application's changes wait for its commit; the video's own do not. */
 	if (from_app)
 		hold_for_parent(video);
@@ -512,6 +544,14 @@ void
 umms_client_video_set_sync(struct umms_client_video *video, bool sync)
 {
 	video->sync = sync;
+}
+
+void
+umms_client_video_set_scaled_frames(struct umms_client_video *video, bool scaled)
+{
+	video->scaled_frames = scaled;
+	if (!video->client->direct)
+		send_size(video);
 }
 
 void

@@ -5,13 +5,15 @@
  *
  *   wl-embed [--size WxH] [--rect X,Y,W,H] [--scale letterbox|fill|crop|none]
  *            [--player PATH] [--desync] [--below] [--crop X,Y,W,H] [--ui-delay MS]
- *            [--umms SOCKET]
+ *            [--umms SOCKET] [--scaled-frames]
  *
  * Prints "window WxH drawn WxH" with each drawing of its own (a 1x1 buffer
  * where the video hides the window: umms_client_video_hides), "path
  * /org/umms/player/N" once the player exists, "frame N" after
  * the Nth frame committed to the video's surface (with what the compositor
- * said of them so far: headless sway says nothing), "presented N flags 0xF"
+ * said of them so far: headless sway says nothing), "size WxH" when the
+ * picture's shape changes (with --scaled-frames, umms_client_video_set_scaled_frames,
+ * the frames' size), "presented N flags 0xF"
  * when the compositor's count of frames shown grows (F: how the newest was
  * shown, umms_client_video_get_presented_flags), then reads commands on
  * stdin:
@@ -322,7 +324,7 @@ main(int argc, char *argv[])
 	struct app app = { .width = 640, .height = 360, .rect = { 40, 40, 320, 180 }, .running = true };
 	enum umms_client_scale scale = UMMS_CLIENT_SCALE_LETTERBOX;
 	const char *player = NULL, *umms = NULL;
-	bool desync = false, below = false;
+	bool desync = false, below = false, scaled_frames = false;
 	int crop[4] = { 0, 0, 0, 0 };
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
@@ -342,6 +344,8 @@ main(int argc, char *argv[])
 			desync = true;
 		else if (strcmp(argv[i], "--below") == 0)
 			below = true;
+		else if (strcmp(argv[i], "--scaled-frames") == 0)
+			scaled_frames = true;
 		else if (strcmp(argv[i], "--ui-delay") == 0 && i + 1 < argc)
 			app.ui_delay_ms = atoi(argv[++i]);
 		else {
@@ -377,6 +381,7 @@ main(int argc, char *argv[])
 	}
 	app.video = umms_client_video_create(app.client, app.surface, player);
 	umms_client_video_set_listener(app.video, &video_listener, &app);
+	umms_client_video_set_scaled_frames(app.video, scaled_frames);
 	umms_client_video_set_scale(app.video, scale);
 	umms_client_video_set_sync(app.video, !desync);
 	if (below)

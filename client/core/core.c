@@ -347,6 +347,16 @@ umms_core_video_skip(struct umms_core_video *video, struct umms_core_buffer *buf
 }
 
 void
+umms_core_video_set_size(struct umms_core_video *video, int width, int height)
+{
+	if (umms_video_player_v1_get_version(video->player) <
+			UMMS_VIDEO_PLAYER_V1_SET_SIZE_SINCE_VERSION)
+		return;
+	umms_video_player_v1_set_size(video->player, width, height);
+	umms_core_flush(video->core);
+}
+
+void
 umms_core_video_set_subtitles(struct umms_core_video *video, uint32_t subtitles)
 {
 	if (umms_video_player_v1_get_version(video->player) <

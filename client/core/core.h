@@ -222,6 +222,8 @@ void umms_core_video_discarded(struct umms_core_video *video, uint32_t serial);
  * before version 4. Turning images off drops the one that stands.
  */
 void umms_core_video_set_subtitles(struct umms_core_video *video, uint32_t subtitles);
+/* Frames no larger than @width x @height (0: the picture's); nothing before version 6. */
+void umms_core_video_set_size(struct umms_core_video *video, int width, int height);
 /* core-sub.c: a subpicture event (@fd owned); fd -1: subpicture_clear. */
 void umms_core_video_set_subpicture(struct umms_core_video *video, int fd, uint32_t serial,
 	int x, int y, int width, int height, uint32_t stride, int picture_width,

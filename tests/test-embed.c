@@ -100,6 +100,60 @@ open_paused(GDBusConnection *bus, const char *path, const char *clip, double at)
 	umms_test_player_do(bus, path, "SetPosition", g_variant_new("(x)", US(at)));
 }
 
+/*
+ * umms_client_video_set_scaled_frames: frames come at the size shown
+ * (umms_video_v1 version 6), and land where the picture's own would.
+ */
+static void
+test_scaled_frames(gconstpointer data)
+{
+	enum umms_test_compositor_kind kind = GPOINTER_TO_INT(data);
+	struct umms_test_compositor *compositor = umms_test_compositor_start(kind, 1280, 720);
+	struct umms_test_service *service = umms_test_service_start(NULL);
+	GDBusConnection *bus = umms_test_connect();
+
+	/* pattern.mkv: 320x240 (4:3), quadrants R G / B W, magenta band on top, cyan below. */
+	struct umms_test_embed *e = umms_test_embed_start(compositor, (const char *const[]){
+		"--size", "1260x700", "--rect", "40,40,160,90", "--scale", "letterbox",
+		"--scaled-frames", NULL });
+	open_paused(bus, e->path, "pattern.mkv", 0.5);
+	/* A 120x90 picture between two 20 px bars: made that size. */
+	g_autofree char *small = umms_test_embed_wait(e, "size 120x90", 5000);
+	static const struct check letterbox[] = {
+		{ 10.0 / 160, 0.5, BLACK, "left-bar" }, { 150.0 / 160, 0.5, BLACK, "right-bar" },
+		{ 0.5, 3.0 / 90, MAGENTA, "top-band" }, { 0.5, 87.0 / 90, CYAN, "bottom-band" },
+		{ 50.0 / 160, 0.3, RED, "red" }, { 110.0 / 160, 0.3, GREEN, "green" },
+		{ 50.0 / 160, 0.7, BLUE, "blue" }, { 110.0 / 160, 0.7, WHITE, "white" },
+	};
+	expect_screen(compositor, (const int[]){ 160, 90 }, letterbox, G_N_ELEMENTS(letterbox),
+		"scaled, letterbox");
+
+	/* Larger, paused: made again, never beyond the picture's own 320x240. */
+	umms_test_embed_command(e, "rect 40 40 480 360");
+	g_autofree char *full = umms_test_embed_wait(e, "size 320x240", 5000);
+	static const struct check large[] = {
+		{ 0.5, 6.0 / 360, MAGENTA, "top-band" }, { 0.5, 354.0 / 360, CYAN, "bottom-band" },
+		{ 0.25, 0.3, RED, "red" }, { 0.75, 0.3, GREEN, "green" },
+		{ 0.25, 0.7, BLUE, "blue" }, { 0.75, 0.7, WHITE, "white" },
+	};
+	expect_screen(compositor, (const int[]){ 480, 360 }, large, G_N_ELEMENTS(large),
+		"scaled back up to the picture");
+	umms_test_embed_command(e, "rect 40 40 200 150");
+	g_autofree char *again = umms_test_embed_wait(e, "size 200x150", 5000);
+
+	/* Playing, the frames go on at that size. */
+	umms_test_player_do(bus, e->path, "Play", NULL);
+	g_autofree char *played = umms_test_embed_wait(e, "frame 30 ", 10000);
+	g_autoptr(GVariant) stats = umms_test_get(bus, e->path, UMMS_PLAYER, "Stats");
+	guint64 presented = 0;
+	g_variant_lookup(stats, "frames-presented", "t", &presented);
+	g_assert_cmpuint(presented, >=, 20);
+	umms_test_embed_free(e);
+	g_object_unref(bus);
+	umms_test_service_stop(service);
+	umms_test_compositor_stop(compositor);
+}
+
 static void
 test_scale_modes(gconstpointer data)
 {
@@ -740,6 +794,10 @@ main(int argc, char *argv[])
 		test_scale_modes);
 	g_test_add_data_func("/embed/weston/scale-modes", GINT_TO_POINTER(UMMS_TEST_WESTON),
 		test_scale_modes);
+	g_test_add_data_func("/embed/sway/scaled-frames", GINT_TO_POINTER(UMMS_TEST_SWAY),
+		test_scaled_frames);
+	g_test_add_data_func("/embed/weston/scaled-frames", GINT_TO_POINTER(UMMS_TEST_WESTON),
+		test_scaled_frames);
 	g_test_add_data_func("/embed/sway/sync-move", GINT_TO_POINTER(UMMS_TEST_SWAY), test_move);
 	g_test_add_data_func("/embed/weston/sync-move", GINT_TO_POINTER(UMMS_TEST_WESTON),
 		test_move);

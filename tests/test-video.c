@@ -546,6 +546,101 @@ test_dmabuf_choice(struct umms_test *t, gconstpointer data)
 	raw_free(first);
 }
 
+/* Pumps until @c is shown a frame of @width x @height (and told so: geometry), or fails. */
+static void
+wait_size(struct raw_client *c, int width, int height, const char *what)
+{
+	int64_t deadline = g_get_monotonic_time() + UMMS_TEST_TIMEOUT_MS * 1000;
+	while (c->geometry[0] != width || c->geometry[1] != height || !c->last ||
+			c->last->width != width || c->last->height != height) {
+		if (g_get_monotonic_time() > deadline)
+			g_error("%s: frames %dx%d, not %dx%d", what, c->geometry[0], c->geometry[1],
+				width, height);
+		raw_pump(c, 10);
+	}
+	/* The picture's whole shape, in square pixels, in a buffer that size. */
+	const int want[8] = { width, height, 0, 0, width, height, 1, 1 };
+	g_assert_cmpmem(c->geometry, sizeof(want), want, sizeof(want));
+}
+
+/*
+ * Version 6: a client showing the video small gets small frames (the
+ * largest any of its player's clients asked for; the picture's own size
+ * when one asked none), in its shape, made again while paused.
+ */
+static void
+test_set_size(struct umms_test *t, gconstpointer data)
+{
+	struct raw_client *c = raw_connect_version((const uint32_t[]){ 1, 0 }, 6);
+	raw_player(c, NULL);
+	umms_video_player_v1_set_size(c->player, 80, 80);
+	wl_display_flush(c->display);
+	open_play(t, c->path, "colors.mkv");
+	/* colors.mkv: 320x240, red for its first second. */
+	wait_size(c, 80, 60, "asked 80x80");
+	assert_color(raw_pixel(c->last, 40, 30), 0xff0000);
+	assert_color(raw_pixel(c->last, 2, 2), 0xff0000);
+
+	/* A second client that asked nothing: both get the picture's size. */
+	struct raw_client *other = raw_connect_version((const uint32_t[]){ 1, 0 }, 6);
+	raw_player(other, c->path);
+	wait_size(c, 320, 240, "with a client that asked none");
+	wait_size(other, 320, 240, "the client that asked none");
+	/* It asks 160x160 too: the larger of the two, for both. */
+	umms_video_player_v1_set_size(other->player, 160, 160);
+	wl_display_flush(other->display);
+	wait_size(c, 160, 120, "the larger of 80 and 160");
+	wait_size(other, 160, 120, "the larger, for the other");
+	/* Larger than the picture: the picture's size, never more. */
+	umms_video_player_v1_set_size(other->player, 4000, 4000);
+	wl_display_flush(other->display);
+	wait_size(c, 320, 240, "asked more than the picture");
+	raw_free(other);
+	wait_size(c, 80, 60, "alone again");
+
+	/* Paused, the picture is made again at the new size. */
+	umms_test_player_do(t->bus, c->path, "Pause", NULL);
+	raw_pump(c, 200);
+	umms_video_player_v1_set_size(c->player, 40, 40);
+	wl_display_flush(c->display);
+	wait_size(c, 40, 30, "paused");
+	umms_video_player_v1_set_size(c->player, 0, 0);
+	wl_display_flush(c->display);
+	wait_size(c, 320, 240, "0x0: the picture's own size");
+
+	/* Non-square pixels come square: 352x288 at 12/11 is 384x288 in shape. */
+	umms_video_player_v1_set_size(c->player, 200, 200);
+	wl_display_flush(c->display);
+	open_play(t, c->path, "anamorphic.mkv");
+	wait_size(c, 200, 150, "anamorphic");
+
+	/* Sizes below 0 or past 65536 are errors; the service goes on. */
+	umms_video_player_v1_set_size(c->player, -1, 90);
+	wl_display_flush(c->display);
+	while (raw_pump(c, 10))
+		;
+	const struct wl_interface *iface;
+	uint32_t id;
+	g_assert_cmpint(wl_display_get_error(c->display), ==, EPROTO);
+	g_assert_cmpuint(wl_display_get_protocol_error(c->display, &iface, &id), ==,
+		UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE);
+	raw_free(c);
+	struct raw_client *big = raw_connect_version(NULL, 6);
+	raw_player(big, NULL);
+	umms_video_player_v1_set_size(big->player, 10, 70000);
+	wl_display_flush(big->display);
+	while (raw_pump(big, 10))
+		;
+	g_assert_cmpuint(wl_display_get_protocol_error(big->display, &iface, &id), ==,
+		UMMS_VIDEO_PLAYER_V1_ERROR_BAD_VALUE);
+	raw_free(big);
+	struct raw_client *after = raw_connect(NULL);
+	raw_player(after, NULL);
+	open_play(t, after->path, "colors.mkv");
+	raw_wait_shows(after, 3, UMMS_TEST_TIMEOUT_MS);
+	raw_free(after);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -561,5 +656,6 @@ main(int argc, char *argv[])
 	UMMS_TEST_ADD("/video/protocol-errors", test_protocol_errors);
 	UMMS_TEST_ADD("/video/eos", test_eos);
 	UMMS_TEST_ADD("/video/dmabuf-choice", test_dmabuf_choice);
+	UMMS_TEST_ADD("/video/set-size", test_set_size);
 	return g_test_run();
 }

@@ -401,9 +401,11 @@ class Umms:
                                     self.Gio.DBusCallFlags.NONE, 5000, None)
         return reply.unpack()[0]
 
-    def embed(self, compositor, wayland_debug=None, video=None):
+    def embed(self, compositor, wayland_debug=None, video=None, scaled_frames=False):
         """wl-embed filling the output, its player created; returns (proc, reader, path).
-        The video fills the window too, or is @video (W, H) at its top left corner."""
+        The video fills the window too, or is @video (W, H) at its top left corner;
+        with @scaled_frames, its frames come at the size shown
+        (umms_client_video_set_scaled_frames)."""
         env = compositor.client_env(self.runtime_dir)
         env.update(DBUS_SESSION_BUS_ADDRESS=self.address,
                    LD_LIBRARY_PATH=CLIENT_LIB + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
@@ -412,7 +414,8 @@ class Umms:
             env["WAYLAND_DEBUG"] = "1"
             stderr = open(wayland_debug, "w")
         proc = spawn([WL_EMBED, "--size", "%dx%d" % (WIDTH, HEIGHT),
-                      "--rect", "0,0,%d,%d" % (video or (WIDTH, HEIGHT))], env=env,
+                      "--rect", "0,0,%d,%d" % (video or (WIDTH, HEIGHT))] +
+                     (["--scaled-frames"] if scaled_frames else []), env=env,
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         if stderr:
             stderr.close()

@@ -169,18 +169,15 @@ send_size(struct umms_client_video *video)
 	const struct umms_layout *l = &video->layout;
 	int width = 0, height = 0;
 	if (video->scaled_frames && in->user_width <= 0 && in->width > 0 && in->height > 0) {
-		width = in->width;
-		height = in->height;
 		/* Zoomed past the rectangle: the part shown is that big, the picture more. */
+		double w = in->width, h = in->height;
 		if (l->visible && l->src_width > 0 && l->src_height > 0 && in->crop_width > 0 &&
 				in->crop_height > 0) {
-			double w = ceil(l->video_width * in->crop_width / l->src_width);
-			double h = ceil(l->video_height * in->crop_height / l->src_height);
-			width = w > width ? (int)fmin(w, 65536) : width;
-			height = h > height ? (int)fmin(h, 65536) : height;
+			w = fmax(w, ceil(l->video_width * in->crop_width / l->src_width));
+			h = fmax(h, ceil(l->video_height * in->crop_height / l->src_height));
 		}
-		width = width < 65536 ? width : 65536;
-		height = height < 65536 ? height : 65536;
+		width = (int)fmin(w, 65536);
+		height = (int)fmin(h, 65536);
 	}
 	if (!video->core || (width == video->sent_width && height == video->sent_height))
 		return;

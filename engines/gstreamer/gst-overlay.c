@@ -122,12 +122,21 @@ answer_accept_caps(GstPad *pad, GstQuery *query)
 static GstPadProbeReturn
 renderer_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
+	struct gst_engine *engine = data;
 	if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
 		GstEvent *event = GST_PAD_PROBE_INFO_EVENT(info);
 		GstCaps *caps = NULL;
 		if (GST_EVENT_TYPE(event) != GST_EVENT_CAPS)
 			return GST_PAD_PROBE_OK;
 		gst_event_parse_caps(event, &caps);
+		/* The picture its overlays are placed on, before any scaling. */
+		GstVideoInfo video;
+		if (gst_video_info_from_caps(&video, caps)) {
+			g_mutex_lock(&engine->lock);
+			engine->overlay_cache.width = GST_VIDEO_INFO_WIDTH(&video);
+			engine->overlay_cache.height = GST_VIDEO_INFO_HEIGHT(&video);
+			g_mutex_unlock(&engine->lock);
+		}
 		if (!has_overlay_feature(caps))
 			return GST_PAD_PROBE_OK;
 		gst_support_replace_caps_event(info, without_overlay_feature(caps));
@@ -519,7 +528,7 @@ render(GstVideoOverlayComposition *composition, const int crop[4])
 }
 
 struct umms_subpicture *
-gst_overlay_subpicture(struct gst_engine *engine, GstBuffer *buffer, const int crop[4])
+gst_overlay_subpicture(struct gst_engine *engine, GstBuffer *buffer, const int frame_crop[4])
 {
 	GstVideoOverlayCompositionMeta *meta = gst_buffer_get_video_overlay_composition_meta(buffer);
 	struct gst_overlay_cache *cache = &engine->overlay_cache;
@@ -527,6 +536,17 @@ gst_overlay_subpicture(struct gst_engine *engine, GstBuffer *buffer, const int c
 	g_mutex_lock(&engine->lock);
 	if (!engine->stream_subtitles_shown || !meta || !meta->overlay)
 		goto out;
+	/*
+	 * Frames scaled down after the renderer (set_video_size) carry its
+	 * overlays unscaled (videoscale copies the meta as it is): they are
+	 * placed on the renderer's whole picture, which the subpicture
+	 * names, and the client scales them with the frame.
+	 */
+	int scaled[4] = { 0, 0, cache->width, cache->height };
+	const int *crop = frame_crop;
+	if (cache->width > 0 && cache->height > 0 && frame_crop[0] == 0 && frame_crop[1] == 0 &&
+			(frame_crop[2] < cache->width || frame_crop[3] < cache->height))
+		crop = scaled;
 	/* The same composition (a cue that stands) is the same subpicture: rendered once. */
 	guint seqnum = gst_video_overlay_composition_get_seqnum(meta->overlay);
 	if (cache->subpicture && cache->seqnum == seqnum &&

@@ -87,6 +87,8 @@ struct gst_overlay_cache {
 	guint seqnum;                  /* of the composition */
 	int crop[4];                   /* the picture it was placed in */
 	struct umms_subpicture *subpicture; /* NULL: nothing to show */
+	/* The renderers' picture (engine lock): frames scaled after them are smaller. */
+	int width, height;
 };
 
 /* gst-timeline.c: the way to the first frame after an open, in the debug log. */

@@ -503,7 +503,10 @@ count_light(const struct umms_test_image *image, const int rect[4], unsigned *al
 		umms_test_pixel_light, NULL);
 }
 
-/* Screenshots until the cue is on screen (@shown) or not: light pixels only as a caption. */
+/*
+ * Screenshots until the cue is on screen (@shown) or not: light pixels only
+ * as a caption, at least 60 in the 480x360 window (fewer in a smaller one).
+ */
 static void
 expect_cue(struct umms_test_compositor *compositor, bool shown, const char *what)
 {
@@ -516,7 +519,9 @@ expect_cue(struct umms_test_compositor *compositor, bool shown, const char *what
 		if (found)
 			count_light(image, rect, &all, &caption);
 		umms_test_image_free(image);
-		if (found && (shown ? caption >= 60 && all == caption : all == 0)) {
+		/* 60 in the 480x360 window; as many for the area in a smaller one. */
+		unsigned least = found ? (unsigned)MAX(10, 60LL * rect[2] * rect[3] / (480 * 360)) : 0;
+		if (found && (shown ? caption >= least && all == caption : all == 0)) {
 			g_test_message("%s: %u light pixels, in the caption's area of the video at %d,%d %dx%d",
 				what, caption, rect[0], rect[1], rect[2], rect[3]);
 			return;
@@ -531,23 +536,38 @@ expect_cue(struct umms_test_compositor *compositor, bool shown, const char *what
 /*
  * A compositor, ummsd in-process and wl-embed showing its video at 40,40
  * 480x360 (fill); with @trace, wl-embed's requests written there (WAYLAND_DEBUG).
+ * With SCALED in the test's data, at 40,40 240x180 with frames made that
+ * size (--scaled-frames): the subtitles drawn for a smaller picture.
  */
+#define SCALED 0x100
 struct ummsd_window {
 	struct umms_test_compositor *compositor;
 	struct umms_test_service *service;
 	GDBusConnection *bus;
 	struct umms_test_embed *e;
+	bool scaled;
 };
 
 static void
-ummsd_window_start(struct ummsd_window *w, enum umms_test_compositor_kind kind,
-	const char *trace)
+ummsd_window_start(struct ummsd_window *w, int data, const char *trace)
 {
-	w->compositor = umms_test_compositor_start(kind, 1280, 720);
+	w->compositor = umms_test_compositor_start(data & ~SCALED, 1280, 720);
 	w->service = umms_test_service_start(NULL);
 	w->bus = umms_test_connect();
-	w->e = umms_test_embed_start_traced(w->compositor, (const char *const[]){
-		"--size", "1260x700", "--rect", "40,40,480,360", "--scale", "fill", NULL }, trace);
+	w->e = umms_test_embed_start_traced(w->compositor, (data & SCALED) ?
+		(const char *const[]){ "--size", "1260x700", "--rect", "40,40,240,180", "--scale",
+			"fill", "--scaled-frames", NULL } :
+		(const char *const[]){ "--size", "1260x700", "--rect", "40,40,480,360", "--scale",
+			"fill", NULL }, trace);
+	w->scaled = data & SCALED;
+}
+
+/* A clip opened: with SCALED, its 320x240 picture comes as 240x180 frames. */
+static void
+ummsd_window_opened(struct ummsd_window *w)
+{
+	if (w->scaled)
+		g_free(umms_test_embed_wait(w->e, "size 240x180", 5000));
 }
 
 static void
@@ -573,6 +593,7 @@ test_subtitles_ummsd(gconstpointer data)
 	GDBusConnection *bus = w.bus;
 	struct umms_test_embed *e = w.e;
 	open_paused(bus, e->path, "subs.mkv", 0.5);
+	ummsd_window_opened(&w);
 	expect_cue(compositor, false, "before-the-cue");
 	umms_test_player_do(bus, e->path, "SetPosition", g_variant_new("(x)", US(1.5)));
 	expect_cue(compositor, true, "in-the-cue");
@@ -606,6 +627,7 @@ test_captions_ummsd(gconstpointer data)
 	GDBusConnection *bus = w.bus;
 	struct umms_test_embed *e = w.e;
 	open_paused(bus, e->path, "cc608.mkv", 0.5);
+	ummsd_window_opened(&w);
 	umms_test_player_do(bus, e->path, "SelectTrack", g_variant_new("(si)", "subtitle", 0));
 	g_assert_cmpint(umms_test_get_int32(bus, e->path, "CurrentSubtitle"), ==, 0);
 	expect_cue(compositor, false, "before-the-caption");
@@ -815,6 +837,10 @@ main(int argc, char *argv[])
 		test_subtitles);
 	g_test_add_data_func("/embed/sway/subtitles-ummsd", GINT_TO_POINTER(UMMS_TEST_SWAY),
 		test_subtitles_ummsd);
+	g_test_add_data_func("/embed/sway/subtitles-ummsd-scaled",
+		GINT_TO_POINTER(UMMS_TEST_SWAY | SCALED), test_subtitles_ummsd);
+	g_test_add_data_func("/embed/sway/captions-ummsd-scaled",
+		GINT_TO_POINTER(UMMS_TEST_SWAY | SCALED), test_captions_ummsd);
 	g_test_add_data_func("/embed/sway/captions-ummsd", GINT_TO_POINTER(UMMS_TEST_SWAY),
 		test_captions_ummsd);
 	return g_test_run();

@@ -18,6 +18,11 @@ enum request_kind {
 	REQUEST_OTHER,
 };
 
+/*
+ * While the clock stands, the frame on screen is made again (seeking to
+ * where the player is), once the requests in flight settle (player.c).
+ */
+void umms_player_redraw_still(struct umms_player *player);
 /* Waits for the engine to settle, then calls @done (may be NULL) with the outcome. */
 void umms_player_push_request(struct umms_player *player, enum request_kind kind,
 	enum umms_player_state state, umms_player_done_fn done, void *data);

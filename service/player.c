@@ -176,8 +176,8 @@ umms_player_push_answered(struct umms_player *player, enum request_kind kind,
  * seek sent just before its video was placed), its picture may have been
  * made before the output was wanted, so once it settles.
  */
-static void
-redraw_still(struct umms_player *player)
+void
+umms_player_redraw_still(struct umms_player *player)
 {
 	if (!player->engine || !player->uri || player->state == UMMS_PLAYER_PLAYING ||
 			!player->engine->info.seekable)
@@ -229,7 +229,7 @@ engine_settled(struct wl_listener *listener, void *data)
 	if (player->redraw_when_settled && !player->pending.length) {
 		player->redraw_when_settled = false;
 		if (!error && player->video_wanted)
-			redraw_still(player);
+			umms_player_redraw_still(player);
 	}
 }
 
@@ -650,65 +650,6 @@ umms_player_set_mute(struct umms_player *player, bool mute)
 	if (player->engine)
 		player->engine->impl->set_volume(player->engine, player->volume, player->mute);
 	umms_player_emit_changed(player);
-}
-
-bool
-umms_player_set_video_output(struct umms_player *player, bool wanted,
-	const uint32_t *formats, size_t n, GError **error)
-{
-	bool changed = wanted && (!player->video_wanted || n != player->n_video_formats ||
-		(n && memcmp(formats, player->video_formats, n * sizeof(*formats)) != 0));
-	if (player->engine && !player->engine->impl->set_video_output(player->engine, wanted,
-			formats, n, error))
-		return false;
-	player->video_wanted = wanted;
-	g_free(player->video_formats);
-	player->video_formats = n ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
-	player->n_video_formats = wanted ? n : 0;
-	if (changed)
-		redraw_still(player);
-	return true;
-}
-
-void
-umms_player_set_video_size(struct umms_player *player, unsigned max_width, unsigned max_height)
-{
-	if (max_width == 0 || max_height == 0)
-		max_width = max_height = 0;
-	if (max_width == player->video_max_width && max_height == player->video_max_height)
-		return;
-	player->video_max_width = max_width;
-	player->video_max_height = max_height;
-	if (!player->engine || !player->engine->impl->set_video_size)
-		return;
-	player->engine->impl->set_video_size(player->engine, max_width, max_height);
-	if (player->video_wanted)
-		redraw_still(player);
-}
-
-void
-umms_player_set_video_dmabuf(struct umms_player *player, bool any,
-	const struct umms_frame_dmabuf_format *formats, size_t n)
-{
-	if (any)
-		n = 0;
-	bool changed = any != !player->dmabuf_restricted || n != player->n_dmabuf_formats ||
-		(n && memcmp(formats, player->dmabuf_formats, n * sizeof(*formats)) != 0);
-	if (!changed)
-		return;
-	player->dmabuf_restricted = !any;
-	g_free(player->dmabuf_formats);
-	player->dmabuf_formats = n ? g_memdup2(formats, n * sizeof(*formats)) : NULL;
-	player->n_dmabuf_formats = n;
-	if (player->engine && player->engine->impl->set_video_dmabuf)
-		player->engine->impl->set_video_dmabuf(player->engine, any, formats, n);
-}
-
-void
-umms_player_redraw(struct umms_player *player)
-{
-	if (player->video_wanted)
-		redraw_still(player);
 }
 
 void

@@ -363,6 +363,9 @@ void gst_support_get_stats(struct gst_engine *engine, struct umms_engine_stats *
  * gst-video.c: the video sink and the memory frames live in. Returns the
  * bin for playbin's video-sink (floating); @engine's video_sink is its appsink.
  */
+/* gst-memfd.c: the allocator of frames' memfd memory, and each memory's number. */
+GstAllocator *gst_memfd_allocator_new(void);
+uint64_t gst_memfd_memory_id(GstMemory *memory);
 GstElement *gst_video_create_sink(struct gst_engine *engine, GError **error);
 void gst_video_finish(struct gst_engine *engine);
 /* wl_shm formats the output may produce, preferred first; none: any. */

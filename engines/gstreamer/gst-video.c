@@ -27,99 +27,6 @@
 #include "source.h"
 #include "subpicture.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* ---- memfd memory -------------------------------------------------------- */
-
-typedef struct {
-	GstFdAllocator parent;
-} UmmsMemfdAllocator;
-
-typedef struct {
-	GstFdAllocatorClass parent_class;
-} UmmsMemfdAllocatorClass;
-
-static GType umms_memfd_allocator_get_type(void);
-G_DEFINE_TYPE(UmmsMemfdAllocator, umms_memfd_allocator, GST_TYPE_FD_ALLOCATOR)
-
-static GQuark
-memory_id_quark(void)
-{
-	static GQuark quark;
-	if (!quark)
-		quark = g_quark_from_static_string("umms-memory-id");
-	return quark;
-}
-
-/* A number for each piece of memory, so clients hear of it once. */
-static uint64_t
-memory_id(GstMemory *memory)
-{
-	static gsize next_id;
-	gpointer id = gst_mini_object_get_qdata(GST_MINI_OBJECT(memory), memory_id_quark());
-	if (!id) {
-		id = GSIZE_TO_POINTER((gsize)g_atomic_pointer_add(&next_id, 1) + 1);
-		gst_mini_object_set_qdata(GST_MINI_OBJECT(memory), memory_id_quark(), id, NULL);
-	}
-	return (uint64_t)GPOINTER_TO_SIZE(id);
-}
-
-static GstMemory *
-memfd_alloc(GstAllocator *allocator, gsize size, GstAllocationParams *params)
-{
-	gsize align = params->align | gst_memory_alignment;
-	/* Whole pages: /dev/udmabuf (the KMS output's zero-copy path) takes only those. */
-	gsize page = (gsize)sysconf(_SC_PAGESIZE);
-	gsize total = (size + params->prefix + params->padding + align + page - 1) / page * page;
-	int fd = memfd_create("umms-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		umms_warn("memfd_create: %s", strerror(errno));
-		return NULL;
-	}
-	/*
-	 * Sealed against shrinking: a client that truncated it would make
-	 * ummsd fault reading it; udmabuf requires the seal too.
-	 */
-	if (ftruncate(fd, (off_t)total) < 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
-		umms_warn("memfd of %" G_GSIZE_FORMAT " bytes: %s", total, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	/* The memory owns (and closes) the fd; it stays mapped while it lives. */
-	GstMemory *memory = gst_fd_allocator_alloc(allocator, fd, total,
-		GST_FD_MEMORY_FLAG_KEEP_MAPPED);
-	if (!memory)
-		return NULL;
-	/*
-	 * Its pages in one call (Linux 5.14; refused before, then faulted in
-	 * one at a time as before): a frame is about to be written into all
-	 * of it. On the 2-core VM, 8 MB (1080p BGRx) took 31 ms to write page
-	 * fault by page fault, 4 + 16 ms populated first (bench/README.md).
-	 */
-	GstMapInfo info;
-	if (gst_memory_map(memory, &info, GST_MAP_WRITE)) {
-		madvise(info.data, info.maxsize, MADV_POPULATE_WRITE);
-		gst_memory_unmap(memory, &info);
-	}
-	gst_memory_resize(memory, (gssize)params->prefix, size);
-	memory_id(memory);
-	return memory;
-}
-
-static void
-umms_memfd_allocator_class_init(UmmsMemfdAllocatorClass *klass)
-{
-	GST_ALLOCATOR_CLASS(klass)->alloc = memfd_alloc;
-}
-
-static void
-umms_memfd_allocator_init(UmmsMemfdAllocator *self)
-{
-	GST_OBJECT_FLAG_UNSET(self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
-}
-
 static bool
 is_ours(struct gst_engine *engine, GstMemory *memory)
 {
@@ -397,7 +304,7 @@ fill_planes(struct gst_engine *engine, struct umms_frame *frame, GstBuffer *buff
 
 	if (n_memory == 1 && is_ours(engine, first)) {
 		frame->kind = UMMS_FRAME_MEMFD;
-		frame->memory_id = memory_id(first);
+		frame->memory_id = gst_memfd_memory_id(first);
 		for (int p = 0; p < frame->n_planes; p++) {
 			frame->planes[p].fd = gst_fd_memory_get_fd(first);
 			frame->planes[p].offset = (uint32_t)(first->offset +
@@ -412,7 +319,7 @@ fill_planes(struct gst_engine *engine, struct umms_frame *frame, GstBuffer *buff
 		dmabuf &= gst_is_dmabuf_memory(gst_buffer_peek_memory(buffer, m));
 	if (dmabuf && (n_memory == 1 || n_memory == (guint)frame->n_planes)) {
 		frame->kind = UMMS_FRAME_DMABUF;
-		frame->memory_id = memory_id(first);
+		frame->memory_id = gst_memfd_memory_id(first);
 		frame->modifier = 0; /* linear: GStreamer 1.22 caps carry no modifier */
 		for (int p = 0; p < frame->n_planes; p++) {
 			GstMemory *memory = gst_buffer_peek_memory(buffer, n_memory == 1 ? 0 : (guint)p);
@@ -697,7 +604,7 @@ gst_video_create_sink(struct gst_engine *engine, GError **error)
 		return NULL;
 	}
 	engine->shown_position = -1;
-	engine->memfd_allocator = g_object_new(umms_memfd_allocator_get_type(), NULL);
+	engine->memfd_allocator = gst_memfd_allocator_new();
 	gst_object_ref_sink(engine->memfd_allocator);
 	engine->frames = g_async_queue_new_full(frame_queue_free);
 	engine->frame_source = umms_source_wake_new(frame_dispatch, engine);
